@@ -1,0 +1,302 @@
+"""list_hooks() / find_duplicate_hooks() / remove_hooks(): what is registered, and where.
+
+Torch keeps hooks in plain dicts keyed by the handle id: ``module._forward_hooks`` and
+friends, ``tensor._backward_hooks`` and ``tensor._post_accumulate_grad_hooks``, and module-level
+globals in ``torch.nn.modules.module``. This module reads those dicts; it never keeps a hook.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch.nn.modules.module as torch_module
+from torch import nn
+
+from .tree import check_model, display_name
+
+# kind -> (attribute on the module, flag dicts: flag name -> attribute holding the ids)
+MODULE_HOOKS: dict[str, tuple[str, dict[str, str]]] = {
+    "forward_pre": ("_forward_pre_hooks", {"with_kwargs": "_forward_pre_hooks_with_kwargs"}),
+    "forward": (
+        "_forward_hooks",
+        {"with_kwargs": "_forward_hooks_with_kwargs", "always_call": "_forward_hooks_always_called"},
+    ),
+    "backward_pre": ("_backward_pre_hooks", {}),
+    "backward": ("_backward_hooks", {}),
+    "state_dict_pre": ("_state_dict_pre_hooks", {}),
+    "state_dict": ("_state_dict_hooks", {}),
+    "load_state_dict_pre": ("_load_state_dict_pre_hooks", {}),
+    "load_state_dict_post": ("_load_state_dict_post_hooks", {}),
+}
+TENSOR_HOOKS: dict[str, str] = {
+    "tensor": "_backward_hooks",
+    "post_accumulate_grad": "_post_accumulate_grad_hooks",
+}
+GLOBAL_HOOKS: dict[str, tuple[str, dict[str, str]]] = {
+    "global_forward_pre": ("_global_forward_pre_hooks", {}),
+    "global_forward": (
+        "_global_forward_hooks",
+        {"with_kwargs": "_global_forward_hooks_with_kwargs",
+         "always_call": "_global_forward_hooks_always_called"},
+    ),
+    "global_backward_pre": ("_global_backward_pre_hooks", {}),
+    "global_backward": ("_global_backward_hooks", {}),
+}
+KINDS = (*MODULE_HOOKS, *TENSOR_HOOKS, *GLOBAL_HOOKS)
+
+_CELL_FILE = re.compile(r"(ipykernel_\d+|<ipython-input-[^>]*>)")
+
+
+@dataclass(frozen=True)
+class HookInfo:
+    """One registered hook."""
+
+    path: str  # module path ("" for the root); for a parameter hook, the module owning it
+    kind: str  # one of hookviz.inventory.KINDS
+    target: str  # "module", "parameter" or "global"
+    name: str  # qualified name of the callable
+    source: str  # "file:line", or "<cell>:line" for notebook cells, or "" when unknown
+    handle_id: int
+    flags: tuple[str, ...] = ()
+    parameter: str | None = None  # the parameter's name on its module, for tensor hooks
+    hook: Callable = field(default=None, repr=False, compare=False)
+    owner: Any = field(default=None, repr=False, compare=False)  # the module/tensor holding it
+
+    @property
+    def where(self) -> str:
+        """Human-readable location: module path (root by class name), plus parameter."""
+        base = self.path if self.path or self.owner is None else _root_name(self.owner)
+        if self.target == "global":
+            return "(global)"
+        return f"{base}.{self.parameter}" if self.parameter else base
+
+    def __str__(self) -> str:
+        flags = f" [{', '.join(self.flags)}]" if self.flags else ""
+        return f"{self.where}: {self.kind} hook {self.name} (id {self.handle_id}){flags}"
+
+
+def _root_name(owner: Any) -> str:
+    return type(owner).__name__ if isinstance(owner, nn.Module) else ""
+
+
+@dataclass(frozen=True)
+class DuplicateHook:
+    """The same callable (or a re-definition of it) registered more than once on one module."""
+
+    path: str
+    kind: str
+    name: str
+    handle_ids: tuple[int, ...]
+    same_object: bool  # False when the copies are re-definitions, e.g. from re-running a cell
+
+    @property
+    def count(self) -> int:
+        """How many times it is registered."""
+        return len(self.handle_ids)
+
+    def __str__(self) -> str:
+        how = "the same function" if self.same_object else "re-definitions of one function"
+        where = self.path or "(root)"
+        return f"{where}: {self.kind} hook {self.name} registered {self.count} times ({how})"
+
+
+def list_hooks(model: nn.Module, *, include_globals: bool = True) -> list[HookInfo]:
+    """Every hook on ``model``, its submodules and their parameters, plus global module hooks."""
+    check_model(model)
+    found: list[HookInfo] = []
+    for path, module in model.named_modules():
+        for kind, (attr, flag_attrs) in MODULE_HOOKS.items():
+            hooks = getattr(module, attr, None) or {}
+            for handle_id, hook in list(hooks.items()):
+                flags = _flags(module, flag_attrs, handle_id)
+                if kind == "backward":
+                    flags += ("full",) if module._is_full_backward_hook else ("legacy",)
+                found.append(_info(path, kind, "module", handle_id, hook, flags, None, module))
+        for name, param in module.named_parameters(recurse=False):
+            for kind, attr in TENSOR_HOOKS.items():
+                hooks = getattr(param, attr, None) or {}
+                for handle_id, hook in list(hooks.items()):
+                    found.append(_info(path, kind, "parameter", handle_id, hook, (), name, param))
+    if include_globals:
+        for kind, (attr, flag_attrs) in GLOBAL_HOOKS.items():
+            hooks = getattr(torch_module, attr, None) or {}
+            for handle_id, hook in list(hooks.items()):
+                flags = _flags(torch_module, flag_attrs, handle_id)
+                if kind == "global_backward":
+                    full = getattr(torch_module, "_global_is_full_backward_hook", None)
+                    flags += ("full",) if full else ("legacy",)
+                found.append(_info("", kind, "global", handle_id, hook, flags, None, None))
+    return found
+
+
+def hook_table(model: nn.Module) -> str:
+    """``list_hooks`` as a text table (deterministic: no addresses, no temporary paths)."""
+    rows = [f"{'where':<22} {'kind':<20} {'hook':<28} {'id':>5}  flags"]
+    for info in list_hooks(model):
+        where = info.where if info.target != "global" else "(global)"
+        if info.target == "module" and info.path == "":
+            where = display_name("", model)
+        rows.append(
+            f"{where:<22} {info.kind:<20} {info.name:<28} {info.handle_id:>5}  {', '.join(info.flags)}"
+        )
+    return "\n".join(r.rstrip() for r in rows)
+
+
+def find_duplicate_hooks(model: nn.Module) -> list[DuplicateHook]:
+    """Callables registered more than once on one module (or parameter) for one kind."""
+    groups: dict[tuple, list[HookInfo]] = {}
+    for info in list_hooks(model, include_globals=False):
+        groups.setdefault((info.path, info.parameter, info.kind, _identity(info.hook)), []).append(info)
+    duplicates = []
+    for (path, parameter, kind, _), infos in groups.items():
+        if len(infos) < 2:
+            continue
+        first = infos[0].hook
+        where = f"{path}.{parameter}" if parameter else path
+        duplicates.append(
+            DuplicateHook(
+                path=where,
+                kind=kind,
+                name=infos[0].name,
+                handle_ids=tuple(i.handle_id for i in infos),
+                same_object=all(i.hook is first or i.hook == first for i in infos),
+            )
+        )
+    return duplicates
+
+
+class Removed(int):
+    """How many hooks ``remove_hooks`` removed (an int), with a count per kind in ``by_kind``."""
+
+    by_kind: dict[str, int]
+
+    def __new__(cls, by_kind: dict[str, int]):
+        obj = super().__new__(cls, sum(by_kind.values()))
+        obj.by_kind = dict(by_kind)
+        return obj
+
+    def __repr__(self) -> str:
+        parts = ", ".join(f"{k}={n}" for k, n in self.by_kind.items())
+        return f"Removed({int(self)}{': ' + parts if parts else ''})"
+
+    def __str__(self) -> str:
+        if not self:
+            return "removed 0 hooks"
+        parts = ", ".join(f"{n} {k}" for k, n in self.by_kind.items())
+        return f"removed {int(self)} hook{'s' if self != 1 else ''} ({parts})"
+
+
+def remove_hooks(
+    model: nn.Module, kinds: Iterable[str] | str | None = None, *, include_globals: bool = False
+) -> Removed:
+    """Remove hooks of the given kinds (all module and parameter kinds by default); say how many."""
+    check_model(model)
+    if isinstance(kinds, str):
+        kinds = [kinds]
+    chosen = set(KINDS if kinds is None else kinds)
+    unknown = chosen - set(KINDS)
+    if unknown:
+        raise ValueError(
+            f"unknown hook kind(s) {', '.join(sorted(map(repr, unknown)))}; valid kinds are {', '.join(KINDS)}."
+        )
+    if not include_globals and kinds is None:
+        chosen -= set(GLOBAL_HOOKS)
+    counts: dict[str, int] = {}
+    for info in list_hooks(model, include_globals=bool(chosen & set(GLOBAL_HOOKS))):
+        if info.kind not in chosen:
+            continue
+        if info.target == "module":
+            attr, flag_attrs = MODULE_HOOKS[info.kind]
+            _drop(info.owner, attr, flag_attrs, info.handle_id)
+            if info.kind == "backward" and not info.owner._backward_hooks:
+                info.owner._is_full_backward_hook = None
+        elif info.target == "parameter":
+            getattr(info.owner, TENSOR_HOOKS[info.kind]).pop(info.handle_id, None)
+        else:
+            attr, flag_attrs = GLOBAL_HOOKS[info.kind]
+            _drop(torch_module, attr, flag_attrs, info.handle_id)
+        counts[info.kind] = counts.get(info.kind, 0) + 1
+    return Removed(counts)
+
+
+# -- helpers -------------------------------------------------------------------------------
+
+
+def _drop(owner: Any, attr: str, flag_attrs: dict[str, str], handle_id: int) -> None:
+    getattr(owner, attr).pop(handle_id, None)
+    for flag_attr in flag_attrs.values():
+        getattr(owner, flag_attr, {}).pop(handle_id, None)
+
+
+def _flags(owner: Any, flag_attrs: dict[str, str], handle_id: int) -> tuple[str, ...]:
+    return tuple(flag for flag, attr in flag_attrs.items() if handle_id in (getattr(owner, attr, None) or {}))
+
+
+def _info(path, kind, target, handle_id, hook, flags, parameter, owner) -> HookInfo:
+    return HookInfo(
+        path=path,
+        kind=kind,
+        target=target,
+        name=callable_name(hook),
+        source=callable_source(hook),
+        handle_id=handle_id,
+        flags=tuple(flags),
+        parameter=parameter,
+        hook=hook,
+        owner=owner,
+    )
+
+
+def _unwrap(hook: Any) -> Any:
+    while isinstance(hook, functools.partial):
+        hook = hook.func
+    return getattr(hook, "__func__", hook)
+
+
+def callable_name(hook: Any) -> str:
+    """A readable qualified name: ``print_output``, ``Tracker.hook``, ``partial(scale)``."""
+    if isinstance(hook, functools.partial):
+        return f"partial({callable_name(hook.func)})"
+    name = getattr(hook, "__qualname__", None) or getattr(hook, "__name__", None)
+    if name is None:
+        name = type(hook).__qualname__  # a callable object
+    return name.replace(".<locals>", "")
+
+
+def callable_source(hook: Any) -> str:
+    """Where the hook was defined: ``file:line``, or ``<cell>:line`` for a notebook cell."""
+    target = _unwrap(hook)
+    code = getattr(target, "__code__", None)
+    if code is None:
+        call = getattr(type(target), "__call__", None)  # a callable object: its __call__
+        code = getattr(call, "__code__", None)  # noqa: B004
+    if code is None:
+        return ""
+    filename = code.co_filename
+    if _CELL_FILE.search(filename):
+        filename = "<cell>"
+    return f"{filename}:{code.co_firstlineno}"
+
+
+def _identity(hook: Any) -> tuple:
+    """Two hooks are 'the same' when they are one object, or re-definitions of one function."""
+    target = _unwrap(hook)
+    owner = getattr(hook, "__self__", None)
+    code = getattr(target, "__code__", None)
+    if code is not None and code.co_name == "<lambda>":
+        return ("lambda", code.co_code, code.co_consts, id(owner) if owner is not None else None)
+    module = getattr(target, "__module__", None)
+    name = getattr(target, "__qualname__", None)
+    if name is None:
+        return ("object", id(hook))
+    bound = _short(getattr(hook, "args", ())) + _short(getattr(hook, "keywords", {}))  # partials
+    return (module, name, id(owner) if owner is not None else None, bound)
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 200 else text[:200]

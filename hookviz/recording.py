@@ -1,0 +1,495 @@
+"""record(): a hook recorder that sees forward and backward, and always cleans up.
+
+Why it is built the way it is:
+- Forward events come from ordinary forward pre-hooks and forward hooks.
+- Backward events come from *tensor* hooks on the inputs and outputs of each call, not from
+  full backward hooks: tensor hooks are about 10x cheaper and survive in-place ops after the
+  module (``ReLU(inplace=True)``), where full backward hooks raise. A hook registered on a
+  tensor before an in-place op sees the gradient of the value before the op, which is exactly
+  the module's gradient. All hooks on one tensor go through one dispatcher that fires them in
+  the reverse of the order they were registered during forward: the order in which torch's
+  full backward hooks would fire.
+- A hook does little (see ``summaries``): one small copy per tensor, and one exact pass for
+  large tensors. Statistics are computed later, for many events at once.
+"""
+
+from __future__ import annotations
+
+import collections
+import itertools
+import time
+import weakref
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+from torch import nn
+
+from .summaries import (
+    STATS,
+    EventStore,
+    Interner,
+    Needs,
+    Pending,
+    Reader,
+    TensorStats,
+    check_stats,
+    compute,
+)
+from .summaries import Chunk as _Chunk
+from .tree import ModuleSelector, check_model, display_name, select_modules
+
+__all__ = ["PHASES", "STATS", "HookEvent", "Recording", "TensorStats", "record"]
+
+PHASES = ("forward_pre", "forward", "backward_pre", "backward")
+MAX_LEAVES = 32  # tensors summarised per event (a huge tuple output is cut here)
+FLUSH_SECONDS = 0.25  # with listeners, compute statistics at a step boundary this often
+
+
+@dataclass(slots=True)
+class HookEvent:
+    """One hook firing: which module, which phase, which call, and what it carried."""
+
+    seq: int
+    step: int
+    phase: str
+    path: str
+    module: nn.Module = field(repr=False, compare=False)
+    call: int
+    tensors: tuple[TensorStats, ...] = ()
+
+    @property
+    def name(self) -> str:
+        """The module path, or the class name for the root."""
+        return display_name(self.path, self.module)
+
+    @property
+    def main(self) -> TensorStats | None:
+        """The first tensor summary (the usual single input, output or gradient)."""
+        return next((t for t in self.tensors if t.kind == "tensor"), None)
+
+    def __repr__(self) -> str:
+        body = "; ".join(t.brief() for t in self.tensors) or "-"
+        return f"HookEvent(#{self.seq} step {self.step} {self.phase} {self.name!r} call {self.call}: {body})"
+
+
+class Recording:
+    """Records hook events on a model; use as ``with hookviz.record(model) as rec: ...``."""
+
+    def __init__(
+        self,
+        model: nn.Module,
+        *,
+        modules: ModuleSelector = None,
+        gradients: bool = True,
+        phases: Iterable[str] | None = None,
+        stats: Iterable[str] | None = None,
+        every: int = 1,
+        max_events: int = 100_000,
+    ):
+        self.model = check_model(model)
+        self.targets = select_modules(model, modules)
+        self.phases = _check_phases(phases, gradients)
+        self.stats = check_stats(stats)
+        if not isinstance(every, int) or isinstance(every, bool) or every < 1:
+            raise ValueError(
+                f"every must be a whole number of steps >= 1, got {every!r}. "
+                "Use every=1 to record every step, every=10 for every 10th."
+            )
+        if not isinstance(max_events, int) or isinstance(max_events, bool) or max_events < 1:
+            raise ValueError(f"max_events must be a positive whole number, got {max_events!r}.")
+        self.every = every
+        self.max_events = max_events
+        self.step = -1  # index of the current step (a step starts at each top-level call)
+        self.steps_recorded = 0
+        self._need = Needs(self.stats)
+        names, shapes, words = Interner(), Interner(), Interner()
+        self._pending = Pending(self._need, names, shapes, words)
+        self._store = EventStore(max_events)
+        self._reader = Reader(names, shapes, words, self._need.stats)
+        self._seq = itertools.count()
+        self._listeners: list[Callable[[Recording, list[HookEvent]], None]] = []
+        self._model_handle = None
+        self._module_handles: list[Any] = []
+        self._tensor_handles: collections.deque[list] = collections.deque()
+        self._active = False
+        self._recording_step = False
+        self._last_flush = time.monotonic()
+        self._path_of = {id(m): p for p, m in self.targets}
+        self._path_id = {p: i for i, (p, _) in enumerate(self.targets)}
+        self._wants_backward = "backward_pre" in self.phases or "backward" in self.phases
+        self._phase_id = {p: i for i, p in enumerate(PHASES)}
+        self._reset_step_state()
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def __enter__(self) -> Recording:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def start(self) -> Recording:
+        """Register the hooks (``with`` does this for you)."""
+        if self._active:
+            raise RuntimeError("this recording is already running; use a new record(...) to record again.")
+        self._active = True
+        try:
+            self._model_handle = self.model.register_forward_pre_hook(self._on_model_call, prepend=True)
+            if self.every == 1:
+                self._attach()  # hooks stay on; with every > 1 they come and go per recorded step
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def stop(self) -> None:
+        """Remove every hook this recording added, and compute what is still pending."""
+        if self._model_handle is not None:
+            self._model_handle.remove()
+            self._model_handle = None
+        self._detach()
+        while self._tensor_handles:
+            for handle in self._tensor_handles.popleft():
+                handle.remove()
+        self._active = False
+        self.flush()
+
+    @property
+    def active(self) -> bool:
+        """True while the hooks are registered."""
+        return self._active
+
+    def next_step(self) -> None:
+        """Start a new step by hand (steps also start at each top-level call of the model)."""
+        self._begin_step(None)
+
+    def on_step(self, listener: Callable[[Recording, list[HookEvent]], None]) -> None:
+        """Call ``listener(recording, new_events)`` when new events are ready (a few times a second)."""
+        self._listeners.append(listener)
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def flush(self) -> list[HookEvent]:
+        """Compute the statistics of pending events now (batched; one host transfer)."""
+        pending = self._pending
+        if not pending.n_events:
+            pending.reset()
+            return []
+        chunk = _Chunk(pending, compute(pending))
+        pending.reset()
+        self._store.add(chunk)
+        self._last_flush = time.monotonic()
+        if not self._listeners:
+            return []
+        fresh = self._materialize(chunk)
+        for listener in list(self._listeners):
+            listener(self, fresh)
+        return fresh
+
+    def _materialize(self, chunk: _Chunk) -> list[HookEvent]:
+        targets = self.targets
+        return [
+            HookEvent(seq, step, PHASES[phase], targets[path_id][0], targets[path_id][1], call, tensors)
+            for seq, step, phase, path_id, call, tensors in self._reader.events(chunk)
+        ]
+
+    @property
+    def events(self) -> list[HookEvent]:
+        """Every recorded event still in the buffer, oldest first."""
+        self.flush()
+        return [e for chunk in self._store.chunks for e in self._materialize(chunk)]
+
+    @property
+    def dropped(self) -> int:
+        """Events pushed out of the buffer by ``max_events``."""
+        return self._store.dropped
+
+    def __iter__(self) -> Iterator[HookEvent]:
+        return iter(self.events)
+
+    def __len__(self) -> int:
+        self.flush()
+        return len(self._store)
+
+    def __bool__(self) -> bool:
+        return True  # a recording with no events yet is still a recording
+
+    def select(self, *, phase: str | None = None, path: str | None = None, step: int | None = None):
+        """Events filtered by phase, path and step."""
+        if phase is not None and phase not in PHASES:
+            raise ValueError(f"unknown phase {phase!r}; valid phases are {', '.join(PHASES)}.")
+        if path is not None and path not in self._path_id:
+            raise ValueError(
+                f"{path!r} is not a recorded module path; recorded paths are "
+                + ", ".join(repr(p) for p, _ in self.targets)
+                + "."
+            )
+        return [
+            e
+            for e in self.events
+            if (phase is None or e.phase == phase)
+            and (path is None or e.path == path)
+            and (step is None or e.step == step)
+        ]
+
+    def order(self, phase: str | None = None) -> list[tuple[str, str]]:
+        """(phase, path) pairs in firing order."""
+        return [(e.phase, e.path) for e in self.select(phase=phase)]
+
+    def table(self, limit: int = 50) -> str:
+        """A text table of the events (the first ``limit``)."""
+        rows = [f"{'seq':>4} {'step':>4}  {'phase':<12} {'module':<20} {'call':>4}  summary"]
+        for e in self.events[:limit]:
+            body = "; ".join(t.brief() for t in e.tensors) or "-"
+            rows.append(f"{e.seq:>4} {e.step:>4}  {e.phase:<12} {e.name:<20} {e.call:>4}  {body}")
+        return "\n".join(rows)
+
+    def __repr__(self) -> str:
+        state = "running" if self._active else "stopped"
+        events = len(self._store) + self._pending.n_events
+        return (
+            f"Recording({type(self.model).__name__}, {len(self.targets)} modules, "
+            f"phases={','.join(self.phases)}, {state}, {events} events, "
+            f"{self.steps_recorded} steps recorded)"
+        )
+
+    # -- hooks on and off ------------------------------------------------------------------
+
+    def _attach(self) -> None:
+        if self._module_handles:
+            return
+        wants_pre = "forward_pre" in self.phases or self._wants_backward
+        wants_fwd = "forward" in self.phases or self._wants_backward
+        for _, module in self.targets:
+            if wants_pre:
+                self._module_handles.append(module.register_forward_pre_hook(self._on_forward_pre))
+            if wants_fwd:
+                self._module_handles.append(module.register_forward_hook(self._on_forward))
+
+    def _detach(self) -> None:
+        for handle in self._module_handles:
+            handle.remove()
+        self._module_handles.clear()
+
+    def _reset_step_state(self) -> None:
+        self._calls: dict[int, int] = {}
+        self._open: dict[int, list[_Call]] = {}
+        self._slots: dict[int, _Slot] = {}
+
+    def _begin_step(self, model_args: tuple | None) -> None:
+        self.step += 1
+        self._recording_step = self.step % self.every == 0
+        if self._recording_step:
+            self.steps_recorded += 1
+        self._reset_step_state()
+        # Tensor hooks of the step before last can no longer fire usefully: remove them.
+        while len(self._tensor_handles) >= 2:
+            for handle in self._tensor_handles.popleft():
+                handle.remove()
+        self._tensor_handles.append([])
+        if self.every > 1 and self._active:
+            if self._recording_step:
+                self._attach()
+                if model_args is not None and id(self.model) in self._path_of:
+                    # The model's own pre-hooks were fixed before this call began.
+                    self._on_forward_pre(self.model, model_args)
+            else:
+                self._detach()
+        if self._pending.full() or (
+            self._listeners and time.monotonic() - self._last_flush >= FLUSH_SECONDS
+        ):
+            self.flush()
+
+    def _on_model_call(self, module, args) -> None:
+        self._begin_step(args)
+
+    # -- hooks -----------------------------------------------------------------------------
+
+    def _on_forward_pre(self, module, args) -> None:
+        if self.step < 0:  # a submodule called before the model itself: that is step 0
+            self._begin_step(None)
+        if not self._recording_step:
+            return
+        key = id(module)
+        index = self._calls.get(key, 0)
+        self._calls[key] = index + 1
+        call = _Call(module, self._path_of[key], self.step, index)
+        self._open.setdefault(key, []).append(call)
+        if "forward_pre" in self.phases:
+            self._emit(0, call.step, call.path, index, _leaves(args, "input"))
+        if self._wants_backward and torch.is_grad_enabled():
+            inputs = [(n, t) for n, t in _leaves(args, "input") if _needs_grad(t)]
+            call.inputs = _GradSide(self, call, 3, ["grad_" + n for n, _ in inputs])
+            for position, (_, tensor) in enumerate(inputs):
+                self._watch(tensor, call.inputs, position)
+
+    def _on_forward(self, module, args, output) -> None:
+        if not self._recording_step:
+            return
+        stack = self._open.get(id(module))
+        if not stack:
+            return
+        call = stack.pop()
+        if "forward" in self.phases:
+            self._emit(1, call.step, call.path, call.index, _leaves(output, "output"))
+        if self._wants_backward and torch.is_grad_enabled():
+            outputs = [(n, t) for n, t in _leaves(output, "output") if _needs_grad(t)]
+            if outputs:
+                side = _GradSide(self, call, 2, ["grad_" + n for n, _ in outputs])
+                for position, (_, tensor) in enumerate(outputs):
+                    self._watch(tensor, side, position)
+
+    def _watch(self, tensor: torch.Tensor, side: _GradSide, position: int) -> None:
+        """Route the gradient of ``tensor`` to ``side`` through the tensor's one dispatcher."""
+        key = id(tensor)
+        slot = self._slots.get(key)
+        if slot is None or slot.ref() is not tensor or slot.version != tensor._version:
+            slot = _Slot(tensor)
+            self._slots[key] = slot
+            self._tensor_handles[-1].append(tensor.register_hook(slot.dispatch))
+        slot.entries.append((side, position))
+
+    def _emit(self, phase_id: int, step: int, path: str, call: int, leaves: Iterable[tuple[str, Any]]) -> None:
+        if self._pending.full():
+            self.flush()
+        self._pending.add_event(next(self._seq), step, phase_id, self._path_id[path], call, leaves)
+
+
+def record(
+    model: nn.Module,
+    *,
+    modules: ModuleSelector = None,
+    gradients: bool = True,
+    phases: Iterable[str] | None = None,
+    stats: Iterable[str] | None = None,
+    every: int = 1,
+    max_events: int = 100_000,
+) -> Recording:
+    """Record hook events on ``model`` inside a ``with`` block; every hook is removed on exit.
+
+    ``modules``: None (all), a list of paths, a module type, or ``fn(path, module) -> bool``
+    (``hookviz.leaves`` picks modules without children). ``phases``: any of
+    ``hookviz.recording.PHASES`` (all four by default; ``gradients=False`` drops the backward
+    ones). ``stats``: which statistics to compute (``hookviz.recording.STATS``). ``every=N``
+    records every N-th step; a step starts at each top-level call of ``model``.
+    ``max_events`` bounds memory: the oldest events are dropped first.
+    """
+    return Recording(
+        model,
+        modules=modules,
+        gradients=gradients,
+        phases=phases,
+        stats=stats,
+        every=every,
+        max_events=max_events,
+    )
+
+
+# -- calls and gradients -------------------------------------------------------------------
+
+
+class _Call:
+    """One call of one module within a step, from its forward pre-hook to its forward hook."""
+
+    __slots__ = ("module", "path", "step", "index", "inputs")
+
+    def __init__(self, module, path, step, index):
+        self.module, self.path, self.step, self.index = module, path, step, index
+        self.inputs: _GradSide | None = None
+
+
+class _GradSide:
+    """Collects the gradients of one side (inputs or outputs) of a call, then emits one event.
+
+    References point one way only (outputs side -> inputs side), so that no reference cycle
+    keeps these short-lived objects waiting for the garbage collector.
+    """
+
+    __slots__ = ("recording", "step", "path", "index", "phase_id", "names", "grads", "missing",
+                 "done", "inputs")
+
+    def __init__(self, recording, call: _Call, phase_id: int, names: list[str]):
+        self.recording, self.step, self.path, self.index = recording, call.step, call.path, call.index
+        self.phase_id, self.names = phase_id, names
+        self.grads: list[Any] = [None] * len(names)
+        self.missing = len(names)
+        self.done = False
+        self.inputs: _GradSide | None = call.inputs if phase_id == 2 else None
+
+    def deliver(self, position: int, grad: torch.Tensor) -> None:
+        if self.done:
+            return
+        if self.grads[position] is None:
+            self.missing -= 1
+        self.grads[position] = grad
+        if self.missing == 0:
+            self.fire()
+
+    def fire(self) -> None:
+        self.done = True
+        rec = self.recording
+        if PHASES[self.phase_id] in rec.phases:
+            rec._emit(self.phase_id, self.step, self.path, self.index, zip(self.names, self.grads, strict=True))
+        self.grads = None  # holding gradients past this point would keep their memory from reuse
+        inputs = self.inputs
+        if inputs is not None and not inputs.names and not inputs.done:
+            # No input needs a gradient: torch's full backward hook fires right away, with None.
+            inputs.done = True
+            if "backward" in rec.phases:
+                rec._emit(3, self.step, self.path, self.index, [("grad_input", None)])
+
+
+class _Slot:
+    """The one tensor hook on a tensor version; fires its entries as torch would."""
+
+    __slots__ = ("ref", "version", "entries", "__weakref__")
+
+    def __init__(self, tensor: torch.Tensor):
+        self.ref = weakref.ref(tensor)
+        self.version = tensor._version
+        self.entries: list[tuple[_GradSide, int]] = []
+
+    def dispatch(self, grad: torch.Tensor) -> None:
+        for side, position in reversed(self.entries):
+            side.deliver(position, grad)
+
+
+def _needs_grad(value: Any) -> bool:
+    return isinstance(value, torch.Tensor) and value.requires_grad
+
+
+def _leaves(value: Any, name: str) -> list[tuple[str, Any]]:
+    """Tensors and other values in a nested structure (depth first), each with a readable name."""
+    if isinstance(value, torch.Tensor):  # the common case, kept fast
+        return [(name, value)]
+    found: list[tuple[str, Any]] = []
+    todo = [(name, value)]
+    while todo and len(found) < MAX_LEAVES:
+        label, item = todo.pop(0)
+        if isinstance(item, (tuple, list)):
+            todo[0:0] = [(f"{label}[{i}]", v) for i, v in enumerate(item)]
+        elif isinstance(item, dict):
+            todo[0:0] = [(f"{label}[{k!r}]", v) for k, v in item.items()]
+        else:
+            found.append((label, item))
+    return found
+
+
+def _check_phases(phases: Iterable[str] | None, gradients: bool) -> tuple[str, ...]:
+    if phases is None:
+        return PHASES if gradients else PHASES[:2]
+    if isinstance(phases, str):
+        phases = [phases]
+    chosen = tuple(phases)
+    unknown = [p for p in chosen if p not in PHASES]
+    if unknown:
+        raise ValueError(f"unknown phase(s) {', '.join(map(repr, unknown))}; valid phases are {', '.join(PHASES)}.")
+    if not gradients and any(p.startswith("backward") for p in chosen):
+        raise ValueError(
+            "gradients=False contradicts the backward phase(s) asked for in phases=; drop one of the two."
+        )
+    return tuple(p for p in PHASES if p in chosen)
+
+

@@ -1,0 +1,262 @@
+"""trace_hooks(): one forward and backward pass as the ordered list of hook firings.
+
+The user's own hooks are wrapped in place for the duration of the pass (same dict, same
+handle id, same order), so that the trace sees each one fire and whether it returned a
+replacement. Each module's ``forward`` is shadowed the same way, so that the trace shows when
+forward itself starts and returns: the only way to *see* that a forward hook runs after it.
+Everything is put back in a ``finally``.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+import torch.nn.modules.module as torch_module
+from torch import nn
+
+from .inventory import GLOBAL_HOOKS, MODULE_HOOKS, TENSOR_HOOKS, callable_name
+from .recording import Recording
+from .tree import check_model, display_name
+
+USER_KINDS = ("forward_pre", "forward", "backward_pre", "backward", "tensor", "post_accumulate_grad")
+REPLACES = {
+    "forward_pre": "input",
+    "forward": "output",
+    "backward_pre": "grad_output",
+    "backward": "grad_input",
+    "tensor": "gradient",
+    "post_accumulate_grad": None,
+}
+
+
+@dataclass(frozen=True)
+class Firing:
+    """One thing that happened: a hook fired, or a module's forward started or returned."""
+
+    seq: int
+    path: str
+    label: str  # module path, root by its class name; "path.param" for a parameter hook
+    kind: str  # a hook kind, "forward_call" / "forward_return", or "grad_output_ready" / "grad_input_ready"
+    who: str  # "user" for the model's own hooks, "torch" for markers of what torch is doing
+    name: str  # the hook's name, or a short description of the marker
+    replaced: str | None = None  # what the hook's return value replaced, if it returned one
+
+    def __str__(self) -> str:
+        text = f"{self.seq:>3}  {self.label:<14} {self.kind:<20} {self.name}"
+        if self.replaced:
+            text += f"  -> replaced {self.replaced}"
+        return text
+
+
+@dataclass
+class HookTrace:
+    """The firings of one pass, in order."""
+
+    model: nn.Module = field(repr=False)
+    firings: list[Firing] = field(default_factory=list)
+    output: Any = field(default=None, repr=False)
+    loss: float | None = None
+
+    def user_firings(self) -> list[Firing]:
+        """Only the model's own hooks."""
+        return [f for f in self.firings if f.who == "user"]
+
+    def order(self) -> list[tuple[str, str]]:
+        """(label, kind) pairs in order."""
+        return [(f.label, f.kind) for f in self.firings]
+
+    def table(self) -> str:
+        """One line per firing."""
+        return "\n".join(str(f) for f in self.firings)
+
+    def __repr__(self) -> str:
+        users = len(self.user_firings())
+        return f"HookTrace({type(self.model).__name__}, {len(self.firings)} firings, {users} from the model's own hooks)"
+
+
+def trace_hooks(
+    model: nn.Module,
+    inputs: Any,
+    *,
+    loss_fn: Callable[[Any], torch.Tensor] | None = None,
+    backward: bool = True,
+    keep_grads: bool = False,
+) -> HookTrace:
+    """Run ``model(*inputs)`` (and a backward of ``loss_fn(output)``, default ``output.sum()``)
+    and return every hook firing in order. Parameter ``.grad`` is restored unless ``keep_grads``."""
+    check_model(model)
+    args = _as_args(inputs)
+    trace = HookTrace(model=model)
+    clock = itertools.count()
+    labels = {id(m): display_name(p, model if not p else m) for p, m in model.named_modules()}
+    paths = {id(m): p for p, m in model.named_modules()}
+
+    def note(module_or_none, kind, who, name, replaced=None, label=None, path=None):
+        if path is None:
+            path = paths.get(id(module_or_none), "") if module_or_none is not None else ""
+        if label is None:
+            label = labels.get(id(module_or_none), "(global)") if module_or_none is not None else "(global)"
+        trace.firings.append(Firing(next(clock), path, label, kind, who, name, replaced))
+
+    restore: list[Callable[[], None]] = []
+    saved_grads = {id(p): (p, p.grad) for p in model.parameters()}
+    markers = Recording(
+        model, phases=("backward_pre", "backward"), stats=(), gradients=True
+    )
+    markers._seq = clock  # one clock for markers and user hooks: one true order
+    try:
+        _wrap_module_hooks(model, note, restore)
+        _wrap_global_hooks(note, restore)
+        _wrap_forwards(model, note, restore)
+        markers.start()
+        output = model(*args)
+        trace.output = output
+        if backward:
+            loss = loss_fn(output) if loss_fn is not None else _default_loss(output)
+            if loss is not None:
+                trace.loss = float(loss.detach())
+                loss.backward()
+    finally:
+        markers.stop()
+        for undo in reversed(restore):
+            undo()
+        if not keep_grads:
+            for p, grad in saved_grads.values():
+                p.grad = grad
+    for event in markers.events:
+        kind = "grad_output_ready" if event.phase == "backward_pre" else "grad_input_ready"
+        what = "gradient w.r.t. its output is ready" if kind == "grad_output_ready" else "gradient w.r.t. its input is ready"
+        trace.firings.append(
+            Firing(event.seq, event.path, labels.get(id(event.module), event.path), kind, "torch", what)
+        )
+    trace.firings.sort(key=lambda f: f.seq)
+    return trace
+
+
+def _as_args(inputs: Any) -> tuple:
+    if isinstance(inputs, tuple):
+        return inputs
+    if isinstance(inputs, list):
+        return tuple(inputs)
+    return (inputs,)
+
+
+def _default_loss(output: Any) -> torch.Tensor | None:
+    tensors = [t for t in _tensors(output) if t.requires_grad and t.is_floating_point()]
+    if not tensors:
+        return None
+    return sum(t.sum() for t in tensors)
+
+
+def _tensors(value: Any):
+    if isinstance(value, torch.Tensor):
+        yield value
+    elif isinstance(value, (tuple, list)):
+        for v in value:
+            yield from _tensors(v)
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _tensors(v)
+
+
+def _wrapper(hook, on_fire: Callable[[Any], None]):
+    def traced(*args, **kwargs):
+        result = hook(*args, **kwargs)
+        on_fire(result)
+        return result
+
+    traced.__wrapped__ = hook
+    return traced
+
+
+def _wrap_dict(hooks: dict, make: Callable[[Any], Callable], restore: list) -> None:
+    originals = dict(hooks)
+    for key, hook in originals.items():
+        hooks[key] = make(hook)
+
+    def undo():
+        for key, hook in originals.items():
+            if key in hooks:
+                hooks[key] = hook
+
+    restore.append(undo)
+
+
+def _wrap_module_hooks(model: nn.Module, note, restore: list) -> None:
+    for path, module in model.named_modules():
+        for kind in ("forward_pre", "forward", "backward_pre", "backward"):
+            attr = MODULE_HOOKS[kind][0]
+            hooks = getattr(module, attr)
+
+            def make(hook, module=module, kind=kind):
+                name = callable_name(hook)
+                return _wrapper(
+                    hook,
+                    lambda result: note(
+                        module, kind, "user", name, REPLACES[kind] if result is not None else None
+                    ),
+                )
+
+            _wrap_dict(hooks, make, restore)
+        for pname, param in module.named_parameters(recurse=False):
+            for kind, attr in TENSOR_HOOKS.items():
+                hooks = getattr(param, attr, None)
+                if not hooks:
+                    continue
+                label = f"{display_name(path, module)}.{pname}"
+
+                def make(hook, kind=kind, label=label, path=path):
+                    name = callable_name(hook)
+                    return _wrapper(
+                        hook,
+                        lambda result: note(
+                            None, kind, "user", name,
+                            REPLACES[kind] if result is not None else None, label=label, path=path,
+                        ),
+                    )
+
+                _wrap_dict(hooks, make, restore)
+
+
+def _wrap_global_hooks(note, restore: list) -> None:
+    for kind, (attr, _) in GLOBAL_HOOKS.items():
+        hooks = getattr(torch_module, attr)
+        base = kind.removeprefix("global_")
+
+        def make(hook, base=base):
+            name = callable_name(hook) + " (global)"
+
+            def traced(module, *args, **kwargs):
+                result = hook(module, *args, **kwargs)
+                note(module, base, "user", name, REPLACES[base] if result is not None else None)
+                return result
+
+            return traced
+
+        _wrap_dict(hooks, make, restore)
+
+
+def _wrap_forwards(model: nn.Module, note, restore: list) -> None:
+    for module in model.modules():
+        previous = module.__dict__.get("forward")
+        original = module.forward
+
+        def traced_forward(*args, __module=module, __original=original, **kwargs):
+            note(__module, "forward_call", "torch", "forward() starts")
+            result = __original(*args, **kwargs)
+            note(__module, "forward_return", "torch", "forward() returns")
+            return result
+
+        object.__setattr__(module, "forward", traced_forward)
+
+        def undo(module=module, previous=previous):
+            if previous is None:
+                module.__dict__.pop("forward", None)
+            else:
+                object.__setattr__(module, "forward", previous)
+
+        restore.append(undo)
