@@ -209,21 +209,39 @@ def remove_hooks(
     for info in list_hooks(model, include_globals=bool(chosen & set(GLOBAL_HOOKS))):
         if info.kind not in chosen:
             continue
-        if info.target == "module":
-            attr, flag_attrs = MODULE_HOOKS[info.kind]
-            _drop(info.owner, attr, flag_attrs, info.handle_id)
-            if info.kind == "backward" and not info.owner._backward_hooks:
-                info.owner._is_full_backward_hook = None
-        elif info.target == "parameter":
-            getattr(info.owner, TENSOR_HOOKS[info.kind]).pop(info.handle_id, None)
-        else:
-            attr, flag_attrs = GLOBAL_HOOKS[info.kind]
-            _drop(torch_module, attr, flag_attrs, info.handle_id)
+        _remove(info)
         counts[info.kind] = counts.get(info.kind, 0) + 1
     return Removed(counts)
 
 
+def remove_hook(model: nn.Module, handle_id: int) -> HookInfo:
+    """Remove the one hook with this handle id (as ``list_hooks`` reports it); return what it was."""
+    check_model(model)
+    found = [info for info in list_hooks(model) if info.handle_id == handle_id]
+    if not found:
+        raise ValueError(
+            f"no hook with handle id {handle_id!r} on this model; "
+            "`hookviz.list_hooks(model)` shows the hooks there are and their ids."
+        )
+    _remove(found[0])
+    return found[0]
+
+
 # -- helpers -------------------------------------------------------------------------------
+
+
+def _remove(info: HookInfo) -> None:
+    """Take one hook out of the dict that holds it (and out of its flag dicts)."""
+    if info.target == "module":
+        attr, flag_attrs = MODULE_HOOKS[info.kind]
+        _drop(info.owner, attr, flag_attrs, info.handle_id)
+        if info.kind == "backward" and not info.owner._backward_hooks:
+            info.owner._is_full_backward_hook = None
+    elif info.target == "parameter":
+        getattr(info.owner, TENSOR_HOOKS[info.kind]).pop(info.handle_id, None)
+    else:
+        attr, flag_attrs = GLOBAL_HOOKS[info.kind]
+        _drop(torch_module, attr, flag_attrs, info.handle_id)
 
 
 def _drop(owner: Any, attr: str, flag_attrs: dict[str, str], handle_id: int) -> None:
