@@ -290,8 +290,8 @@ def callable_source(hook: Any) -> str:
     target = _unwrap(hook)
     code = getattr(target, "__code__", None)
     if code is None:
-        call = getattr(type(target), "__call__", None)  # a callable object: its __call__
-        code = getattr(call, "__code__", None)  # noqa: B004
+        call = getattr(type(target), "__call__", None)  # noqa: B004 (a callable object: its __call__)
+        code = getattr(call, "__code__", None)
     if code is None:
         return ""
     filename = code.co_filename
