@@ -1,0 +1,285 @@
+"""`hookviz build`: stamp every notebook, and generate exercises/ from solutions/.
+
+Each transform is one small named step, as in nbgrader's preprocessors. An exercise is::
+
+    validate_grading_metadata -> replace_solutions -> remove_hidden_tests -> clear_outputs
+    -> lock_cells -> add_checksums -> stamp (badge pointing at the exercise)
+
+``build_course(root, check=True)`` writes nothing and lists what is out of date.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import regions
+from .notebooks import (
+    SCHEMA_VERSION,
+    NotebookError,
+    atomic_write_text,
+    cell_checksum,
+    describe_cell,
+    grade_id,
+    is_answer,
+    is_check,
+    is_graded_or_locked,
+    nbgrader,
+    notebook_text,
+    read_notebook,
+    same_content,
+)
+from .stamp import CourseConfig, load_course_config, relative_posix, stamp_notebook
+
+SOLUTIONS, EXERCISES, WALKTHROUGH = "solutions", "exercises", "notebooks"
+
+
+@dataclass
+class Context:
+    """What a step may need: where the notebook lives and where it is going."""
+
+    config: CourseConfig
+    source: str  # path of the notebook read, relative to the course root
+    target: str  # path of the notebook written, relative to the course root
+
+
+Step = Callable[[Any, Context], None]
+
+
+# -- the steps -----------------------------------------------------------------------------
+
+
+def validate_grading_metadata(notebook: Any, context: Context) -> None:
+    """Every graded cell has a unique grade_id; check cells have points; markers sit where they belong."""
+    seen: dict[str, int] = {}
+    for index, cell in enumerate(notebook.cells):
+        where = describe_cell(context.source, index, cell)
+        meta = nbgrader(cell)
+        source = cell.get("source", "")
+        try:
+            found = regions.find_regions(source)
+        except regions.RegionError as error:
+            raise NotebookError(f"{where}: {error}") from error
+        kinds = {r.kind for r in found}
+        if "solution" in kinds and not is_answer(cell):
+            raise NotebookError(
+                f"{where}: has a solution region but is not an answer cell. Give it metadata "
+                'nbgrader {"solution": true, "grade": false, "locked": false, "grade_id": "..."}.'
+            )
+        if "hidden" in kinds and not is_check(cell):
+            raise NotebookError(
+                f"{where}: has a hidden-test region but is not a check cell "
+                '(metadata nbgrader {"grade": true, "points": N, ...}).'
+            )
+        if not is_graded_or_locked(cell):
+            continue
+        gid = grade_id(cell)
+        if gid is None:
+            raise NotebookError(
+                f"{where}: a graded or locked cell without a grade_id. Add "
+                '"grade_id": "a_unique_name" to its metadata.nbgrader.'
+            )
+        if gid in seen:
+            raise NotebookError(
+                f"{where}: grade_id {gid!r} is also used by cell {seen[gid]}; each grade_id must be unique."
+            )
+        seen[gid] = index
+        if meta.get("solution") is True and meta.get("grade") is True:
+            raise NotebookError(
+                f"{where}: is both an answer (solution) and a check (grade) cell. Split it: the answer "
+                "in one cell, the checks that print a sentinel in the next."
+            )
+        if is_answer(cell):
+            if "solution" not in kinds:
+                raise NotebookError(
+                    f"{where}: an answer cell without a {regions.BEGIN_SOLUTION!r} ... "
+                    f"{regions.END_SOLUTION!r} region; mark what the student writes."
+                )
+            try:
+                regions.check_stubs_inside_functions(source)
+            except regions.RegionError as error:
+                raise NotebookError(f"{where}: {error}") from error
+        if is_check(cell):
+            value = meta.get("points")
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float))
+                or not math.isfinite(value)
+                or value < 0
+            ):
+                raise NotebookError(
+                    f"{where}: a check cell needs points, a number >= 0, in metadata.nbgrader "
+                    f'(e.g. "points": 2); it has {value!r}.'
+                )
+
+
+def replace_solutions(notebook: Any, context: Context) -> None:
+    """Answer regions become ``# YOUR CODE HERE`` + ``raise NotImplementedError()``."""
+    for cell in notebook.cells:
+        if is_answer(cell):
+            cell.source = regions.replace_solutions(cell.source)
+
+
+def remove_hidden_tests(notebook: Any, context: Context) -> None:
+    """Hidden-test regions go, markers and all."""
+    for cell in notebook.cells:
+        if is_check(cell):
+            cell.source = regions.remove_hidden_tests(cell.source)
+
+
+def clear_outputs(notebook: Any, context: Context) -> None:
+    """No outputs, no execution counts, no saved widget state: the student runs it fresh."""
+    for cell in notebook.cells:
+        if cell.cell_type == "code":
+            cell.outputs = []
+            cell.execution_count = None
+        for key in ("collapsed", "scrolled", "execution", "ExecuteTime"):
+            cell.metadata.pop(key, None)
+    notebook.metadata.pop("widgets", None)
+
+
+def lock_cells(notebook: Any, context: Context) -> None:
+    """Check and locked cells cannot be edited or deleted in Jupyter (as nbgrader does)."""
+    for cell in notebook.cells:
+        meta = nbgrader(cell)
+        if is_check(cell) or (meta.get("locked") is True and not is_answer(cell)):
+            cell.metadata["editable"] = False
+            cell.metadata["deletable"] = False
+
+
+def add_checksums(notebook: Any, context: Context) -> None:
+    """Each graded or locked cell records a checksum of its student version and the schema."""
+    for cell in notebook.cells:
+        if is_graded_or_locked(cell):
+            cell.metadata["nbgrader"]["checksum"] = cell_checksum(cell)
+            cell.metadata["nbgrader"]["schema_version"] = SCHEMA_VERSION
+
+
+def stamp(notebook: Any, context: Context) -> None:
+    """Open-in-Colab badge for the target path and the install-when-missing cell."""
+    stamp_notebook(notebook, context.config, context.target)
+
+
+def mark_generated(notebook: Any, context: Context) -> None:
+    """Note where the exercise came from, so a build can tell its own files from hand-made ones."""
+    notebook.metadata["hookviz"] = {"generated_from": context.source}
+
+
+EXERCISE_STEPS: tuple[Step, ...] = (
+    validate_grading_metadata,
+    replace_solutions,
+    remove_hidden_tests,
+    clear_outputs,
+    lock_cells,
+    add_checksums,
+    stamp,
+    mark_generated,
+)
+SOLUTION_STEPS: tuple[Step, ...] = (validate_grading_metadata, stamp)
+WALKTHROUGH_STEPS: tuple[Step, ...] = (stamp,)
+
+
+def run_steps(notebook: Any, steps: tuple[Step, ...], context: Context) -> Any:
+    """A transformed copy of ``notebook``; the input is left as it was."""
+    result = copy.deepcopy(notebook)
+    for step in steps:
+        step(result, context)
+    return result
+
+
+def exercise_from_solution(solution: Any, config: CourseConfig, source: str, target: str) -> Any:
+    """The student version of one solution notebook."""
+    return run_steps(solution, EXERCISE_STEPS, Context(config, source, target))
+
+
+# -- the whole course ------------------------------------------------------------------------
+
+
+@dataclass
+class BuildReport:
+    """What a build wrote (or, with check=True, would write) and why."""
+
+    changed: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
+    removed: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+
+    @property
+    def stale(self) -> list[str]:
+        """Every path that is (or was) out of date."""
+        return [path for path, _ in self.changed] + self.removed
+
+
+def course_notebooks(root: Path, folder: str) -> list[Path]:
+    """The notebooks under ``root/folder`` (checkpoints and hidden folders left out), sorted."""
+    base = Path(root) / folder
+    if not base.is_dir():
+        return []
+    found = []
+    for path in sorted(base.rglob("*.ipynb")):
+        parts = path.relative_to(base).parts
+        if any(part.startswith(".") for part in parts):
+            continue
+        found.append(path)
+    return found
+
+
+def build_course(root: Path, *, check: bool = False) -> BuildReport:
+    """Stamp notebooks/ and solutions/, and regenerate exercises/; with ``check``, write nothing."""
+    root = Path(root).resolve()
+    config = load_course_config(root)
+    report = BuildReport()
+    planned: dict[Path, tuple[Any, str]] = {}
+
+    for folder, steps in ((WALKTHROUGH, WALKTHROUGH_STEPS), (SOLUTIONS, SOLUTION_STEPS)):
+        for path in course_notebooks(root, folder):
+            relative = relative_posix(path, root)
+            original = read_notebook(path)
+            stamped = run_steps(original, steps, Context(config, relative, relative))
+            planned[path] = (stamped, "its Colab badge or install cell is missing or out of date")
+            if folder == SOLUTIONS:
+                target = root / EXERCISES / path.relative_to(root / SOLUTIONS)
+                exercise = exercise_from_solution(
+                    stamped, config, relative, relative_posix(target, root)
+                )
+                reason = (
+                    "it is missing"
+                    if not target.exists()
+                    else f"it differs from what {relative} gives"
+                )
+                planned[target] = (exercise, reason)
+
+    for path, (wanted, reason) in planned.items():
+        relative = relative_posix(path, root)
+        if path.exists():
+            try:
+                current = read_notebook(path)
+            except NotebookError:
+                current = None
+            if current is not None and same_content(current, wanted):
+                report.unchanged.append(relative)
+                continue
+        report.changed.append((relative, reason))
+        if not check:
+            atomic_write_text(path, notebook_text(wanted))
+
+    for path in course_notebooks(root, EXERCISES):
+        if path in planned:
+            continue
+        relative = relative_posix(path, root)
+        try:
+            generated = bool(read_notebook(path).metadata.get("hookviz", {}).get("generated_from"))
+        except NotebookError:
+            generated = False
+        if not generated:
+            raise NotebookError(
+                f"{relative} has no solution in {SOLUTIONS}/ and was not made by hookviz build. "
+                f"exercises/ is generated: put the assignment in {SOLUTIONS}/ instead, or delete the file."
+            )
+        report.removed.append(relative)
+        if not check:
+            path.unlink()
+    return report

@@ -1,0 +1,154 @@
+"""Reading and writing notebooks, and the nbgrader cell metadata that `build` and `grade` share.
+
+nbformat is imported on first use: it is an instructor's tool (the ``dev`` extra), and
+``import hookviz.course`` must stay cheap for students.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+SCHEMA_VERSION = 3
+NBFORMAT_HINT = "hookviz's instructor commands need nbformat: pip install 'hookviz[dev]'."
+
+
+class NotebookError(ValueError):
+    """A notebook that cannot be read, or whose cells break the course conventions."""
+
+
+def nbformat_module() -> Any:
+    """nbformat, or a NotebookError that says how to install it."""
+    try:
+        import nbformat
+    except ImportError as error:  # pragma: no cover - the dev environment always has it
+        raise NotebookError(NBFORMAT_HINT) from error
+    return nbformat
+
+
+def read_notebook(path: Path) -> Any:
+    """Read a notebook as nbformat v4, with an error naming the file when it is not one."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise NotebookError(f"{path}: cannot read it ({error}).") from error
+    return parse_notebook(text, str(path))
+
+
+def parse_notebook(text: str, where: str) -> Any:
+    """Parse notebook JSON text into nbformat v4 (older formats are converted)."""
+    nbformat = nbformat_module()
+    if not text.strip():
+        raise NotebookError(f"{where}: the file is empty, not a notebook.")
+    try:
+        raw = json.loads(text)
+    except (ValueError, RecursionError) as error:
+        raise NotebookError(
+            f"{where}: not valid JSON ({error}). Save it again from Jupyter."
+        ) from error
+    if not isinstance(raw, dict) or not isinstance(raw.get("nbformat"), int):
+        raise NotebookError(f"{where}: valid JSON but not a notebook (no 'nbformat' number).")
+    try:
+        notebook = nbformat.reader.reads(text)
+        if notebook.nbformat != 4:
+            notebook = nbformat.convert(notebook, 4)
+    except Exception as error:  # nbformat raises many kinds for odd files
+        raise NotebookError(
+            f"{where}: a notebook in format {raw.get('nbformat')} that cannot be read as format 4 "
+            f"({type(error).__name__}: {error}). Open and save it in a current Jupyter."
+        ) from error
+    if not isinstance(notebook.get("cells"), list):
+        raise NotebookError(f"{where}: the notebook has no list of cells.")
+    for cell in notebook.cells:
+        if not isinstance(cell, dict) or not isinstance(cell.get("source", ""), str):
+            raise NotebookError(f"{where}: a cell is malformed (no text source).")
+        cell.setdefault("metadata", nbformat.NotebookNode())
+    return notebook
+
+
+def notebook_text(notebook: Any) -> str:
+    """The file content Jupyter itself would write (sorted keys, one-space indent, newline)."""
+    text = nbformat_module().writes(notebook)
+    return text if text.endswith("\n") else text + "\n"
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file and a rename: readers never see half a file."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def same_content(a: Any, b: Any) -> bool:
+    """True when two notebooks hold the same JSON, whatever their file formatting."""
+    return json.loads(json.dumps(a, sort_keys=True)) == json.loads(json.dumps(b, sort_keys=True))
+
+
+# -- nbgrader metadata -------------------------------------------------------------------------
+
+
+def nbgrader(cell: Any) -> dict:
+    """The cell's ``metadata.nbgrader`` dict (empty when it has none)."""
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    return meta if isinstance(meta, dict) else {}
+
+
+def grade_id(cell: Any) -> str | None:
+    """The cell's nbgrader grade_id, if any."""
+    value = nbgrader(cell).get("grade_id")
+    return value if isinstance(value, str) and value else None
+
+
+def is_answer(cell: Any) -> bool:
+    """An answer cell: the student writes its solution region."""
+    return cell.get("cell_type") == "code" and nbgrader(cell).get("solution") is True
+
+
+def is_check(cell: Any) -> bool:
+    """A check cell: graded by its output, worth ``points``."""
+    return cell.get("cell_type") == "code" and nbgrader(cell).get("grade") is True
+
+
+def is_graded_or_locked(cell: Any) -> bool:
+    """Any cell that carries nbgrader duties (answer, check or locked)."""
+    meta = nbgrader(cell)
+    return any(meta.get(key) is True for key in ("solution", "grade", "locked"))
+
+
+def points(cell: Any) -> float:
+    """The check cell's points (validated by the build, so a number here)."""
+    return float(nbgrader(cell).get("points", 0))
+
+
+def cell_checksum(cell: Any) -> str:
+    """A checksum of what the student must not change: type, source and grading metadata."""
+    meta = nbgrader(cell)
+    payload = {
+        "cell_type": cell.get("cell_type"),
+        "source": cell.get("source", "").replace("\r\n", "\n"),
+        "grade_id": meta.get("grade_id"),
+        "points": float(meta["points"]) if "points" in meta else None,
+        "grade": meta.get("grade") is True,
+        "solution": meta.get("solution") is True,
+        "locked": meta.get("locked") is True,
+    }
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode("utf-8")).hexdigest()
+
+
+def describe_cell(notebook_path: str | Path, index: int, cell: Any) -> str:
+    """'solutions/x.ipynb, cell 4 (grade_id check_x)': how errors point at a cell."""
+    gid = grade_id(cell)
+    return f"{notebook_path}, cell {index}" + (f" (grade_id {gid})" if gid else "")

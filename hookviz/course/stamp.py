@@ -1,0 +1,178 @@
+"""The cells `hookviz build` stamps on every notebook: an Open-in-Colab badge and an install cell.
+
+Both point at the repository named once, in ``course.toml``. They carry
+``metadata.hookviz.stamp`` so a later build finds and updates them instead of adding more.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .notebooks import NotebookError, nbformat_module
+
+COURSE_FILE = "course.toml"
+STAMP_KEY = "stamp"
+BADGE, INSTALL = "colab-badge", "install"
+BADGE_IMAGE = "https://colab.research.google.com/assets/colab-badge.svg"
+_GITHUB = re.compile(r"^https://github\.com/(?P<owner>[\w.-]+)/(?P<name>[\w.-]+?)(?:\.git)?/?$")
+
+
+@dataclass(frozen=True)
+class CourseConfig:
+    """Where badges and install cells point: a GitHub repository and branch."""
+
+    repository: str
+    branch: str
+    owner: str
+    name: str
+
+    def colab_url(self, relative_path: str) -> str:
+        """The Colab address that opens ``relative_path`` from this repository and branch."""
+        return (
+            f"https://colab.research.google.com/github/{self.owner}/{self.name}"
+            f"/blob/{self.branch}/{relative_path}"
+        )
+
+    @property
+    def pip_requirement(self) -> str:
+        """What the install cell gives pip: hookviz from this repository and branch."""
+        return f"hookviz @ git+https://github.com/{self.owner}/{self.name}@{self.branch}"
+
+
+def find_course_root(start: Path) -> Path:
+    """The folder holding course.toml: ``start`` or its nearest parent that has one."""
+    start = Path(start).resolve()
+    for folder in (start, *start.parents):
+        if (folder / COURSE_FILE).is_file():
+            return folder
+    raise NotebookError(
+        f"no {COURSE_FILE} in {start} or any folder above it. Run this in the course repository, "
+        "or pass --root with the folder that holds course.toml."
+    )
+
+
+def load_course_config(root: Path) -> CourseConfig:
+    """Read ``[course] repository`` and ``branch`` from ``root/course.toml``."""
+    path = Path(root) / COURSE_FILE
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        try:
+            import tomli as tomllib
+        except ImportError as error:
+            raise NotebookError(
+                f"reading {path} on Python 3.10 needs tomli: pip install tomli"
+            ) from error
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise NotebookError(f"cannot read {path}: {error}") from error
+    except tomllib.TOMLDecodeError as error:
+        raise NotebookError(f"{path} is not valid TOML: {error}") from error
+    course = data.get("course")
+    if not isinstance(course, dict):
+        raise NotebookError(
+            f'{path} needs a [course] table with repository = "..." and branch = "...".'
+        )
+    repository, branch = course.get("repository"), course.get("branch", "main")
+    if not isinstance(repository, str) or not (match := _GITHUB.match(repository.strip())):
+        raise NotebookError(
+            f"{path}: [course] repository must be a GitHub address such as "
+            f'"https://github.com/OWNER/NAME" (Colab opens notebooks from GitHub), got {repository!r}.'
+        )
+    if not isinstance(branch, str) or not re.fullmatch(r"[\w./-]+", branch):
+        raise NotebookError(
+            f'{path}: [course] branch must be a branch name such as "main", got {branch!r}.'
+        )
+    return CourseConfig(repository.strip(), branch, match["owner"], match["name"])
+
+
+def badge_source(config: CourseConfig, relative_path: str) -> str:
+    """Markdown for the Open-in-Colab badge of one notebook."""
+    return f"[![Open In Colab]({BADGE_IMAGE})]({config.colab_url(relative_path)})"
+
+
+def install_source(config: CourseConfig) -> str:
+    """The install cell: pip-installs hookviz only when it is missing, and prints nothing otherwise.
+
+    A plain ``pip install`` keeps every requirement that is already satisfied, so Colab's
+    ipywidgets 7.7 and anywidget 0.9 stay (hookviz asks for ipywidgets>=7.7,<9, anywidget>=0.9).
+    """
+    return "\n".join(
+        [
+            "# Installs hookviz when it is missing (on Colab, say); silent when it is already installed.",
+            "import importlib, importlib.util, subprocess, sys",
+            'if importlib.util.find_spec("hookviz") is None:',
+            "    subprocess.run(",
+            f'        [sys.executable, "-m", "pip", "install", "-q", "{config.pip_requirement}"],',
+            "        check=True,",
+            "    )",
+            "    importlib.invalidate_caches()",
+        ]
+    )
+
+
+def stamp_role(cell: Any) -> str | None:
+    """'colab-badge' or 'install' for a stamped cell, else None."""
+    meta = cell.get("metadata", {}).get("hookviz", {})
+    return meta.get(STAMP_KEY) if isinstance(meta, dict) else None
+
+
+def stamp_notebook(notebook: Any, config: CourseConfig, relative_path: str) -> None:
+    """Put the badge first and the install cell before the first code cell (idempotent).
+
+    A stamped cell whose source is already right keeps its outputs and execution count, so
+    re-stamping a notebook whose outputs nbval checks changes nothing.
+    """
+    nbformat = nbformat_module()
+    old = {stamp_role(c): c for c in notebook.cells if stamp_role(c)}
+    cells = [c for c in notebook.cells if not stamp_role(c)]
+
+    badge = old.get(BADGE)
+    if (
+        badge is None
+        or badge.cell_type != "markdown"
+        or badge.source != badge_source(config, relative_path)
+    ):
+        badge = nbformat.v4.new_markdown_cell(badge_source(config, relative_path))
+    badge.metadata = nbformat.NotebookNode({"hookviz": {STAMP_KEY: BADGE}})
+    badge.pop("id", None)
+
+    install = old.get(INSTALL)
+    if install is None or install.cell_type != "code" or install.source != install_source(config):
+        install = nbformat.v4.new_code_cell(install_source(config))
+    install.metadata = nbformat.NotebookNode({"hookviz": {STAMP_KEY: INSTALL}})
+    install.pop("id", None)
+
+    first_code = next((i for i, c in enumerate(cells) if c.cell_type == "code"), len(cells))
+    cells.insert(first_code, install)
+    notebook.cells = [badge, *cells]
+    _stable_ids(notebook)
+
+
+def _stable_ids(notebook: Any) -> None:
+    """Give cells without an id a deterministic one (nbformat 4.5 wants ids; random ones churn)."""
+    if (notebook.get("nbformat"), notebook.get("nbformat_minor", 0)) < (4, 5):
+        for cell in notebook.cells:
+            cell.pop("id", None)
+        return
+    taken = {c.get("id") for c in notebook.cells if c.get("id")}
+    for cell in notebook.cells:
+        if cell.get("id"):
+            continue
+        role = stamp_role(cell)
+        base = f"hookviz-{role}" if role else "cell"
+        candidate, n = base, 1
+        while candidate in taken:
+            n += 1
+            candidate = f"{base}-{n}"
+        cell["id"] = candidate
+        taken.add(candidate)
+
+
+def relative_posix(path: Path, root: Path) -> str:
+    """``path`` relative to ``root`` with forward slashes (what URLs need)."""
+    return Path(path).resolve().relative_to(Path(root).resolve()).as_posix()

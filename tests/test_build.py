@@ -1,0 +1,447 @@
+"""`hookviz build`: exercises from solutions, Colab stamps, --check, and clear errors."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hookviz.cli import main
+from hookviz.course import regions
+from hookviz.course.build import build_course
+from hookviz.course.notebooks import NotebookError, cell_checksum, grade_id, is_check, read_notebook
+from hookviz.course.stamp import install_source, load_course_config
+
+REPO = Path(__file__).resolve().parent.parent
+TINY = REPO / "tests" / "fixtures" / "grading" / "tiny.ipynb"
+COURSE_TOML = '[course]\nrepository = "https://github.com/someone/some-course"\nbranch = "dev"\n'
+
+
+@pytest.fixture
+def course(tmp_path: Path) -> Path:
+    """A course folder: course.toml, one solution, one walkthrough notebook with outputs."""
+    (tmp_path / "course.toml").write_text(COURSE_TOML)
+    (tmp_path / "solutions").mkdir()
+    shutil.copy(TINY, tmp_path / "solutions" / "01-tiny.ipynb")
+    walk = nbformat.v4.new_notebook()
+    walk.cells = [
+        nbformat.v4.new_markdown_cell("# Walkthrough"),
+        nbformat.v4.new_code_cell("print(1)"),
+    ]
+    walk.cells[1].outputs = [nbformat.v4.new_output("stream", name="stdout", text="1\n")]
+    walk.cells[1].execution_count = 7
+    (tmp_path / "notebooks").mkdir()
+    nbformat.write(walk, tmp_path / "notebooks" / "01-walk.ipynb")
+    return tmp_path
+
+
+def cells_by_id(notebook) -> dict:
+    return {grade_id(c): c for c in notebook.cells if grade_id(c)}
+
+
+def write_solution(course: Path, mutate) -> Path:
+    """Change the course's solution notebook with ``mutate(notebook)``."""
+    path = course / "solutions" / "01-tiny.ipynb"
+    notebook = nbformat.read(path, as_version=4)
+    mutate(notebook)
+    nbformat.write(notebook, path)
+    return path
+
+
+def run_cli(*args: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(args))
+    return code, out.getvalue(), err.getvalue()
+
+
+# -- what an exercise looks like ------------------------------------------------------------
+
+
+def test_build_generates_exercise_with_stubs_no_hidden_tests_and_no_outputs(course: Path) -> None:
+    build_course(course)
+    exercise = read_notebook(course / "exercises" / "01-tiny.ipynb")
+    solution = read_notebook(course / "solutions" / "01-tiny.ipynb")
+    cells = cells_by_id(exercise)
+
+    assert cells["double"].source == (
+        'def double(x):\n    """Twice x."""\n    # YOUR CODE HERE\n    raise NotImplementedError()'
+    )
+    text = nbformat.writes(exercise)
+    for leaked in ("return 2 * x", "text.upper()", "FACTOR * x", "double(-3)", "BEGIN", "END "):
+        assert leaked not in text, leaked
+    assert cells["check_double"].source.endswith('print("[hookviz] check_double: finished")')
+    for cell in exercise.cells:
+        if cell.cell_type == "code":
+            assert cell.outputs == [] and cell.execution_count is None
+    # nbgrader metadata survives, with a checksum of the student version of each graded cell.
+    check = cells["check_double"]
+    assert check.metadata.nbgrader["points"] == 2
+    assert check.metadata.nbgrader["checksum"] == cell_checksum(check)
+    assert check.metadata.editable is False and check.metadata.deletable is False
+    assert "editable" not in cells["double"].metadata
+    assert exercise.metadata.hookviz == {"generated_from": "solutions/01-tiny.ipynb"}
+    # The solution itself keeps its answers, hidden tests and outputs.
+    assert "return 2 * x" in cells_by_id(solution)["double"].source
+    assert cells_by_id(solution)["check_double"].outputs[0].text.startswith("✓ double(2) is 4")
+
+
+def test_every_notebook_gets_its_own_badge_and_a_first_code_cell_that_installs(
+    course: Path,
+) -> None:
+    build_course(course)
+    expected = {
+        "notebooks/01-walk.ipynb": "notebooks/01-walk.ipynb",
+        "solutions/01-tiny.ipynb": "solutions/01-tiny.ipynb",
+        "exercises/01-tiny.ipynb": "exercises/01-tiny.ipynb",
+    }
+    for relative, badge_path in expected.items():
+        notebook = read_notebook(course / relative)
+        badge = notebook.cells[0]
+        assert badge.cell_type == "markdown"
+        assert badge.metadata.hookviz.stamp == "colab-badge"
+        assert (
+            f"https://colab.research.google.com/github/someone/some-course/blob/dev/{badge_path})"
+            in badge.source
+        )
+        first_code = next(c for c in notebook.cells if c.cell_type == "code")
+        assert first_code.metadata.hookviz.stamp == "install"
+        assert "hookviz @ git+https://github.com/someone/some-course@dev" in first_code.source
+    walk = read_notebook(course / "notebooks" / "01-walk.ipynb")
+    assert [c.cell_type for c in walk.cells] == ["markdown", "markdown", "code", "code"]
+    assert walk.cells[3].execution_count == 7  # other cells keep outputs and counts
+
+
+def test_build_is_idempotent_and_check_passes_after_it(course: Path) -> None:
+    code, _, err = run_cli("build", "--check", "--root", str(course))
+    assert code == 1
+    for name in ("exercises/01-tiny.ipynb", "solutions/01-tiny.ipynb", "notebooks/01-walk.ipynb"):
+        assert name in err
+
+    assert run_cli("build", "--root", str(course))[0] == 0
+    files = sorted(course.rglob("*.ipynb"))
+    before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in files}
+    report = build_course(course)
+    assert report.changed == [] and report.removed == []
+    assert {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in files} == before
+    code, out, _ = run_cli("build", "--check", "--root", str(course))
+    assert code == 0 and "3 notebooks up to date" in out
+
+
+def test_check_names_the_stale_exercise_after_a_solution_changes(course: Path) -> None:
+    build_course(course)
+
+    def reword(notebook):  # a visible change; a change inside the answer region alone is not one
+        cells_by_id(notebook)["double"].source = cells_by_id(notebook)["double"].source.replace(
+            "Twice x.", "Two times x."
+        )
+
+    write_solution(course, reword)
+    code, _, err = run_cli("build", "--check", "--root", str(course))
+    assert code == 1
+    assert err.splitlines()[1:] == [
+        "  exercises/01-tiny.ipynb: it differs from what solutions/01-tiny.ipynb gives"
+    ]
+    (course / "exercises" / "01-tiny.ipynb").unlink()
+    assert (
+        "exercises/01-tiny.ipynb: it is missing"
+        in run_cli("build", "--check", "--root", str(course))[2]
+    )
+
+
+def test_changing_course_toml_repoints_every_badge(course: Path) -> None:
+    build_course(course)
+    (course / "course.toml").write_text(COURSE_TOML.replace("someone/some-course", "else/where"))
+    report = build_course(course)
+    assert len(report.changed) == 3
+    for path in course.rglob("*.ipynb"):
+        assert "github/else/where/blob/dev/" in read_notebook(path).cells[0].source
+
+
+def test_restamping_moves_no_cell_and_keeps_one_stamp_of_each(course: Path) -> None:
+    build_course(course)
+    path = course / "notebooks" / "01-walk.ipynb"
+    notebook = nbformat.read(path, as_version=4)
+    copied = nbformat.from_dict({**notebook.cells[0], "id": "pasted"})
+    notebook.cells.append(copied)  # a copied badge must not multiply
+    nbformat.write(notebook, path)
+    build_course(course)
+    roles = [c.metadata.get("hookviz", {}).get("stamp") for c in read_notebook(path).cells]
+    assert roles == ["colab-badge", None, "install", None]
+
+
+def test_orphan_exercises_are_removed_only_when_generated(course: Path) -> None:
+    build_course(course)
+    shutil.copy(course / "exercises" / "01-tiny.ipynb", course / "exercises" / "02-old.ipynb")
+    assert "exercises/02-old.ipynb" in run_cli("build", "--check", "--root", str(course))[2]
+    assert build_course(course).removed == ["exercises/02-old.ipynb"]
+    assert not (course / "exercises" / "02-old.ipynb").exists()
+    nbformat.write(nbformat.v4.new_notebook(), course / "exercises" / "03-hand.ipynb")
+    code, _, err = run_cli("build", "--root", str(course))
+    assert code == 2 and "exercises/03-hand.ipynb has no solution" in err
+
+
+# -- stubs keep indentation and stay inside functions -------------------------------------------
+
+
+def test_stub_keeps_the_indentation_of_its_marker() -> None:
+    source = (
+        "class Net:\n"
+        "    def forward(self, x):\n"
+        "        if x:\n"
+        "            ### BEGIN SOLUTION\n"
+        "            return x\n"
+        "            ### END SOLUTION\n"
+        "        return 0\n"
+    )
+    assert regions.replace_solutions(source) == (
+        "class Net:\n"
+        "    def forward(self, x):\n"
+        "        if x:\n"
+        "            # YOUR CODE HERE\n"
+        "            raise NotImplementedError()\n"
+        "        return 0\n"
+    )
+    regions.check_stubs_inside_functions(source)
+
+
+def test_magics_in_an_answer_cell_do_not_break_the_function_body_check() -> None:
+    regions.check_stubs_inside_functions(
+        "%matplotlib inline\ndef f():\n    ### BEGIN SOLUTION\n    return 1\n    ### END SOLUTION\n"
+    )
+
+
+@given(
+    before=st.lists(st.sampled_from(["x = 1", "# note", "", "y = x"]), max_size=4),
+    answer=st.lists(st.text(alphabet="abc =+1", min_size=1, max_size=8), min_size=1, max_size=5),
+    after=st.lists(st.sampled_from(["return 0", "pass", ""]), max_size=3),
+    indent=st.sampled_from(["    ", "        ", "\t"]),
+)
+@settings(max_examples=60, deadline=None)
+def test_replacing_solutions_keeps_everything_outside_and_nothing_inside(
+    before, answer, after, indent
+) -> None:
+    marked = [f"{indent}SECRET{line}" for line in answer]
+    lines = [*before, f"{indent}### BEGIN SOLUTION", *marked, f"{indent}### END SOLUTION", *after]
+    result = regions.replace_solutions("\n".join(lines))
+    assert "SECRET" not in result
+    assert result == "\n".join(
+        [*before, f"{indent}# YOUR CODE HERE", f"{indent}raise NotImplementedError()", *after]
+    )
+
+
+# -- errors name the problem and the fix ------------------------------------------------------
+
+
+def set_source(gid: str, source: str):
+    def mutate(notebook):
+        cells_by_id(notebook)[gid].source = source
+
+    return mutate
+
+
+@pytest.mark.parametrize(
+    "mutate, message",
+    [
+        (
+            set_source(
+                "double", "### BEGIN SOLUTION\ndef double(x):\n    return 2 * x\n### END SOLUTION"
+            ),
+            "not inside a function body",
+        ),
+        (
+            set_source("double", "def double(x):\n    ### BEGIN SOLUTION\n    return 2 * x"),
+            "never ends; add '### END SOLUTION'",
+        ),
+        (
+            set_source("double", "def double(x):\n    return 2 * x\n    ### END SOLUTION"),
+            "has no matching BEGIN marker",
+        ),
+        (
+            set_source(
+                "double",
+                "def double(x):\n    ### BEGIN SOLUTION\n    ### BEGIN SOLUTION\n"
+                "    return 2\n    ### END SOLUTION\n    ### END SOLUTION",
+            ),
+            "inside the one opened on line 2",
+        ),
+        (
+            set_source(
+                "double",
+                "def double(x):\n    # BEGIN SOLUTION\n    return 2 * x\n    # END SOLUTION",
+            ),
+            "looks like a marker but is spelled '# BEGIN SOLUTION'",
+        ),
+        (set_source("double", "def double(x):\n    return 2 * x"), "answer cell without"),
+        (
+            set_source("check_shout", "### BEGIN SOLUTION\nx = 1\n### END SOLUTION"),
+            "has a solution region but is not an answer cell",
+        ),
+        (
+            set_source(
+                "shout",
+                "def shout(t):\n    ### BEGIN SOLUTION\n    return t\n    ### END SOLUTION\n"
+                "### BEGIN HIDDEN TESTS\nassert 1\n### END HIDDEN TESTS",
+            ),
+            "has a hidden-test region but is not a check cell",
+        ),
+    ],
+    ids=[
+        "top-level",
+        "unclosed",
+        "unopened",
+        "nested",
+        "lookalike",
+        "no-region",
+        "region-in-check",
+        "hidden-in-answer",
+    ],
+)
+def test_bad_markers_fail_the_build_naming_notebook_cell_and_fix(course, mutate, message) -> None:
+    write_solution(course, mutate)
+    with pytest.raises(NotebookError, match="solutions/01-tiny.ipynb, cell") as caught:
+        build_course(course)
+    assert message in str(caught.value)
+    assert not (course / "exercises").exists()  # nothing half-built
+
+
+def drop_meta(gid: str, key: str, value=None):
+    def mutate(notebook):
+        meta = cells_by_id(notebook)[gid].metadata.nbgrader
+        if value is None:
+            del meta[key]
+        else:
+            meta[key] = value
+
+    return mutate
+
+
+@pytest.mark.parametrize(
+    "mutate, message",
+    [
+        (drop_meta("check_shout", "grade_id"), "without a grade_id"),
+        (
+            drop_meta("check_shout", "grade_id", "check_double"),
+            "grade_id 'check_double' is also used by cell",
+        ),
+        (drop_meta("check_shout", "points"), "a check cell needs points"),
+        (drop_meta("check_shout", "points", "two"), "a check cell needs points"),
+        (drop_meta("check_shout", "points", -1), "a check cell needs points"),
+        (
+            drop_meta("double", "grade", True),
+            "is both an answer (solution) and a check (grade) cell",
+        ),
+    ],
+    ids=[
+        "no-grade-id",
+        "duplicate-grade-id",
+        "no-points",
+        "text-points",
+        "negative-points",
+        "answer+check",
+    ],
+)
+def test_bad_grading_metadata_fails_the_build(course, mutate, message) -> None:
+    write_solution(course, mutate)
+    with pytest.raises(NotebookError) as caught:
+        build_course(course)
+    assert message in str(caught.value)
+
+
+def test_cli_reports_errors_with_exit_code_2(course: Path) -> None:
+    write_solution(course, drop_meta("check_shout", "points"))
+    code, _, err = run_cli("build", "--root", str(course))
+    assert code == 2
+    assert err.startswith("hookviz build: solutions/01-tiny.ipynb, cell 5 (grade_id check_shout)")
+
+
+@pytest.mark.parametrize(
+    "toml, message",
+    [
+        ('[course]\nrepository = "https://gitlab.com/a/b"\n', "must be a GitHub address"),
+        ("[course]\nbranch = 'main'\n", "must be a GitHub address"),
+        ("repository = 'x'\n", "needs a [course] table"),
+        ("[course\n", "is not valid TOML"),
+    ],
+)
+def test_bad_course_toml_is_explained(tmp_path: Path, toml: str, message: str) -> None:
+    (tmp_path / "course.toml").write_text(toml)
+    with pytest.raises(NotebookError, match=None) as caught:
+        load_course_config(tmp_path)
+    assert message in str(caught.value)
+
+
+def test_build_outside_a_course_says_where_it_looked(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run_cli("build")
+    assert code == 2 and "no course.toml in" in err and "--root" in err
+
+
+# -- the install cell ----------------------------------------------------------------------------
+
+
+def test_install_cell_is_silent_when_hookviz_is_installed() -> None:
+    config = load_course_config(REPO)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+        exec(compile(install_source(config), "<install cell>", "exec"), {})
+    assert out.getvalue() == ""
+
+
+def test_install_cell_pip_installs_from_the_course_repository_when_missing(tmp_path: Path) -> None:
+    config = load_course_config(REPO)
+    # Run the cell in a Python that cannot see hookviz, with pip replaced by a recorder.
+    fake_bin = tmp_path / "python"
+    record = tmp_path / "argv.txt"
+    fake_bin.write_text(f'#!/bin/sh\necho "$@" > {record}\n')
+    fake_bin.chmod(0o755)
+    cell = install_source(config).replace("sys.executable", repr(str(fake_bin)))
+    result = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", cell], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    assert record.read_text().split() == [
+        "-m",
+        "pip",
+        "install",
+        "-q",
+        "hookviz",
+        "@",
+        f"git+https://github.com/{config.owner}/{config.name}@{config.branch}",
+    ]
+
+
+def test_console_script_runs_build_check(course: Path) -> None:
+    script = Path(sys.executable).parent / "hookviz"
+    build_course(course)
+    result = subprocess.run(
+        [str(script), "build", "--check"],
+        cwd=course / "solutions",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "up to date" in result.stdout
+
+
+# -- the real course ------------------------------------------------------------------------------
+
+
+def test_the_repository_exercises_and_stamps_are_up_to_date() -> None:
+    report = build_course(REPO, check=True)
+    assert report.stale == [], (
+        "run `hookviz build` and commit the result; out of date: " + ", ".join(report.stale)
+    )
+    for path in (REPO / "exercises").glob("*.ipynb"):
+        for cell in read_notebook(path).cells:
+            if is_check(cell):
+                assert regions.BEGIN_HIDDEN not in cell.source
