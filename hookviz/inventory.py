@@ -282,7 +282,7 @@ def callable_name(hook: Any) -> str:
     name = getattr(hook, "__qualname__", None) or getattr(hook, "__name__", None)
     if name is None:
         name = type(hook).__qualname__  # a callable object
-    return name.replace(".<locals>", "")
+    return name.rsplit(".<locals>.", 1)[-1]  # a nested function is named as it was written
 
 
 def callable_source(hook: Any) -> str:

@@ -27,6 +27,7 @@ import torch
 from torch import nn
 
 from .summaries import (
+    BUFFER_ROWS,
     STATS,
     EventStore,
     Interner,
@@ -119,6 +120,8 @@ class Recording:
         self._path_of = {id(m): p for p, m in self.targets}
         self._path_id = {p: i for i, (p, _) in enumerate(self.targets)}
         self._wants_backward = "backward_pre" in self.phases or "backward" in self.phases
+        self._wants_forward_pre = "forward_pre" in self.phases
+        self._wants_forward = "forward" in self.phases
         self._phase_id = {p: i for i, p in enumerate(PHASES)}
         self._reset_step_state()
 
@@ -260,13 +263,10 @@ class Recording:
     def _attach(self) -> None:
         if self._module_handles:
             return
-        wants_pre = "forward_pre" in self.phases or self._wants_backward
-        wants_fwd = "forward" in self.phases or self._wants_backward
+        # The pre-hook opens each call (its number, its inputs); the forward hook closes it.
         for _, module in self.targets:
-            if wants_pre:
-                self._module_handles.append(module.register_forward_pre_hook(self._on_forward_pre))
-            if wants_fwd:
-                self._module_handles.append(module.register_forward_hook(self._on_forward))
+            self._module_handles.append(module.register_forward_pre_hook(self._on_forward_pre))
+            self._module_handles.append(module.register_forward_hook(self._on_forward))
 
     def _detach(self) -> None:
         for handle in self._module_handles:
@@ -297,7 +297,7 @@ class Recording:
                     self._on_forward_pre(self.model, model_args)
             else:
                 self._detach()
-        if self._pending.full() or (
+        if self._pending.n_rows >= BUFFER_ROWS // 2 or (
             self._listeners and time.monotonic() - self._last_flush >= FLUSH_SECONDS
         ):
             self.flush()
@@ -308,22 +308,29 @@ class Recording:
     # -- hooks -----------------------------------------------------------------------------
 
     def _on_forward_pre(self, module, args) -> None:
-        if self.step < 0:  # a submodule called before the model itself: that is step 0
-            self._begin_step(None)
         if not self._recording_step:
-            return
+            if self.step >= 0:
+                return
+            self._begin_step(None)  # a submodule called before the model itself: step 0
+            if not self._recording_step:
+                return
         key = id(module)
         index = self._calls.get(key, 0)
         self._calls[key] = index + 1
         call = _Call(module, self._path_of[key], self.step, index)
-        self._open.setdefault(key, []).append(call)
-        if "forward_pre" in self.phases:
-            self._emit(0, call.step, call.path, index, _leaves(args, "input"))
+        stack = self._open.get(key)
+        if stack is None:
+            self._open[key] = [call]
+        else:
+            stack.append(call)
+        leaves = _leaves(args, "input")
+        if self._wants_forward_pre:
+            self._emit(0, call.step, call.path, index, leaves)
         if self._wants_backward and torch.is_grad_enabled():
-            inputs = [(n, t) for n, t in _leaves(args, "input") if _needs_grad(t)]
-            call.inputs = _GradSide(self, call, 3, ["grad_" + n for n, _ in inputs])
+            inputs = [(n, t) for n, t in leaves if _needs_grad(t)]
+            call.inputs = side = _GradSide(self, call, 3, ["grad_" + n for n, _ in inputs])
             for position, (_, tensor) in enumerate(inputs):
-                self._watch(tensor, call.inputs, position)
+                self._watch(tensor, side, position)
 
     def _on_forward(self, module, args, output) -> None:
         if not self._recording_step:
@@ -332,10 +339,11 @@ class Recording:
         if not stack:
             return
         call = stack.pop()
-        if "forward" in self.phases:
-            self._emit(1, call.step, call.path, call.index, _leaves(output, "output"))
+        leaves = _leaves(output, "output")
+        if self._wants_forward:
+            self._emit(1, call.step, call.path, call.index, leaves)
         if self._wants_backward and torch.is_grad_enabled():
-            outputs = [(n, t) for n, t in _leaves(output, "output") if _needs_grad(t)]
+            outputs = [(n, t) for n, t in leaves if _needs_grad(t)]
             if outputs:
                 side = _GradSide(self, call, 2, ["grad_" + n for n, _ in outputs])
                 for position, (_, tensor) in enumerate(outputs):
@@ -352,9 +360,10 @@ class Recording:
         slot.entries.append((side, position))
 
     def _emit(self, phase_id: int, step: int, path: str, call: int, leaves: Iterable[tuple[str, Any]]) -> None:
-        if self._pending.full():
+        pending = self._pending
+        if pending.n_rows >= BUFFER_ROWS:
             self.flush()
-        self._pending.add_event(next(self._seq), step, phase_id, self._path_id[path], call, leaves)
+        pending.add_event(next(self._seq), step, phase_id, self._path_id[path], call, leaves)
 
 
 def record(
@@ -462,8 +471,10 @@ def _needs_grad(value: Any) -> bool:
 
 def _leaves(value: Any, name: str) -> list[tuple[str, Any]]:
     """Tensors and other values in a nested structure (depth first), each with a readable name."""
-    if isinstance(value, torch.Tensor):  # the common case, kept fast
+    if isinstance(value, torch.Tensor):  # the common cases, kept fast
         return [(name, value)]
+    if type(value) is tuple and len(value) == 1 and isinstance(value[0], torch.Tensor):
+        return [(name + "[0]", value[0])]
     found: list[tuple[str, Any]] = []
     todo = [(name, value)]
     while todo and len(found) < MAX_LEAVES:

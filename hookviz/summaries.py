@@ -153,26 +153,36 @@ class Pending:
     def n_events(self) -> int:
         return len(self.events) // _EV
 
-    def full(self) -> bool:
-        return any(used >= BUFFER_ROWS for used in self.used.values())
-
     def add_event(self, seq: int, step: int, phase: int, path_id: int, call: int, leaves) -> None:
-        first = len(self.leaves) // _LF
+        leaf_array = self.leaves
+        first = len(leaf_array) // _LF
+        names = self.names.index
+        shapes = self.shapes.index
         n = 0
         for name, value in leaves:
-            name_id = self.names(name)
+            name_id = names.get(name)
+            if name_id is None:
+                name_id = self.names(name)
             if isinstance(value, torch.Tensor):
-                self.leaves.extend((name_id, self.tensor_kind, self.shapes(tuple(value.shape)), self.row_of(value)))
+                shape = tuple(value.shape)
+                shape_id = shapes.get(shape)
+                if shape_id is None:
+                    shape_id = self.shapes(shape)
+                leaf_array.extend((name_id, self.tensor_kind, shape_id, self.row_of(value)))
             else:
                 kind = "None" if value is None else type(value).__name__
                 self.texts[first + n] = "None" if value is None else _short_repr(value)
-                self.leaves.extend((name_id, self.words(kind), -1, -1))
+                leaf_array.extend((name_id, self.words(kind), -1, -1))
             n += 1
         self.events.extend((seq, step, phase, path_id, call, first, n))
 
     def row_of(self, tensor: torch.Tensor) -> int:
         """The row holding ``tensor``'s sample: one row per tensor version until the flush."""
-        key = _dedup_key(tensor)
+        if tensor.is_contiguous():  # same memory, same version: the same values (an alias or a view)
+            key = (tensor.data_ptr(), tensor.numel(), tensor.dtype, tensor.device, tensor._version)
+        else:
+            key = (tensor.data_ptr(), tuple(tensor.shape), tensor.stride(), tensor.dtype, tensor.device,
+                   tensor._version)
         hit = self.dedup.get(key)
         if hit is not None and hit[0]() is not None:
             return hit[1]
@@ -180,82 +190,75 @@ class Pending:
         self.dedup[key] = (weakref.ref(tensor), row)
         return row
 
-    def _buffer(self, device: torch.device):
+    def _buffer(self, device: torch.device) -> tuple[torch.Tensor, list, list]:
         found = self.buffers.get(device)
         if found is None:
-            buffer = torch.empty((BUFFER_ROWS, SAMPLE_SIZE), dtype=torch.float32, device=device)
-            found = self.buffers[device] = (buffer, {}, {})
+            buffer = torch.full((BUFFER_ROWS, SAMPLE_SIZE), math.nan, dtype=torch.float32, device=device)
+            # Row views are made on first use and kept, so that a hook needs no indexing op.
+            found = self.buffers[device] = (buffer, [None] * BUFFER_ROWS, [None] * BUFFER_ROWS)
         return found
 
-    def _row(self, device: torch.device, slot: int, as_runs: bool) -> torch.Tensor:
-        """A view of one buffer row, made once and kept, so a hook needs no indexing op."""
-        buffer, rows, runs = self._buffer(device)
-        cache = runs if as_runs else rows
-        view = cache.get(slot)
-        if view is None:
-            view = cache[slot] = buffer[slot].view(RUNS, RUN) if as_runs else buffer[slot]
-        return view
-
     def _write(self, t: torch.Tensor) -> int:
+        """Copy a sample of ``t`` into the next buffer row; for a large ``t``, one exact pass."""
         row = len(self.slots)
         n = t.numel()
-        type_key = (t.dtype, t.device)
-        ids = self._type_ids.get(type_key)
-        if ids is None:
-            ids = self._type_ids[type_key] = (
-                self.words(str(t.dtype).removeprefix("torch.")), self.words(str(t.device))
+        ids = self._type_ids.get(t.dtype)
+        if ids is None or ids[0] != t.device:
+            ids = self._type_ids[t.dtype] = (
+                t.device, self.words(str(t.dtype).removeprefix("torch.")), self.words(str(t.device))
             )
         lo = hi = math.nan
         nan_count = -1
         length = sampled = 0
-        if self.need.sample and n and not (t.is_complex() or t.is_sparse or t.is_quantized):
-            device = t.device
+        need = self.need
+        if need.sample and n and not (t.is_complex() or t.is_sparse or t.is_quantized):
+            device = ids[0]
+            buffer, rows, runs = self.buffers.get(device) or self._buffer(device)
             slot = self.used.get(device, 0)
             self.used[device] = slot + 1
             self.slots.append((device, slot))
+            if not t.is_floating_point():
+                t = t.to(torch.float64)
             if n <= SAMPLE_SIZE:
-                target = self._row(device, slot, False)
-                target[:n].copy_(t.reshape(-1))
-                if n < SAMPLE_SIZE:
-                    target[n:].fill_(math.nan)  # padding the statistics skip
-                length = n
+                target = rows[slot]
+                if target is None:
+                    target = rows[slot] = buffer[slot]
+                target[:n].copy_(t.view(-1) if t.is_contiguous() else t.reshape(-1))
+                length = n  # the rest of the row stays NaN: padding the statistics skip
             else:
-                flat = t.reshape(-1)
+                if not t.is_contiguous():
+                    t = t.reshape(-1)
+                target = runs[slot]
+                if target is None:
+                    target = runs[slot] = buffer[slot].view(RUNS, RUN)
                 # RUNS short contiguous runs spread over the tensor: few cache lines to touch,
                 # and an odd gap, so that runs do not line up with power-of-two dimensions.
                 gap = (n - RUN) // (RUNS - 1)
                 gap -= 1 - gap % 2
-                self._row(device, slot, True).copy_(flat.as_strided((RUNS, RUN), (gap, 1), flat.storage_offset()))
+                target.copy_(t.as_strided((RUNS, RUN), (gap, 1), t.storage_offset()))
                 length = SAMPLE_SIZE
                 sampled = 1
-                lo, hi, nan_count = self._exact_pass(t, row)
+                if need.minmax or need.nonfinite:
+                    lo, hi, nan_count = self._exact_pass(t, row)
         else:
             self.slots.append((None, -1))
-        self.rows.extend((ids[0], ids[1], n, length, sampled, nan_count))
+        self.rows.extend((ids[1], ids[2], n, length, sampled, nan_count))
         self.minmax.extend((lo, hi))
         return row
 
     def _exact_pass(self, t: torch.Tensor, row: int) -> tuple[float, float, int]:
         """Exact NaN and Inf counts (and min/max when asked for) of a large tensor."""
         need = self.need
-        if not (need.minmax or need.nonfinite):
-            return math.nan, math.nan, -1
-        if not t.is_floating_point():
-            if need.minmax:
-                lo_t, hi_t = torch.aminmax(t.reshape(-1))
-                return float(lo_t), float(hi_t), 0
-            return math.nan, math.nan, 0
         if t.device.type != "cpu":
             # On an accelerator never sync per module: reduce on the device, read at the flush.
-            flat = t.reshape(-1)
-            lo_t, hi_t = torch.aminmax(flat) if need.minmax else (None, None)
-            counts = (torch.isnan(flat).sum(), torch.isinf(flat).sum()) if need.nonfinite else (None, None)
+            lo_t, hi_t = torch.aminmax(t) if need.minmax else (None, None)
+            counts = (torch.isnan(t).sum(), torch.isinf(t).sum()) if need.nonfinite else (None, None)
             self.device_scalars[row] = (lo_t, hi_t, *counts)
             return math.nan, math.nan, -1
         # On the CPU a reduced scalar is already in host memory, so reading it is free; the one
         # full pass shows whether a NaN or an Inf is there, and only then are they counted.
         if need.minmax:
-            lo_t, hi_t = torch.aminmax(t.reshape(-1))
+            lo_t, hi_t = torch.aminmax(t)
             lo, hi = lo_t.item(), hi_t.item()
             probe = hi - lo
         else:
@@ -263,11 +266,10 @@ class Pending:
             probe = t.sum().item()
         if math.isfinite(probe):
             return lo, hi, 0
-        flat = t.reshape(-1)
-        nans = int(torch.isnan(flat).sum())
-        self.inf_counts[row] = int(torch.isinf(flat).sum())
+        nans = int(torch.isnan(t).sum())
+        self.inf_counts[row] = int(torch.isinf(t).sum())
         if need.minmax:
-            finite = flat[torch.isfinite(flat)]
+            finite = t[torch.isfinite(t)]
             lo, hi = (finite.min().item(), finite.max().item()) if finite.numel() else (math.nan, math.nan)
         return lo, hi, nans
 
@@ -285,13 +287,14 @@ def compute(pending: Pending) -> tuple[array, array, dict[int, list[float]]]:
     for device, rows in by_device.items():
         for start in range(0, len(rows), SLAB):  # slabs small enough to stay in cache
             _compute_slab(pending, device, rows[start : start + SLAB], table, hist, values)
+        pending.buffers[device][0][: len(rows)].fill_(math.nan)  # ready for the next rows
     return table, hist, values
 
 
 def _compute_slab(pending: Pending, device, rows: list[int], table: array, hist: array, values: dict) -> None:
     n = len(rows)
     meta = pending.rows
-    buffer = pending._buffer(device)[0]
+    buffer = pending.buffers[device][0]
     first = pending.slots[rows[0]][1]
     sample = buffer[first : first + n]  # rows of one device are consecutive buffer rows
     finite = torch.isfinite(sample)
@@ -331,6 +334,8 @@ def _compute_slab(pending: Pending, device, rows: list[int], table: array, hist:
         row = host[i * width : (i + 1) * width]
         length = meta[r * _RW + 3]
         row[5] -= SAMPLE_SIZE - length  # the NaN padding is not data
+        row[3] *= math.sqrt(meta[r * _RW + 2] / length)  # a sample's norm, scaled to the tensor
+        row[4] /= length  # zeros: a count, made a fraction
         if meta[r * _RW + 4]:  # sampled: exact values from the hook replace the sample's
             nan_exact = meta[r * _RW + 5]
             if nan_exact >= 0:
@@ -474,13 +479,6 @@ class Reader:
         if "values" in want and row in chunk.values:
             fields["values"] = chunk.values[row]
         return fields
-
-
-def _dedup_key(t: torch.Tensor) -> tuple:
-    """Same memory, same layout, same version: the same values (a view or an alias)."""
-    if t.is_contiguous():
-        return (t.data_ptr(), t.numel(), t.dtype, t.device, t._version)
-    return (t.data_ptr(), tuple(t.shape), t.stride(), t.dtype, t.device, t._version)
 
 
 def _shape_values(flat: list[float], shape: tuple[int, ...], dtype: str) -> Any:

@@ -19,6 +19,7 @@ from typing import Any, Literal
 import torch
 from torch import nn
 
+from .inventory import callable_name
 from .tree import check_model, display_name
 
 SMALL_VALUES = 16  # tensors up to this many elements keep their values in a change record
@@ -156,7 +157,7 @@ def trace_apply(
             f"fn must be a function that takes a module, got {type(fn).__name__}. "
             "Pass the function itself, e.g. `trace_apply(model, print_module)`, not its result."
         )
-    trace = ApplyTrace(model=model, fn_name=_callable_name(fn) if fn else "None")
+    trace = ApplyTrace(model=model, fn_name=callable_name(fn) if fn else "None")
     stack: list[tuple[str, nn.Module]] = []
     failure: list[tuple[BaseException, str, int]] = []
 
@@ -405,10 +406,3 @@ def _round_list(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:.4g}"
     return repr(value)
-
-
-def _callable_name(fn: Callable) -> str:
-    inner = getattr(fn, "func", None)  # functools.partial
-    if inner is not None and callable(inner):
-        return f"partial({_callable_name(inner)})"
-    return getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or type(fn).__name__

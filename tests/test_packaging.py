@@ -1,0 +1,67 @@
+"""The package's promises about itself: dependencies in sync, a light import."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
+
+ROOT = Path(__file__).resolve().parents[1]
+CONDA_NAMES = {"pytorch": "torch"}  # conda's name -> PyPI's name
+
+
+def requirement_name(spec: str) -> str:
+    return re.split(r"[<>=!~ ;\[]", spec.strip(), maxsplit=1)[0].lower()
+
+
+def test_environment_yml_names_the_same_packages_as_pyproject():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    runtime = {requirement_name(d): d.replace(" ", "") for d in project["dependencies"]}
+    conda: dict[str, str] = {}
+    pip_section = False
+    text = (ROOT / "environment.yml").read_text()
+    for line in text.split("dependencies:", 1)[1].splitlines():
+        item = line.strip()
+        if not item.startswith("- "):
+            continue
+        item = item[2:].strip()
+        if item == "pip:":
+            pip_section = True
+            continue
+        if pip_section or item in ("pip",) or item.startswith("python"):
+            continue
+        name = requirement_name(item)
+        pypi = CONDA_NAMES.get(name, name)
+        conda[pypi] = pypi + item[len(name):]
+    assert conda.keys() == runtime.keys()
+    for name, spec in runtime.items():  # the same version ranges too
+        assert conda[name].replace(" ", "") == spec, name
+    assert "-e ." in (ROOT / "environment.yml").read_text()
+
+
+def test_import_hookviz_loads_no_widget_or_plotting_library():
+    code = (
+        "import sys, hookviz, hookviz.examples\n"
+        "heavy = [m for m in ('ipywidgets', 'anywidget', 'matplotlib', 'traitlets') if m in sys.modules]\n"
+        "print(','.join(heavy))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == ""
+
+
+def test_lazy_names_resolve_and_unknown_names_fail_clearly():
+    import hookviz
+
+    assert "ApplyTraversal" in dir(hookviz)
+    try:
+        hookviz.no_such_thing  # noqa: B018
+    except AttributeError as error:
+        assert "no_such_thing" in str(error)
+    else:
+        raise AssertionError("an unknown attribute must raise AttributeError")

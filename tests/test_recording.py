@@ -1,0 +1,346 @@
+"""record(): events in torch's order, outputs untouched, statistics right, nothing left behind."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import pytest
+import torch
+from torch import nn
+
+import hookviz as hv
+from hookviz.summaries import SAMPLE_SIZE
+from tests.helpers import assert_no_hooks, torch_hook_order
+
+
+def run(model, x):
+    out = model(x)
+    out.sum().backward()
+    return out
+
+
+@pytest.mark.parametrize("requires_grad", [False, True])
+def test_event_order_equals_torchs_hook_order_on_the_blog_model(requires_grad):
+    model = hv.examples.model()
+    x = torch.rand(1, requires_grad=requires_grad)
+    expected = torch_hook_order(model, x)
+    with hv.record(model) as rec:
+        run(model, x)
+    assert rec.order() == expected
+    assert [e.seq for e in rec.events] == list(range(len(expected)))
+
+
+def test_event_order_on_an_mlp_with_a_leaf_selection():
+    model = hv.examples.mlp((4, 8, 8, 2))
+    x = torch.randn(3, 4)
+    expected = [(ph, p) for ph, p in torch_hook_order(model, x) if p in {"0", "2"}]
+    with hv.record(model, modules=["0", "2"]) as rec:
+        run(model, x)
+    assert rec.order() == expected
+
+
+def test_outputs_and_gradients_are_bitwise_unchanged_with_in_place_relu():
+    torch.manual_seed(0)
+    x = torch.randn(4, 3, 32, 32)
+    plain, watched = hv.examples.small_convnet(), hv.examples.small_convnet()
+    out_plain = run(plain, x)
+    with hv.record(watched) as rec:
+        out_watched = run(watched, x)
+    assert torch.equal(out_plain, out_watched)
+    for (name, p), q in zip(plain.named_parameters(), watched.parameters(), strict=True):
+        assert torch.equal(p.grad, q.grad), name
+    phases = {e.phase for e in rec.events}
+    assert phases == {"forward_pre", "forward", "backward_pre", "backward"}
+    assert_no_hooks(watched, out_watched)
+
+
+def test_gradients_recorded_through_in_place_ops_match_full_backward_hooks():
+    """The ReLU(inplace=True) model against the same model without in-place ops."""
+    torch.manual_seed(0)
+    x = torch.randn(4, 3, 32, 32)
+    inplace = hv.examples.small_convnet()
+    reference = hv.examples.small_convnet()
+    for m in reference.modules():
+        if isinstance(m, nn.ReLU):
+            m.inplace = False
+    norms: dict[tuple[str, str], float] = {}
+
+    def keep(phase):
+        def hook(module, *grads):
+            g = grads[0] if phase == "backward_pre" else grads[1]
+            if phase == "backward":
+                g = grads[0]
+            if g[0] is not None:
+                norms[(phase, paths[id(module)])] = float(g[0].norm())
+
+        return hook
+
+    paths = {id(m): p for p, m in reference.named_modules()}
+    handles = []
+    for _, m in reference.named_modules():
+        handles.append(m.register_full_backward_pre_hook(keep("backward_pre")))
+        handles.append(m.register_full_backward_hook(keep("backward")))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "no inputs require gradients": expected for the first layer
+        run(reference, x)
+    for h in handles:
+        h.remove()
+    with hv.record(inplace, stats=["norm"]) as rec:
+        run(inplace, x)
+    recorded = {(e.phase, e.path): e.main.norm for e in rec.events if e.phase.startswith("backward") and e.main}
+    assert recorded.keys() == norms.keys()
+    for key, value in norms.items():  # sampled norms are estimates: within a few percent
+        assert recorded[key] == pytest.approx(value, rel=0.1), key
+
+
+def test_users_hooks_keep_firing_in_their_order_and_their_replacements_hold():
+    model = hv.examples.model(shape=(2, 2))
+    fired = []
+    model.ab.a.register_forward_pre_hook(lambda m, a: fired.append("pre") or (a[0] * 2,))
+    model.ab.a.register_forward_hook(lambda m, a, o: fired.append("fwd") or o + 100)
+    model.cd.register_full_backward_hook(lambda m, gi, go: fired.append("bwd") or None)
+    x = torch.rand(2, 2)
+    expected = run(model, x)
+    fired.clear()
+    with hv.record(model) as rec:
+        out = run(model, x)
+    assert fired == ["pre", "fwd", "bwd"]
+    assert torch.equal(out, expected)
+    pre = rec.select(phase="forward_pre", path="ab.a")[0].main
+    assert pre.values == (x * 2).tolist()  # record() sees the input the pre-hook gave forward
+    fwd = rec.select(phase="forward", path="ab.a")[0].main
+    assert fwd.min >= 100  # ... and the output the forward hook returned
+    assert len(hv.list_hooks(model)) == 3  # the user's hooks stay, ours are gone
+
+
+def test_no_hook_is_left_when_forward_or_backward_raises():
+    class Broken(nn.Module):
+        def forward(self, x):
+            raise RuntimeError("forward broke")
+
+    model = nn.Sequential(nn.Linear(2, 2), Broken())
+    with pytest.raises(RuntimeError, match="forward broke"), hv.record(model):
+        model(torch.randn(1, 2))
+    assert_no_hooks(model)
+
+    model = hv.examples.mlp((2, 3, 1))
+    kept = {}
+    with pytest.raises(RuntimeError, match="backward broke"), hv.record(model):
+        out = model(torch.randn(2, 2))
+        kept["out"] = out
+
+        def explode(grad):
+            raise RuntimeError("backward broke")
+
+        handle = out.register_hook(explode)
+        out.sum().backward()
+    handle.remove()
+    assert_no_hooks(model, kept["out"])
+
+
+def test_no_grad_records_forward_only_without_error():
+    model = hv.examples.mlp((4, 8, 2))
+    with torch.no_grad(), hv.record(model) as rec:
+        model(torch.randn(3, 4))
+    assert {e.phase for e in rec.events} == {"forward_pre", "forward"}
+    assert_no_hooks(model)
+
+
+def test_a_module_called_twice_in_one_forward_counts_its_calls():
+    class Twice(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layer = nn.Linear(2, 2)
+
+        def forward(self, x):
+            return self.layer(self.layer(x))
+
+    model = Twice()
+    with hv.record(model, modules=["layer"]) as rec:
+        run(model, torch.randn(1, 2))
+    forward = [(e.phase, e.call) for e in rec.events if e.phase.startswith("forward")]
+    assert forward == [("forward_pre", 0), ("forward", 0), ("forward_pre", 1), ("forward", 1)]
+    backward = [(e.phase, e.call) for e in rec.events if e.phase.startswith("backward")]
+    assert backward == [("backward_pre", 1), ("backward", 1), ("backward_pre", 0), ("backward", 0)]
+
+
+def test_structured_and_non_tensor_outputs():
+    class Odd(nn.Module):
+        def forward(self, x):
+            return {"y": x * 2, "extra": (None, 3, "text"), "mask": x > 0}
+
+    model = Odd()
+    x = torch.tensor([[1.0, -2.0]], requires_grad=True)
+    with hv.record(model) as rec:
+        out = model(x)
+        out["y"].sum().backward()
+    forward = rec.select(phase="forward")[0]
+    names = [(t.name, t.kind) for t in forward.tensors]
+    assert names == [
+        ("output['y']", "tensor"), ("output['extra'][0]", "None"), ("output['extra'][1]", "int"),
+        ("output['extra'][2]", "str"), ("output['mask']", "tensor"),
+    ]
+    assert forward.tensors[0].values == [[2.0, -4.0]]
+    assert forward.tensors[4].values == [[True, False]] and forward.tensors[4].dtype == "bool"
+    assert forward.tensors[2].text == "3"
+    grads = rec.select(phase="backward_pre")[0]
+    assert [t.name for t in grads.tensors] == ["grad_output['y']"]
+
+
+def test_small_tensor_statistics_are_exact():
+    torch.manual_seed(1)
+    x = torch.randn(5, 7)
+    x[0, 0] = 0.0
+    model = nn.Identity()
+    with hv.record(model, gradients=False, phases=["forward"]) as rec:
+        model(x)
+    s = rec.events[0].main
+    assert (s.shape, s.dtype, s.numel, s.sampled) == ((5, 7), "float32", 35, False)
+    assert s.mean == pytest.approx(float(x.mean()), abs=1e-6)
+    assert s.std == pytest.approx(float(x.std()), abs=1e-6)
+    assert (s.min, s.max) == (pytest.approx(float(x.min())), pytest.approx(float(x.max())))
+    assert s.norm == pytest.approx(float(x.norm()), rel=1e-6)
+    assert s.zero_fraction == pytest.approx(1 / 35)
+    assert (s.nan_count, s.inf_count) == (0, 0)
+    assert sum(s.histogram) == 35 and len(s.histogram) == 16
+    assert s.values is None  # 35 elements: too many to keep
+
+
+def test_large_tensors_are_sampled_but_nan_inf_min_max_stay_exact():
+    torch.manual_seed(2)
+    x = torch.randn(64, 1000) * 3 + 1
+    x[17, 123] = float("nan")
+    x[40, 5] = float("nan")
+    x[63, 999] = float("inf")
+    x[5, 500] = 1e4  # an extreme a sample would miss
+    model = nn.Identity()
+    with hv.record(model, gradients=False, phases=["forward"]) as rec:
+        model(x)
+    s = rec.events[0].main
+    assert s.sampled and s.sample_size == SAMPLE_SIZE
+    assert (s.nan_count, s.inf_count) == (2, 1)
+    assert s.max == 1e4  # over finite values
+    finite = x[torch.isfinite(x)]
+    assert s.min == pytest.approx(float(finite.min()))
+    bulk = finite[finite < 1e4]  # what a sample estimates: the bulk, not the one extreme
+    assert s.mean == pytest.approx(float(bulk.mean()), abs=0.5)
+    assert s.std == pytest.approx(float(bulk.std()), rel=0.15)
+    assert s.norm == pytest.approx(float(bulk.norm()), rel=0.15)
+
+
+def test_nan_only_and_constant_tensors():
+    model = nn.Identity()
+    with hv.record(model, gradients=False, phases=["forward"]) as rec:
+        model(torch.full((3,), float("nan")))
+        model(torch.full((3,), 2.0))
+    nan_only, constant = (e.main for e in rec.events)
+    assert nan_only.nan_count == 3 and math.isnan(nan_only.mean) and math.isnan(nan_only.max)
+    assert (constant.min, constant.max, constant.std) == (2.0, 2.0, 0.0)
+    assert constant.histogram[8] == 3  # a constant lands in the middle bin
+
+
+def test_stats_selection_and_clear_errors():
+    model = hv.examples.mlp((2, 2))
+    with hv.record(model, stats=["mean", "max"]) as rec:
+        run(model, torch.randn(1, 2))
+    s = rec.events[0].main
+    assert s.mean is not None and s.max is not None
+    assert s.std is None and s.histogram is None and s.nan_count is None
+    with pytest.raises(ValueError, match="valid names are mean, std"):
+        hv.record(model, stats=["average"])
+    with pytest.raises(ValueError, match="valid phases are"):
+        hv.record(model, phases=["backwards"])
+    with pytest.raises(ValueError, match="contradicts"):
+        hv.record(model, gradients=False, phases=["backward"])
+
+
+@pytest.mark.parametrize("every", [0, -1, 1.5, True, "2"])
+def test_every_must_be_a_positive_whole_number(every):
+    with pytest.raises(ValueError, match="every must be a whole number"):
+        hv.record(hv.examples.model(), every=every)
+
+
+def test_bad_model_and_unknown_paths():
+    with pytest.raises(TypeError, match="tensor of shape"):
+        hv.record(torch.ones(3))
+    with pytest.raises(ValueError) as info:
+        hv.record(hv.examples.model(), modules=["ab.a", "ab.z"])
+    assert "'ab.z'" in str(info.value) and "'cd.d'" in str(info.value)
+    with pytest.raises(ValueError, match="max_events"):
+        hv.record(hv.examples.model(), max_events=0)
+
+
+def test_module_selectors():
+    model = hv.examples.small_convnet()
+    by_type = [p for p, _ in hv.record(model, modules=nn.Conv2d).targets]
+    assert by_type == ["features.0", "features.3"]
+    leaves = [p for p, _ in hv.record(model, modules=hv.leaves).targets]
+    assert leaves[:3] == ["features.0", "features.1", "features.2"] and "features" not in leaves
+    custom = [p for p, _ in hv.record(model, modules=lambda p, m: p.startswith("head")).targets]
+    assert custom[0] == "head"
+
+
+def test_every_nth_step_is_recorded():
+    model = hv.examples.mlp((2, 2))
+    with hv.record(model, every=3) as rec:
+        for _ in range(7):
+            run(model, torch.randn(1, 2))
+    assert sorted({e.step for e in rec.events}) == [0, 3, 6]
+    assert rec.steps_recorded == 3
+    assert_no_hooks(model)
+
+
+def test_memory_is_bounded_by_max_events():
+    model = hv.examples.mlp((2, 2))
+    with hv.record(model, max_events=50) as rec:
+        for _ in range(100):
+            run(model, torch.randn(1, 2))
+    events = rec.events
+    assert len(events) == 50 and len(rec) == 50
+    assert rec.dropped == 100 * 8 - 50  # 2 modules x 4 phases per step
+    assert events[-1].step == 99 and [e.seq for e in events] == sorted(e.seq for e in events)
+
+
+def test_listeners_receive_new_events():
+    model = hv.examples.mlp((2, 2))
+    seen = []
+    rec = hv.record(model)
+    rec.on_step(lambda r, events: seen.extend(events))
+    with rec:
+        for _ in range(3):
+            run(model, torch.randn(1, 2))
+    assert [e.seq for e in seen] == [e.seq for e in rec.events]
+
+
+def test_submodule_called_alone_is_recorded_as_step_zero():
+    model = hv.examples.model()
+    with hv.record(model) as rec:
+        model.ab(torch.rand(1))
+    assert {e.step for e in rec.events} == {0}
+    assert rec.order()[0] == ("forward_pre", "ab")
+
+
+def test_integer_and_empty_outputs():
+    class Argmax(nn.Module):
+        def forward(self, x):
+            return x.argmax(dim=1), x[:0]
+
+    with hv.record(Argmax(), gradients=False) as rec:
+        Argmax.__call__  # noqa: B018
+        rec.model(torch.tensor([[1.0, 3.0], [5.0, 2.0]]))
+    out = rec.select(phase="forward")[0]
+    assert out.tensors[0].values == [1, 0] and out.tensors[0].dtype == "int64"
+    assert out.tensors[1].numel == 0 and out.tensors[1].mean is None
+
+
+def test_repr_and_table_are_deterministic():
+    model = hv.examples.model()
+    with hv.record(model) as rec:
+        run(model, torch.rand(1))
+    assert repr(rec) == (
+        "Recording(Model, 7 modules, phases=forward_pre,forward,backward_pre,backward, "
+        "stopped, 28 events, 1 steps recorded)"
+    )
+    assert "forward_pre  Model" in rec.table()
+    assert repr(rec.events[0]).startswith("HookEvent(#0 step 0 forward_pre 'Model' call 0: input[0] float32[1]")
