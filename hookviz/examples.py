@@ -169,21 +169,22 @@ def deep_mlp(depth: int = 32, width: int = 64, *, seed: int | None = 0) -> nn.Se
 
 
 class SmallConvNet(nn.Module):
-    """Two conv blocks with in-place ReLUs and a linear head, for 3x32x32 inputs."""
+    """The classic small CIFAR-sized net: two conv blocks (32 and 64 channels) with in-place
+    ReLUs, and a linear head, for 3x32x32 inputs. ``width`` scales the channels."""
 
-    def __init__(self, classes: int = 10):
+    def __init__(self, classes: int = 10, width: int = 32):
         super().__init__()
         self.features = nn.Sequential(
-            nn.Conv2d(3, 16, 3, padding=1),
+            nn.Conv2d(3, width, 3, padding=1),
             nn.ReLU(inplace=True),
             nn.MaxPool2d(2),
-            nn.Conv2d(16, 32, 3, padding=1),
+            nn.Conv2d(width, 2 * width, 3, padding=1),
             nn.ReLU(inplace=True),
             nn.MaxPool2d(2),
         )
         self.head = nn.Sequential(
             nn.Flatten(),
-            nn.Linear(32 * 8 * 8, 64),
+            nn.Linear(2 * width * 8 * 8, 64),
             nn.ReLU(inplace=True),
             nn.Linear(64, classes),
         )
@@ -192,9 +193,9 @@ class SmallConvNet(nn.Module):
         return self.head(self.features(x))
 
 
-def small_convnet(seed: int | None = 0) -> SmallConvNet:
-    """A seeded ``SmallConvNet``."""
-    return seeded(seed, SmallConvNet)
+def small_convnet(seed: int | None = 0, width: int = 32) -> SmallConvNet:
+    """A seeded ``SmallConvNet`` (``width=16`` halves every channel count)."""
+    return seeded(seed, lambda: SmallConvNet(width=width))
 
 
 class SharedBlock(nn.Module):

@@ -117,7 +117,7 @@ class Recording:
         self._active = False
         self._recording_step = False
         self._last_flush = time.monotonic()
-        self._path_of = {id(m): p for p, m in self.targets}
+        self._path_id_of = {id(m): i for i, (_, m) in enumerate(self.targets)}
         self._path_id = {p: i for i, (p, _) in enumerate(self.targets)}
         self._wants_backward = "backward_pre" in self.phases or "backward" in self.phases
         self._wants_forward_pre = "forward_pre" in self.phases
@@ -292,7 +292,7 @@ class Recording:
         if self.every > 1 and self._active:
             if self._recording_step:
                 self._attach()
-                if model_args is not None and id(self.model) in self._path_of:
+                if model_args is not None and id(self.model) in self._path_id_of:
                     # The model's own pre-hooks were fixed before this call began.
                     self._on_forward_pre(self.model, model_args)
             else:
@@ -317,7 +317,7 @@ class Recording:
         key = id(module)
         index = self._calls.get(key, 0)
         self._calls[key] = index + 1
-        call = _Call(module, self._path_of[key], self.step, index)
+        call = _Call(module, self._path_id_of[key], self.step, index)
         stack = self._open.get(key)
         if stack is None:
             self._open[key] = [call]
@@ -359,11 +359,11 @@ class Recording:
             self._tensor_handles[-1].append(tensor.register_hook(slot.dispatch))
         slot.entries.append((side, position))
 
-    def _emit(self, phase_id: int, step: int, path: str, call: int, leaves: Iterable[tuple[str, Any]]) -> None:
+    def _emit(self, phase_id: int, step: int, path_id: int, call: int, leaves: Iterable[tuple[str, Any]]) -> None:
         pending = self._pending
-        if pending.n_rows >= BUFFER_ROWS:
+        if len(pending.slots) >= BUFFER_ROWS:
             self.flush()
-        pending.add_event(next(self._seq), step, phase_id, self._path_id[path], call, leaves)
+        pending.add_event(next(self._seq), step, phase_id, path_id, call, leaves)
 
 
 def record(
@@ -404,8 +404,8 @@ class _Call:
 
     __slots__ = ("module", "path", "step", "index", "inputs")
 
-    def __init__(self, module, path, step, index):
-        self.module, self.path, self.step, self.index = module, path, step, index
+    def __init__(self, module, path_id, step, index):
+        self.module, self.path, self.step, self.index = module, path_id, step, index
         self.inputs: _GradSide | None = None
 
 

@@ -22,7 +22,7 @@ import torch
 
 STATS = ("mean", "std", "min", "max", "norm", "zeros", "nan", "inf", "histogram", "values")
 HIST_BINS = 16
-RUNS, RUN = 16, 32  # a large tensor's sample: 16 runs of 32 contiguous elements
+RUNS, RUN = 16, 16  # a large tensor's sample: 16 runs of 16 contiguous elements
 SAMPLE_SIZE = RUNS * RUN  # larger tensors: mean, std, norm, zeros and histogram are estimated
 TINY = 16  # tensors with at most this many elements keep their values
 BUFFER_ROWS = 1024  # sample rows held before statistics are computed
@@ -32,7 +32,7 @@ _COLUMNS = ("count", "mean", "std", "norm", "zeros", "nan", "inf", "min", "max",
 _NCOL = len(_COLUMNS)
 _EV = 7  # ints per event: seq, step, phase, path id, call, first leaf, number of leaves
 _LF = 4  # ints per leaf: name id, kind id, shape id, row (-1: not a tensor)
-_RW = 6  # ints per row: dtype id, device id, numel, sample length, sampled, nan count (-1: unknown)
+_RW = 7  # ints per row: dtype id, device id, numel, sample length, sampled, exact NaN and Inf counts (-1: none)
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,11 +137,10 @@ class Pending:
         self.events = array("q")
         self.leaves = array("q")
         self.rows = array("q")
-        self.minmax = array("d")  # exact lo, hi per row (NaN: none)
+        self.minmax = array("d")  # exact min, max per row (NaN: none)
         self.slots: list[tuple[torch.device | None, int]] = []  # (buffer device, buffer row) per row
         self.used: dict[torch.device, int] = {}
         self.device_scalars: dict[int, tuple] = {}  # accelerator rows: (lo, hi, nan, inf) tensors
-        self.inf_counts: dict[int, int] = {}  # CPU rows with an Inf or a NaN somewhere
         self.texts: dict[int, str] = {}
         self.dedup: dict[tuple, tuple] = {}
 
@@ -154,10 +153,10 @@ class Pending:
         return len(self.events) // _EV
 
     def add_event(self, seq: int, step: int, phase: int, path_id: int, call: int, leaves) -> None:
+        """Append one event; each tensor gets a buffer row, shared by aliases of the same version."""
         leaf_array = self.leaves
         first = len(leaf_array) // _LF
-        names = self.names.index
-        shapes = self.shapes.index
+        names, shapes, dedup = self.names.index, self.shapes.index, self.dedup
         n = 0
         for name, value in leaves:
             name_id = names.get(name)
@@ -168,27 +167,24 @@ class Pending:
                 shape_id = shapes.get(shape)
                 if shape_id is None:
                     shape_id = self.shapes(shape)
-                leaf_array.extend((name_id, self.tensor_kind, shape_id, self.row_of(value)))
+                # Same memory, same layout, same version: the same values (an alias or a view).
+                if value.is_contiguous():
+                    key = (value.data_ptr(), value.numel(), value.dtype, value._version)
+                else:
+                    key = (value.data_ptr(), shape, value.stride(), value.dtype, value._version)
+                hit = dedup.get(key)
+                if hit is not None and hit[0]() is not None:
+                    row = hit[1]
+                else:
+                    row = self._write(value.detach())
+                    dedup[key] = (weakref.ref(value), row)
+                leaf_array.extend((name_id, self.tensor_kind, shape_id, row))
             else:
                 kind = "None" if value is None else type(value).__name__
                 self.texts[first + n] = "None" if value is None else _short_repr(value)
                 leaf_array.extend((name_id, self.words(kind), -1, -1))
             n += 1
         self.events.extend((seq, step, phase, path_id, call, first, n))
-
-    def row_of(self, tensor: torch.Tensor) -> int:
-        """The row holding ``tensor``'s sample: one row per tensor version until the flush."""
-        if tensor.is_contiguous():  # same memory, same version: the same values (an alias or a view)
-            key = (tensor.data_ptr(), tensor.numel(), tensor.dtype, tensor.device, tensor._version)
-        else:
-            key = (tensor.data_ptr(), tuple(tensor.shape), tensor.stride(), tensor.dtype, tensor.device,
-                   tensor._version)
-        hit = self.dedup.get(key)
-        if hit is not None and hit[0]() is not None:
-            return hit[1]
-        row = self._write(tensor.detach())
-        self.dedup[key] = (weakref.ref(tensor), row)
-        return row
 
     def _buffer(self, device: torch.device) -> tuple[torch.Tensor, list, list]:
         found = self.buffers.get(device)
@@ -208,7 +204,7 @@ class Pending:
                 t.device, self.words(str(t.dtype).removeprefix("torch.")), self.words(str(t.device))
             )
         lo = hi = math.nan
-        nan_count = -1
+        nan_count = inf_count = -1
         length = sampled = 0
         need = self.need
         if need.sample and n and not (t.is_complex() or t.is_sparse or t.is_quantized):
@@ -239,22 +235,22 @@ class Pending:
                 length = SAMPLE_SIZE
                 sampled = 1
                 if need.minmax or need.nonfinite:
-                    lo, hi, nan_count = self._exact_pass(t, row)
+                    lo, hi, nan_count, inf_count = self._exact_pass(t, row)
         else:
             self.slots.append((None, -1))
-        self.rows.extend((ids[1], ids[2], n, length, sampled, nan_count))
+        self.rows.extend((ids[1], ids[2], n, length, sampled, nan_count, inf_count))
         self.minmax.extend((lo, hi))
         return row
 
-    def _exact_pass(self, t: torch.Tensor, row: int) -> tuple[float, float, int]:
-        """Exact NaN and Inf counts (and min/max when asked for) of a large tensor."""
+    def _exact_pass(self, t: torch.Tensor, row: int) -> tuple[float, float, int, int]:
+        """Exact NaN and Inf counts, and min/max over finite values, of a large tensor."""
         need = self.need
         if t.device.type != "cpu":
             # On an accelerator never sync per module: reduce on the device, read at the flush.
             lo_t, hi_t = torch.aminmax(t) if need.minmax else (None, None)
             counts = (torch.isnan(t).sum(), torch.isinf(t).sum()) if need.nonfinite else (None, None)
             self.device_scalars[row] = (lo_t, hi_t, *counts)
-            return math.nan, math.nan, -1
+            return math.nan, math.nan, -1, -1
         # On the CPU a reduced scalar is already in host memory, so reading it is free; the one
         # full pass shows whether a NaN or an Inf is there, and only then are they counted.
         if need.minmax:
@@ -265,13 +261,12 @@ class Pending:
             lo = hi = math.nan
             probe = t.sum().item()
         if math.isfinite(probe):
-            return lo, hi, 0
-        nans = int(torch.isnan(t).sum())
-        self.inf_counts[row] = int(torch.isinf(t).sum())
+            return lo, hi, 0, 0
+        nans, infs = int(torch.isnan(t).sum()), int(torch.isinf(t).sum())
         if need.minmax:
             finite = t[torch.isfinite(t)]
             lo, hi = (finite.min().item(), finite.max().item()) if finite.numel() else (math.nan, math.nan)
-        return lo, hi, nans
+        return lo, hi, nans, infs
 
 
 def compute(pending: Pending) -> tuple[array, array, dict[int, list[float]]]:
@@ -284,90 +279,92 @@ def compute(pending: Pending) -> tuple[array, array, dict[int, list[float]]]:
     for row, (device, _) in enumerate(pending.slots):
         if device is not None:
             by_device.setdefault(device, []).append(row)
+    if by_device:
+        meta = torch.frombuffer(pending.rows, dtype=torch.int64).view(-1, _RW)
+        exact = torch.frombuffer(pending.minmax, dtype=torch.float64).view(-1, 2)
     for device, rows in by_device.items():
         for start in range(0, len(rows), SLAB):  # slabs small enough to stay in cache
-            _compute_slab(pending, device, rows[start : start + SLAB], table, hist, values)
+            _compute_slab(pending, device, rows[start : start + SLAB], meta, exact, table, hist, values)
         pending.buffers[device][0][: len(rows)].fill_(math.nan)  # ready for the next rows
     return table, hist, values
 
 
-def _compute_slab(pending: Pending, device, rows: list[int], table: array, hist: array, values: dict) -> None:
+def _compute_slab(pending: Pending, device, rows: list[int], meta, exact, table, hist, values) -> None:
+    """One slab: batched statistics of the samples, corrected by the exact values from the hooks."""
     n = len(rows)
-    meta = pending.rows
-    buffer = pending.buffers[device][0]
     first = pending.slots[rows[0]][1]
-    sample = buffer[first : first + n]  # rows of one device are consecutive buffer rows
+    sample = pending.buffers[device][0][first : first + n]  # a device's rows are consecutive
+    contiguous = rows[-1] - rows[0] == n - 1
+    index = slice(rows[0], rows[0] + n) if contiguous else torch.tensor(rows)
+    info = meta[index].to(device)
+    numel, length, sampled = info[:, 2].double(), info[:, 3].double(), info[:, 4].bool()
+    nan_exact, inf_exact = info[:, 5].double(), info[:, 6].double()
+    lo_exact, hi_exact = exact[index].to(device).unbind(1)
+
     finite = torch.isfinite(sample)
     clean = torch.nan_to_num(sample, nan=0.0, posinf=0.0, neginf=0.0)
-    count = finite.sum(1)
+    count = finite.sum(1).double()
     mean = clean.sum(1, dtype=torch.float64) / count.clamp(min=1)
     centered = torch.where(finite, sample - mean[:, None], 0.0)
     std = torch.linalg.vector_norm(centered, dim=1, dtype=torch.float64) / (count - 1).clamp(min=1).sqrt()
-    norm = torch.linalg.vector_norm(clean, dim=1, dtype=torch.float64)
-    zeros = (sample == 0).sum(1)
-    nan = torch.isnan(sample).sum(1)
-    inf = torch.isinf(sample).sum(1)
-    lo = torch.nan_to_num(sample, nan=math.inf, neginf=math.inf).amin(1)  # over finite values
-    hi = torch.nan_to_num(sample, nan=-math.inf, posinf=-math.inf).amax(1)
-    columns = torch.stack(
-        [count.double(), mean, std, norm, zeros.double(), nan.double(), inf.double(), lo.double(), hi.double()], 1
-    )
-    parts = [columns.reshape(-1)]
+    std = torch.where(count > 1, std, torch.where(count == 1, 0.0, math.nan))
+    mean = torch.where(count > 0, mean, math.nan)
+    norm = torch.linalg.vector_norm(clean, dim=1, dtype=torch.float64) * (numel / length).sqrt()
+    zeros = (sample == 0).sum(1) / length
+    nan_or_pad = torch.isnan(sample).sum(1)
+    inf = (SAMPLE_SIZE - count) - nan_or_pad
+    nan = nan_or_pad - (SAMPLE_SIZE - length)  # the NaN padding is not data
+    lo = torch.nan_to_num(sample, nan=math.inf, neginf=math.inf).amin(1).double()  # finite values
+    hi = torch.nan_to_num(sample, nan=-math.inf, posinf=-math.inf).amax(1).double()
+    # A sampled tensor's exact counts and extremes, taken in the hook, replace the sample's.
+    nan = torch.where(sampled & (nan_exact >= 0), nan_exact, nan)
+    inf = torch.where(sampled & (inf_exact >= 0), inf_exact, inf)
+    has_exact = sampled & ~torch.isnan(lo_exact)
+    lo = torch.where(has_exact, lo_exact, lo)
+    hi = torch.where(has_exact, hi_exact, hi)
     scalars = pending.device_scalars
-    device_parts = [  # (row in slab, which scalar, the device tensor)
-        (i, k, scalars[r][k]) for i, r in enumerate(rows) if r in scalars for k in range(4)
-        if scalars[r][k] is not None
-    ]
-    if device_parts:
-        parts.append(torch.stack([t.double() for _, _, t in device_parts]))
-    tiny = [i for i, r in enumerate(rows) if meta[r * _RW + 2] <= TINY] if "values" in pending.need.stats else []
+    for i, r in enumerate(rows):  # accelerator rows: exact values still on the device
+        found = scalars.get(r)
+        if found is not None:
+            for k, column in enumerate((lo, hi, nan, inf)):
+                if found[k] is not None:
+                    column[i] = found[k].double()
+    no_value = count == 0
+    lo = torch.where(no_value, math.nan, lo)
+    hi = torch.where(no_value, math.nan, hi)
+    # The histogram spans [min, max] (for a sampled tensor, the exact range); a constant tensor
+    # lands in the middle bin.
+    ok = torch.isfinite(lo) & torch.isfinite(hi)
+    range_lo = torch.where(ok, lo, 0.0)
+    range_hi = torch.where(ok, hi, 0.0)
+    flat = range_hi <= range_lo
+    range_lo = torch.where(flat, range_lo - 0.5, range_lo)
+    range_hi = torch.where(flat, range_hi + 0.5, range_hi)
+    scale = (HIST_BINS / (range_hi - range_lo)).float()
+    bins = ((clean - range_lo.float()[:, None]) * scale[:, None]).floor_().clamp_(0, HIST_BINS - 1).long()
+    bins += torch.arange(n, device=sample.device)[:, None] * HIST_BINS
+    bins.masked_fill_(~finite, n * HIST_BINS)
+    counts = torch.bincount(bins.view(-1), minlength=n * HIST_BINS + 1)[: n * HIST_BINS]
+    columns = torch.stack([count, mean, std, norm, zeros, nan, inf, lo, hi, range_lo, range_hi], 1)
+    parts = [columns.view(-1), counts.double()]
+    tiny = [i for i, r in enumerate(rows) if pending.rows[r * _RW + 2] <= TINY] if "values" in pending.need.stats else []
     if tiny:
         parts.append(sample[tiny, :TINY].double().reshape(-1))
     host = torch.cat(parts).cpu().tolist()  # one transfer for the slab
-    width = len(_COLUMNS) - 2
-    at_dev = n * width
-    device_values = {(i, k): host[at_dev + j] for j, (i, k, _) in enumerate(device_parts)}
-    at_tiny = at_dev + len(device_parts)
-    minmax = pending.minmax
-    ranges = []
-    for i, r in enumerate(rows):
-        row = host[i * width : (i + 1) * width]
-        length = meta[r * _RW + 3]
-        row[5] -= SAMPLE_SIZE - length  # the NaN padding is not data
-        row[3] *= math.sqrt(meta[r * _RW + 2] / length)  # a sample's norm, scaled to the tensor
-        row[4] /= length  # zeros: a count, made a fraction
-        if meta[r * _RW + 4]:  # sampled: exact values from the hook replace the sample's
-            nan_exact = meta[r * _RW + 5]
-            if nan_exact >= 0:
-                row[5] = float(nan_exact)
-                row[6] = float(pending.inf_counts.get(r, 0))
-            lo_exact, hi_exact = minmax[2 * r], minmax[2 * r + 1]
-            if not math.isnan(lo_exact):
-                row[7], row[8] = lo_exact, hi_exact
-            for k, column in ((0, 7), (1, 8), (2, 5), (3, 6)):
-                if (i, k) in device_values:
-                    row[column] = device_values[(i, k)]
-        if row[0] == 0:  # no finite value at all
-            row[7] = row[8] = math.nan
-        lo_v, hi_v = row[7], row[8]
-        if math.isnan(lo_v) or not (math.isfinite(lo_v) and math.isfinite(hi_v)):
-            lo_v = hi_v = 0.0
-        if hi_v <= lo_v:  # a constant tensor lands in the middle bin
-            lo_v, hi_v = lo_v - 0.5, hi_v + 0.5
-        ranges.append((lo_v, hi_v))
-        table[r * _NCOL : (r + 1) * _NCOL] = array("d", row + [lo_v, hi_v])
-    # The histogram spans [min, max]; for a sampled tensor that is the exact range.
-    bounds = torch.tensor(ranges, dtype=torch.float32, device=sample.device)
-    scale = HIST_BINS / (bounds[:, 1] - bounds[:, 0])
-    bins = ((clean - bounds[:, :1]) * scale[:, None]).floor_().clamp_(0, HIST_BINS - 1).to(torch.int64)
-    bins += torch.arange(n, device=sample.device)[:, None] * HIST_BINS
-    bins.masked_fill_(~finite, n * HIST_BINS)
-    counts = torch.bincount(bins.reshape(-1), minlength=n * HIST_BINS + 1)[: n * HIST_BINS].tolist()
-    for i, r in enumerate(rows):
-        hist[r * HIST_BINS : (r + 1) * HIST_BINS] = array("d", counts[i * HIST_BINS : (i + 1) * HIST_BINS])
+    at_hist = n * _NCOL
+    if contiguous:
+        r0 = rows[0]
+        table[r0 * _NCOL : (r0 + n) * _NCOL] = array("d", host[:at_hist])
+        hist[r0 * HIST_BINS : (r0 + n) * HIST_BINS] = array("d", host[at_hist : at_hist + n * HIST_BINS])
+    else:
+        for i, r in enumerate(rows):
+            table[r * _NCOL : (r + 1) * _NCOL] = array("d", host[i * _NCOL : (i + 1) * _NCOL])
+            base = at_hist + i * HIST_BINS
+            hist[r * HIST_BINS : (r + 1) * HIST_BINS] = array("d", host[base : base + HIST_BINS])
+    at_tiny = at_hist + n * HIST_BINS
     for k, i in enumerate(tiny):
         r = rows[i]
-        values[r] = host[at_tiny + k * TINY : at_tiny + k * TINY + meta[r * _RW + 2]]
+        values[r] = host[at_tiny + k * TINY : at_tiny + k * TINY + pending.rows[r * _RW + 2]]
 
 
 class Chunk:
@@ -444,7 +441,7 @@ class Reader:
             yield seq, step, phase, path_id, call, tuple(tensors)
 
     def _fields(self, chunk: Chunk, row: int) -> dict:
-        dtype_id, device_id, numel, length, sampled, _ = chunk.rows[row * _RW : (row + 1) * _RW]
+        dtype_id, device_id, numel, length, sampled, _, _ = chunk.rows[row * _RW : (row + 1) * _RW]
         fields: dict[str, Any] = {
             "dtype": self.words[dtype_id],
             "device": self.words[device_id],
@@ -458,13 +455,13 @@ class Reader:
         count, mean, std, norm, zeros, nan, inf, lo, hi, hist_lo, hist_hi = c
         want = self.want
         if "mean" in want:
-            fields["mean"] = mean if count else math.nan
+            fields["mean"] = mean
         if "std" in want:
-            fields["std"] = std if count > 1 else (0.0 if count == 1 else math.nan)
+            fields["std"] = std
         if "min" in want:
-            fields["min"] = lo if count or nan < numel else math.nan
+            fields["min"] = lo
         if "max" in want:
-            fields["max"] = hi if count or nan < numel else math.nan
+            fields["max"] = hi
         if "norm" in want:
             fields["norm"] = norm
         if "zeros" in want:
