@@ -1,0 +1,200 @@
+"""Static matplotlib pictures of what the widgets show, for exports and viewers without a kernel.
+
+Each function returns a closed ``matplotlib.figure.Figure``: a notebook shows it once (as the
+cell's value) and nothing is left open in pyplot. Colours are the Okabe-Ito palette (safe for
+colour-blind readers), and every mark also carries a number, a symbol or a word.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import matplotlib.pyplot as plt
+from matplotlib.figure import Figure
+from matplotlib.ticker import NullFormatter
+
+from .timeline import HookTrace
+from .tracing import ApplyTrace
+from .tree import TreeNode, module_tree, preorder
+
+BLUE, SKY, GREEN, ORANGE, VERMILLION, PURPLE, GREY = (
+    "#0072B2", "#56B4E9", "#009E73", "#E69F00", "#D55E00", "#CC79A7", "#7F7F7F",
+)
+KIND_STYLE = {  # kind -> (colour, marker)
+    "forward_pre": (SKY, "o"),
+    "forward": (BLUE, "o"),
+    "backward_pre": (ORANGE, "s"),
+    "backward": (VERMILLION, "s"),
+    "tensor": (PURPLE, "s"),
+    "post_accumulate_grad": (GREEN, "s"),
+}
+TORCH_KINDS = {"forward_call", "forward_return", "grad_output_ready", "grad_input_ready"}
+BACKWARD_KINDS = {"backward_pre", "backward", "tensor", "post_accumulate_grad", "grad_output_ready", "grad_input_ready"}
+MAX_TREE_NODES = 60  # bigger trees are drawn to the depth that fits; deeper levels are counted
+MAX_TREE_LEVEL = 30  # nor more than this many boxes side by side
+
+
+def apply_traversal(trace: ApplyTrace) -> Figure:
+    """The module tree with the number of each ``apply`` visit (post-order) and ``modules()``' order."""
+    if not isinstance(trace, ApplyTrace):
+        raise TypeError(
+            f"apply_traversal needs an ApplyTrace (from hookviz.trace_apply), got {type(trace).__name__}."
+        )
+    root = module_tree(trace.model)
+    visit_number = {}
+    for visit in trace.visits:
+        visit_number.setdefault(visit.path, visit.index + 1)
+    pre_number = {path: k + 1 for k, path in enumerate(preorder(trace.model))}
+    depth_limit = _depth_that_fits(root)
+    positions: dict[str, tuple[float, float]] = {}
+    drawn: list[TreeNode] = []
+    next_x = [0.0]
+
+    def place(node: TreeNode) -> float:
+        drawn.append(node)
+        children = node.children if node.depth < depth_limit else []
+        if children:
+            xs = [place(child) for child in children]
+            x = (xs[0] + xs[-1]) / 2
+        else:
+            x = next_x[0]
+            next_x[0] += 1.0
+        positions[node.path] = (x, -node.depth)
+        return x
+
+    place(root)
+    width = max(5.0, min(16.0, 1.2 * next_x[0] + 1))
+    height = 1.1 * (max(-y for _, y in positions.values()) + 1) + 0.8
+    fig, ax = plt.subplots(figsize=(width, height))
+    for node in drawn:
+        x, y = positions[node.path]
+        for child in node.children if node.depth < depth_limit else []:
+            cx, cy = positions[child.path]
+            ax.plot([x, cx], [y - 0.18, cy + 0.18], color=GREY, linewidth=1, zorder=1)
+    for node in drawn:
+        x, y = positions[node.path]
+        number = visit_number.get(node.path)
+        label = node.name if node.path else node.type_name
+        hidden = sum(1 for _ in node.walk()) - 1 if node.depth >= depth_limit and node.children else 0
+        text = f"{label}\n{node.type_name}" if node.path else label
+        if hidden:
+            text += f"\n(+{hidden} modules)"
+        ax.text(x, y, text, ha="center", va="center", fontsize=8, zorder=3,
+                bbox={"boxstyle": "round,pad=0.3", "facecolor": "#FFF4D6" if number else "white",
+                      "edgecolor": ORANGE if number else GREY})
+        if number is not None:
+            ax.text(x - 0.42, y + 0.3, str(number), ha="center", va="center", fontsize=8, color="white",
+                    fontweight="bold", zorder=4,
+                    bbox={"boxstyle": "circle,pad=0.25", "facecolor": BLUE, "edgecolor": BLUE})
+        if node.path in pre_number:
+            ax.text(x + 0.42, y + 0.3, str(pre_number[node.path]), ha="center", va="center", fontsize=7,
+                    color=GREEN, zorder=4)
+    ax.set_xlim(-0.8, max(next_x[0] - 0.2, 0.8))
+    ax.set_ylim(min(y for _, y in positions.values()) - 0.6, 0.7)
+    ax.axis("off")
+    ax.set_title(
+        f"{type(trace.model).__name__}.apply({'no-op' if trace.fn_name == 'None' else trace.fn_name})\n"
+        "blue: apply's visit number (post-order) · green: modules() order (pre-order)",
+        fontsize=9,
+    )
+    fig.tight_layout()
+    plt.close(fig)
+    return fig
+
+
+def monitor(snapshot: dict[str, Any], modules: list[list], *, title: str = "HookMonitor") -> Figure:
+    """Output mean ± std and output-gradient norm per module, from a HookMonitor snapshot."""
+    rows = snapshot.get("rows", []) if isinstance(snapshot, dict) else None
+    if rows is None or len(rows) != len(modules):
+        raise ValueError("monitor needs a HookMonitor's snapshot and modules (monitor.snapshot, monitor.modules).")
+    labels = [m[0] for m in modules]
+    positions = list(range(len(labels)))[::-1]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 0.32 * len(labels) + 1.6), sharey=True)
+    for y, row in zip(positions, rows, strict=True):
+        out = row.get("out")
+        if out and _finite(out.get("mean")) and _finite(out.get("std")):
+            left.errorbar(out["mean"], y, xerr=out["std"], fmt="o", color=BLUE, ecolor=SKY, capsize=3)
+        if out and (out.get("nan") or out.get("inf")):
+            left.text(0.98, y, "⚠ NaN/Inf", transform=left.get_yaxis_transform(), ha="right", va="center",
+                      color=VERMILLION, fontsize=8)
+        grad = row.get("grad")
+        norm = grad.get("norm") if grad else None
+        if _finite(norm) and norm > 0:
+            flagged = bool(row.get("flag"))
+            right.barh(y, norm, color=VERMILLION if flagged else BLUE)
+            if flagged:
+                right.text(norm, y, f"  {row['flag']}", va="center", color=VERMILLION, fontsize=8)
+    left.set_yticks(positions, labels, fontsize=8)
+    left.set_xlabel("output mean ± std (latest)")
+    left.axvline(0, color=GREY, linewidth=0.8)
+    right.set_xscale("log")
+    right.xaxis.set_minor_formatter(NullFormatter())
+    right.set_xlabel("norm of the gradient w.r.t. the output (latest, log scale)")
+    fig.suptitle(f"{title} · {snapshot.get('steps', 0)} steps", fontsize=10)
+    fig.tight_layout()
+    plt.close(fig)
+    return fig
+
+
+def timeline(trace: HookTrace) -> Figure:
+    """Modules down, time across: each hook firing a mark, forward() calls as bars, backward shaded."""
+    if not isinstance(trace, HookTrace):
+        raise TypeError(f"timeline needs a HookTrace (from hookviz.trace_hooks), got {type(trace).__name__}.")
+    lanes: list[str] = []
+    for firing in trace.firings:
+        if firing.label not in lanes:
+            lanes.append(firing.label)
+    lane_y = {label: len(lanes) - 1 - i for i, label in enumerate(lanes)}
+    n = len(trace.firings)
+    fig, ax = plt.subplots(figsize=(max(6.0, min(18.0, 0.22 * n + 2.5)), 0.38 * len(lanes) + 1.4))
+    first_backward = next((k for k, f in enumerate(trace.firings) if f.kind in BACKWARD_KINDS), n)
+    if first_backward < n:
+        ax.axvspan(first_backward - 0.5, n - 0.5, color=ORANGE, alpha=0.08, linewidth=0)
+        ax.text(first_backward - 0.3, len(lanes) - 0.4, "backward", fontsize=8, color=GREY)
+    ax.text(-0.3, len(lanes) - 0.4, "forward", fontsize=8, color=GREY)
+    started: dict[str, int] = {}
+    for k, firing in enumerate(trace.firings):
+        y = lane_y[firing.label]
+        if firing.kind == "forward_call":
+            started[firing.label] = k
+        elif firing.kind == "forward_return" and firing.label in started:
+            ax.plot([started.pop(firing.label), k], [y, y], color=GREY, linewidth=4, alpha=0.4,
+                    solid_capstyle="round", zorder=1)
+        if firing.kind in TORCH_KINDS:
+            ax.scatter(k, y, marker="d", s=18, color=GREY, zorder=2)
+            continue
+        colour, marker = KIND_STYLE.get(firing.kind, (PURPLE, "o"))
+        ax.scatter(k, y, marker=marker, s=70, color=colour, edgecolor="black", linewidth=0.6, zorder=3)
+        if firing.replaced:
+            ax.scatter(k, y, marker="o", s=260, facecolor="none", edgecolor=VERMILLION, linewidth=1.5,
+                       linestyle="--", zorder=3)
+            ax.annotate(f"replaced {firing.replaced}", (k, y), xytext=(6, 8), textcoords="offset points",
+                        fontsize=7, color=VERMILLION)
+    ax.set_yticks(list(lane_y.values()), list(lane_y), fontsize=8)
+    ax.set_xlim(-0.8, max(n - 0.2, 1))
+    ax.set_ylim(-0.7, len(lanes) - 0.1)
+    ax.set_xlabel("order of events (circles: forward hooks, squares: backward hooks, diamonds: torch)")
+    users = len(trace.user_firings())
+    ax.set_title(f"{type(trace.model).__name__}: {n} events, {users} from the model's own hooks", fontsize=10)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    fig.tight_layout()
+    plt.close(fig)
+    return fig
+
+
+def _depth_that_fits(root: TreeNode) -> int:
+    per_depth: dict[int, int] = {}
+    for node in root.walk():
+        per_depth[node.depth] = per_depth.get(node.depth, 0) + 1
+    total = 0
+    for depth in sorted(per_depth):
+        total += per_depth[depth]
+        if total > MAX_TREE_NODES or per_depth[depth] > MAX_TREE_LEVEL:
+            return max(depth - 1, 0)
+    return max(per_depth)
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)

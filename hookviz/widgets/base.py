@@ -1,0 +1,89 @@
+"""What every hookviz widget shares: its front-end files, the theme switch, number formatting.
+
+Each widget is one Python class and one ESM file in ``static/``. The ESM text sent to the
+browser is ``static/common.js`` (small helpers: elements, icons, keys, themes) followed by the
+widget's own file, and the CSS is ``common.css`` followed by the widget's own; both are plain
+text read here, so no build step and no import between browser files is needed.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import anywidget
+import traitlets
+
+STATIC = Path(__file__).parent / "static"
+THEMES = ("auto", "light", "dark")
+MAX_SPEED = 1_000.0  # steps per second, for the widgets that play
+
+
+def front_end(name: str) -> tuple[str, str]:
+    """The ESM and CSS text of the widget whose files are ``static/<name>.js`` and ``.css``."""
+    esm = (STATIC / "common.js").read_text(encoding="utf-8") + (STATIC / f"{name}.js").read_text(
+        encoding="utf-8"
+    )
+    css = (STATIC / "common.css").read_text(encoding="utf-8") + (STATIC / f"{name}.css").read_text(
+        encoding="utf-8"
+    )
+    return esm, css
+
+
+def check_theme(theme: Any) -> str:
+    """Return ``theme`` if it is one of THEMES; otherwise raise a ValueError that lists them."""
+    if theme not in THEMES:
+        raise ValueError(
+            f"theme must be one of {', '.join(map(repr, THEMES))}, got {theme!r}. "
+            "'auto' follows JupyterLab's light or dark theme."
+        )
+    return theme
+
+
+def check_speed(speed: Any) -> float:
+    """Return ``speed`` (steps per second) if it is a number in (0, MAX_SPEED]; otherwise raise."""
+    if isinstance(speed, bool) or not isinstance(speed, (int, float)):
+        raise TypeError(f"speed must be a number of steps per second, got {type(speed).__name__}.")
+    if math.isnan(speed) or not 0 < speed <= MAX_SPEED:
+        raise ValueError(f"speed must be more than 0 and at most {MAX_SPEED:g} steps per second, got {speed}.")
+    return float(speed)
+
+
+class HookvizWidget(anywidget.AnyWidget):
+    """Base class: a synced ``theme`` ('auto' follows the notebook's theme, or 'light' / 'dark')."""
+
+    theme = traitlets.Unicode("auto").tag(sync=True)
+
+    @traitlets.validate("theme")
+    def _valid_theme(self, proposal):
+        try:
+            return check_theme(proposal["value"])
+        except ValueError as error:
+            raise traitlets.TraitError(str(error)) from None
+
+
+def number(value: float | int | None, digits: int = 4) -> float | int | str | None:
+    """A JSON-safe number rounded to ``digits`` significant digits; 'nan', 'inf' or '-inf' as text.
+
+    Jupyter sends widget state as strict JSON, where NaN and infinity are not allowed.
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int):
+        return value
+    value = float(value)
+    if math.isnan(value):
+        return "nan"
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    return float(f"{value:.{digits}g}")
+
+
+def shape_text(shape: tuple[int, ...] | None) -> str:
+    """``(2, 3)`` as ``2×3``; a scalar as ``scalar``."""
+    if shape is None:
+        return ""
+    return "×".join(str(s) for s in shape) if shape else "scalar"

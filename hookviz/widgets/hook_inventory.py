@@ -1,0 +1,168 @@
+"""HookInventory: the hooks on a model, duplicates flagged, each with a remove button."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import traitlets
+from torch import nn
+
+from ..inventory import (
+    HookInfo,
+    Removed,
+    find_duplicate_hooks,
+    list_hooks,
+    remove_hook,
+    remove_hooks,
+)
+from ..tree import check_model
+from . import static_html
+from .base import HookvizWidget, front_end
+
+ACTIONS = ("remove", "remove_duplicates", "remove_all", "refresh")
+
+
+class HookInventory(HookvizWidget):
+    """The hooks registered on a model (``hookviz.list_hooks``), with duplicates flagged.
+
+    A remove button takes one hook off (by its handle id); 'remove duplicates' keeps the
+    first registration of each duplicated hook. The list is read when the widget is made and
+    after each change it makes: call ``refresh()`` (or press its button) after registering
+    more hooks elsewhere.
+    """
+
+    _esm, _css = front_end("hook_inventory")
+
+    title = traitlets.Unicode("").tag(sync=True)
+    hooks = traitlets.List().tag(sync=True)  # one dict per hook, see _row
+    status = traitlets.Unicode("").tag(sync=True)
+
+    def __init__(self, model: nn.Module, *, include_globals: bool = True, theme: str = "auto"):
+        """List the hooks on ``model`` (and the global module hooks, unless ``include_globals=False``)."""
+        check_model(model, what="HookInventory's model")
+        self._model = model
+        self._include_globals = bool(include_globals)
+        self._infos: list[HookInfo] = []
+        super().__init__(title=f"Hooks on {type(model).__name__}", theme=theme)
+        self.on_msg(self._on_message)
+        self.refresh()
+
+    # -- actions ---------------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Read the hooks again."""
+        self._infos = list_hooks(self._model, include_globals=self._include_globals)
+        copies: dict[int, tuple[int, bool]] = {}  # handle id -> (copies in its group, first of them)
+        for duplicate in find_duplicate_hooks(self._model):
+            for position, handle_id in enumerate(duplicate.handle_ids):
+                copies[handle_id] = (duplicate.count, position == 0)
+        self.hooks = [_row(info, self._model, *copies.get(info.handle_id, (1, True))) for info in self._infos]
+
+    def remove(self, handle_id: int) -> HookInfo:
+        """Remove the hook with this handle id; returns what it was."""
+        if isinstance(handle_id, bool) or not isinstance(handle_id, int):
+            raise TypeError(f"handle_id must be a hook's handle id (an int, as in handle.id), got {handle_id!r}.")
+        info = remove_hook(self._model, handle_id)
+        self.status = f"removed {_describe(info, self._model)}"
+        self.refresh()
+        return info
+
+    def remove_duplicates(self) -> int:
+        """Remove every extra copy of a duplicated hook, keeping the first; returns how many went."""
+        removed = 0
+        for duplicate in find_duplicate_hooks(self._model):
+            for handle_id in duplicate.handle_ids[1:]:
+                remove_hook(self._model, handle_id)
+                removed += 1
+        self.status = f"removed {removed} duplicate hook{'s' if removed != 1 else ''}"
+        self.refresh()
+        return removed
+
+    def remove_all(self) -> Removed:
+        """Remove every hook on the model and its parameters (global hooks stay)."""
+        removed = remove_hooks(self._model)
+        self.status = str(removed)
+        self.refresh()
+        return removed
+
+    def _on_message(self, widget: Any, content: Any, buffers: Any = None) -> None:
+        """A click in the browser: {'action': 'remove', 'id': 12} and the like."""
+        action = content.get("action") if isinstance(content, dict) else None
+        try:
+            if action == "remove":
+                self.remove(int(content.get("id")))
+            elif action == "remove_duplicates":
+                self.remove_duplicates()
+            elif action == "remove_all":
+                self.remove_all()
+            elif action == "refresh":
+                self.refresh()
+                self.status = f"refreshed: {len(self._infos)} hook{'s' if len(self._infos) != 1 else ''}"
+            else:
+                self.status = f"unknown action {action!r}; expected one of {', '.join(ACTIONS)}"
+        except (TypeError, ValueError) as error:  # e.g. a hook removed in the meantime
+            self.status = f"could not {action}: {error}"
+            self.refresh()
+
+    # -- reading ---------------------------------------------------------------------------
+
+    @property
+    def infos(self) -> list[HookInfo]:
+        """The hooks as listed at the last refresh."""
+        return list(self._infos)
+
+    def __repr__(self) -> str:
+        extra = sum(row["copies"] - 1 for row in self.hooks if row["first"] and row["copies"] > 1)
+        duplicates = f", {extra} duplicate{'s' if extra != 1 else ''}" if extra else ""
+        return f"HookInventory({type(self._model).__name__}, {len(self.hooks)} hook{'s' if len(self.hooks) != 1 else ''}{duplicates})"
+
+    def to_html(self) -> str:
+        """A self-contained HTML table of the hooks (no scripts; no ids, which change between runs)."""
+        rows = []
+        for n, row in enumerate(self.hooks, 1):
+            dup = static_html.tag("span", f"duplicate ×{row['copies']}", cls="hvs-warn") if row["copies"] > 1 else ""
+            rows.append([str(n), static_html.escape(row["where"]), static_html.escape(row["kind"]),
+                         static_html.escape(row["name"]), static_html.escape(row["source"]),
+                         static_html.escape(", ".join(row["flags"])), dup])
+        body = (
+            static_html.tag("div", self.title, cls="hvs-title")
+            + static_html.tag("div", repr(self), cls="hvs-muted")
+            + (static_html.table(["#", "where", "kind", "hook", "defined at", "flags", ""], rows, numeric={0})
+               if rows else static_html.tag("div", "no hooks", cls="hvs-muted"))
+        )
+        return static_html.page("inventory", body)
+
+
+def _row(info: HookInfo, model: nn.Module, copies: int, first: bool) -> dict[str, Any]:
+    return {
+        "id": info.handle_id,
+        "where": _where(info, model),
+        "kind": info.kind,
+        "target": info.target,
+        "name": info.name,
+        "source": _short_source(info.source),
+        "flags": list(info.flags),
+        "copies": copies,
+        "first": first,
+    }
+
+
+def _where(info: HookInfo, model: nn.Module) -> str:
+    if info.target == "global":
+        return "(global)"
+    if info.path == "" and info.target == "module":
+        return type(model).__name__
+    return info.where
+
+
+def _describe(info: HookInfo, model: nn.Module) -> str:
+    return f"{_where(info, model)}: {info.kind} hook {info.name} (id {info.handle_id})"
+
+
+def _short_source(source: str) -> str:
+    """'file:line' with only the file's name: no absolute paths, which differ between machines."""
+    if not source or source.startswith("<"):
+        return source
+    path, _, line = source.rpartition(":")
+    return f"{os.path.basename(path)}:{line}" if path else source

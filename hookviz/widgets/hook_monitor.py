@@ -1,0 +1,383 @@
+"""HookMonitor: a live dashboard of what every module outputs and what gradient flows back.
+
+Built on ``hookviz.record``: its listener receives statistics in batches (a few times a
+second); the monitor keeps one small summary per module (never the events) and sends the
+browser a compact JSON snapshot at most ``updates_per_second`` times a second.
+"""
+
+from __future__ import annotations
+
+import collections
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import traitlets
+from torch import nn
+
+from ..recording import HookEvent, Recording, TensorStats, record
+from ..tree import ModuleSelector, check_model, display_name, select_modules
+from . import static_html
+from .base import HookvizWidget, front_end, number, shape_text
+
+# What the dashboard shows, and nothing more: the cost of a statistic is paid in the training loop.
+MONITOR_STATS = ("mean", "std", "min", "max", "norm", "nan", "inf", "histogram", "values")
+TREND = 40  # recent values kept per module for the trend line
+MAX_EVENTS = 512  # record()'s own buffer: the monitor reads events as they come, it never re-reads
+
+
+@dataclass
+class TensorSummary:
+    """The latest statistics of one tensor stream (a module's output, or its output gradient)."""
+
+    latest: TensorStats | None = None
+    events: int = 0
+    nan_events: int = 0
+    inf_events: int = 0
+    first_bad_step: int | None = None
+    trend: collections.deque = field(default_factory=lambda: collections.deque(maxlen=TREND))
+
+    def add(self, stats: TensorStats, step: int, trend_value: float | None) -> None:
+        """Take one event's statistics."""
+        self.latest = stats
+        self.events += 1
+        if stats.nan_count:
+            self.nan_events += 1
+        if stats.inf_count:
+            self.inf_events += 1
+        if (stats.nan_count or stats.inf_count) and self.first_bad_step is None:
+            self.first_bad_step = step
+        if trend_value is not None:
+            self.trend.append(trend_value)
+
+    def as_json(self) -> dict[str, Any] | None:
+        """The summary as JSON-safe values."""
+        t = self.latest
+        if t is None:
+            return None
+        return {
+            "shape": shape_text(t.shape),
+            "dtype": t.dtype,
+            "numel": t.numel,
+            "mean": number(t.mean),
+            "std": number(t.std),
+            "min": number(t.min),
+            "max": number(t.max),
+            "norm": number(t.norm),
+            "hist": list(t.histogram) if t.histogram else [],
+            "range": [number(v) for v in t.hist_range] if t.hist_range else None,
+            "values": _json_values(t.values),
+            "sampled": t.sampled,
+            "nan": self.nan_events,
+            "inf": self.inf_events,
+            "bad_step": self.first_bad_step,
+            "trend": [number(v) for v in self.trend],
+        }
+
+
+@dataclass
+class ModuleSummary:
+    """Everything the dashboard knows about one module."""
+
+    path: str
+    type_name: str
+    depth: int
+    calls: int = 0
+    output: TensorSummary = field(default_factory=TensorSummary)
+    grad: TensorSummary = field(default_factory=TensorSummary)
+
+
+class HookMonitor(HookvizWidget):
+    """A live dashboard over ``hookviz.record``: outputs, gradients and warnings per module.
+
+    Use it around a training loop; it shows itself and removes every hook it added when the
+    block ends, even when the loop raises::
+
+        with hookviz.HookMonitor(model) as monitor:
+            for x, y in batches:
+                ...
+
+    ``modules`` picks what to watch (as in ``record``); ``every=N`` records every N-th step;
+    ``gradients=False`` skips the gradient view. A gradient norm below ``vanishing_below``
+    or above ``exploding_above`` is flagged.
+    """
+
+    _esm, _css = front_end("hook_monitor")
+
+    title = traitlets.Unicode("").tag(sync=True)
+    modules = traitlets.List().tag(sync=True)  # [label, class name, depth] per watched module
+    snapshot = traitlets.Dict().tag(sync=True)  # the live numbers
+    selected = traitlets.Int(-1).tag(sync=True)  # index into modules; -1: none
+    thresholds = traitlets.Dict().tag(sync=True)
+
+    def __init__(
+        self,
+        model: nn.Module,
+        *,
+        modules: ModuleSelector = None,
+        gradients: bool = True,
+        every: int = 1,
+        updates_per_second: float = 4.0,
+        vanishing_below: float = 1e-6,
+        exploding_above: float = 1e3,
+        theme: str = "auto",
+    ):
+        """Prepare the dashboard (no hook is added until ``with`` or ``start()``)."""
+        check_model(model, what="HookMonitor's model")
+        targets = select_modules(model, modules)
+        if not targets:
+            raise ValueError("modules= selected no module of this model; pass None to watch all of them.")
+        if isinstance(updates_per_second, bool) or not isinstance(updates_per_second, (int, float)) or not (
+            0 < updates_per_second <= 30
+        ):
+            raise ValueError(
+                f"updates_per_second must be a number above 0 and at most 30, got {updates_per_second!r}."
+            )
+        for name, value in (("vanishing_below", vanishing_below), ("exploding_above", exploding_above)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+                raise ValueError(f"{name} must be a positive number, got {value!r}.")
+        if vanishing_below >= exploding_above:
+            raise ValueError(
+                f"vanishing_below ({vanishing_below}) must be smaller than exploding_above ({exploding_above})."
+            )
+        self._model = model
+        self._selector = modules
+        self._gradients = bool(gradients)
+        self._every = every
+        self._interval = 1.0 / updates_per_second
+        self._vanishing = float(vanishing_below)
+        self._exploding = float(exploding_above)
+        self._summaries = {
+            path: ModuleSummary(path, type(m).__name__, 0 if not path else path.count(".") + 1)
+            for path, m in targets
+        }
+        self._order = list(self._summaries)
+        self._recording: Recording | None = None
+        self._steps_before = 0  # steps seen by earlier recordings (a monitor can be entered again)
+        self._last_push = 0.0
+        self._shown = False
+        # A recording is made at each start(); making one now checks every and gradients early.
+        Recording(model, modules=modules, gradients=gradients, every=every, stats=MONITOR_STATS)
+        super().__init__(
+            title=f"HookMonitor · {type(model).__name__}",
+            modules=[[display_name(p, model), s.type_name, s.depth] for p, s in self._summaries.items()],
+            thresholds={"vanishing": self._vanishing, "exploding": self._exploding, "gradients": self._gradients},
+            theme=theme,
+        )
+        self.snapshot = self._snapshot()
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def __enter__(self) -> HookMonitor:
+        self.start()
+        if not self._shown:
+            _display(self)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def start(self) -> HookMonitor:
+        """Add the hooks and start recording (``with`` does this for you)."""
+        if self.running:
+            raise RuntimeError("this HookMonitor is already recording; stop() it first, or use it in one `with` block.")
+        self._recording = record(
+            self._model,
+            modules=self._selector,
+            gradients=self._gradients,
+            phases=("forward", "backward_pre") if self._gradients else ("forward",),
+            stats=MONITOR_STATS,
+            every=self._every,
+            max_events=MAX_EVENTS,
+        )
+        self._recording.on_step(self._take)
+        self._recording.start()
+        self._push()
+        return self
+
+    def stop(self) -> None:
+        """Remove every hook the monitor added and show the final numbers."""
+        recording = self._recording
+        if recording is None:
+            return
+        try:
+            recording.stop()  # computes what is pending, then calls _take one last time
+        finally:
+            self._steps_before += recording.step + 1
+            self._recording = None
+            self._push()
+
+    @property
+    def running(self) -> bool:
+        """True while the hooks are on the model."""
+        return self._recording is not None and self._recording.active
+
+    @property
+    def steps(self) -> int:
+        """Steps (top-level calls of the model) seen so far."""
+        current = self._recording.step + 1 if self._recording is not None else 0
+        return self._steps_before + current
+
+    # -- numbers ---------------------------------------------------------------------------
+
+    def summary(self, path: str) -> ModuleSummary:
+        """The summary kept for the module at ``path`` ('' is the root)."""
+        try:
+            return self._summaries[path]
+        except KeyError:
+            raise ValueError(
+                f"{path!r} is not a watched module; watched paths are "
+                + ", ".join(repr(p) for p in self._order) + "."
+            ) from None
+
+    def gradient_flags(self) -> dict[str, str]:
+        """Modules whose latest output gradient is 'vanishing', 'exploding' or 'nan/inf'."""
+        flags = {}
+        for path, summary in self._summaries.items():
+            flag = self._flag(summary.grad.latest)
+            if flag:
+                flags[path] = flag
+        return flags
+
+    def _flag(self, grad: TensorStats | None) -> str | None:
+        if grad is None:
+            return None
+        if grad.nan_count or grad.inf_count:
+            return "nan/inf"
+        norm = grad.norm
+        if norm is None or math.isnan(norm):
+            return None
+        if norm < self._vanishing:
+            return "vanishing"
+        if norm > self._exploding:
+            return "exploding"
+        return None
+
+    def _take(self, recording: Recording, events: list[HookEvent]) -> None:
+        """record()'s listener: fold new events into the summaries, then maybe push."""
+        summaries = self._summaries
+        for event in events:
+            summary = summaries.get(event.path)
+            if summary is None:
+                continue
+            stats = event.main
+            if event.phase == "forward":
+                summary.calls += 1
+                if stats is not None:
+                    summary.output.add(stats, event.step, stats.mean)
+            elif stats is not None:
+                summary.grad.add(stats, event.step, stats.norm)
+        if time.monotonic() - self._last_push >= self._interval:
+            self._push()
+
+    def _snapshot(self) -> dict[str, Any]:
+        rows = []
+        for path in self._order:
+            summary = self._summaries[path]
+            rows.append({
+                "calls": summary.calls,
+                "out": summary.output.as_json(),
+                "grad": summary.grad.as_json(),
+                "flag": self._flag(summary.grad.latest),
+            })
+        return {"steps": self.steps, "running": self.running, "rows": rows}
+
+    def _push(self) -> None:
+        """Send one snapshot to the browser."""
+        self._last_push = time.monotonic()
+        with self.hold_sync():
+            self.snapshot = self._snapshot()
+
+    def _repr_mimebundle_(self, **kwargs):
+        self._shown = True
+        return super()._repr_mimebundle_(**kwargs)
+
+    def __repr__(self) -> str:
+        state = "recording" if self.running else "stopped"
+        flags = self.gradient_flags()
+        warn = f", {len(flags)} gradient warning{'s' if len(flags) != 1 else ''}" if flags else ""
+        return (
+            f"HookMonitor({type(self._model).__name__}, {len(self._order)} modules, {state}, "
+            f"{self.steps} steps{warn})"
+        )
+
+    # -- static pictures -------------------------------------------------------------------
+
+    def to_html(self) -> str:
+        """A self-contained HTML table of the latest numbers (no scripts)."""
+        rows = []
+        for (label, type_name, depth), path in zip(self.modules, self._order, strict=True):
+            summary = self._summaries[path]
+            out = summary.output.latest
+            grad = summary.grad.latest
+            flag = self._flag(grad)
+            bad = summary.output.nan_events or summary.output.inf_events
+            rows.append([
+                static_html.tag("span", label, style=f"padding-left:{depth * 12}px"),
+                static_html.escape(type_name),
+                str(summary.calls),
+                static_html.escape(shape_text(out.shape) if out else ""),
+                *(static_html.escape(_fmt(getattr(out, k, None) if out else None)) for k in ("mean", "std", "min", "max")),
+                static_html.bars(out.histogram if out else None, warn=bool(bad)),
+                static_html.escape(_fmt(grad.norm if grad else None)),
+                static_html.tag("span", _warning_text(summary, flag), cls="hvs-warn"),
+            ])
+        body = (
+            static_html.tag("div", self.title, cls="hvs-title")
+            + static_html.tag("div", f"{self.steps} steps", cls="hvs-muted")
+            + static_html.table(
+                ["module", "class", "calls", "output", "mean", "std", "min", "max", "histogram", "‖grad‖", "warnings"],
+                rows,
+                numeric={2, 4, 5, 6, 7, 9},
+            )
+        )
+        return static_html.page("monitor", body)
+
+    def plot(self):
+        """A matplotlib Figure: output mean ± std and gradient norm per module (needs matplotlib)."""
+        from .. import plots
+
+        return plots.monitor(self.snapshot, self.modules, title=self.title)
+
+
+def _warning_text(summary: ModuleSummary, flag: str | None) -> str:
+    notes = []
+    if summary.output.nan_events:
+        notes.append(f"NaN in output since step {summary.output.first_bad_step}")
+    elif summary.output.inf_events:
+        notes.append(f"Inf in output since step {summary.output.first_bad_step}")
+    if flag:
+        notes.append(f"{flag} gradient")
+    return "; ".join(notes)
+
+
+def _fmt(value: float | None) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    return f"{value:.4g}"
+
+
+def _json_values(values: Any) -> Any:
+    """Small tensors' values, JSON-safe (NaN and infinity as text)."""
+    if values is None:
+        return None
+    if isinstance(values, list):
+        return [_json_values(v) for v in values]
+    if isinstance(values, bool):
+        return int(values)
+    return number(values)
+
+
+def _display(widget: HookvizWidget) -> None:
+    """Show ``widget`` in the running notebook, if there is one."""
+    try:
+        from IPython import get_ipython
+        from IPython.display import display
+    except ImportError:
+        return
+    shell = get_ipython()
+    if shell is not None and getattr(shell, "kernel", None) is not None:
+        display(widget)

@@ -1,0 +1,189 @@
+"""HookTimeline: one forward and backward pass as the ordered sequence of hook firings."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import torch
+import traitlets
+from torch import nn
+
+from ..timeline import HookTrace, trace_hooks
+from ..tree import check_model, display_name
+from . import static_html
+from .base import HookvizWidget, check_speed, front_end, number
+
+# What each kind of firing means, for people (the browser has the same words).
+MEANING = {
+    "forward_pre": "forward pre-hook: runs BEFORE forward()",
+    "forward": "forward hook: runs AFTER forward() returned",
+    "backward_pre": "backward pre-hook: the gradient w.r.t. the output is ready",
+    "backward": "backward hook: the gradient w.r.t. the input is ready (during backward)",
+    "tensor": "tensor hook: this parameter's gradient is ready",
+    "post_accumulate_grad": "post-accumulate-grad hook: .grad was just updated",
+    "forward_call": "forward() starts",
+    "forward_return": "forward() returns",
+    "grad_output_ready": "gradient w.r.t. the output is ready (backward pre-hooks fire here)",
+    "grad_input_ready": "gradient w.r.t. the input is ready (backward hooks fire here)",
+}
+BACKWARD_KINDS = {"backward_pre", "backward", "tensor", "post_accumulate_grad", "grad_output_ready", "grad_input_ready"}
+
+
+class HookTimeline(HookvizWidget):
+    """One forward + backward pass as the ordered list of hook firings, the model's own hooks included.
+
+    ``HookTimeline(model, inputs)`` runs ``model(*inputs)`` and a backward of ``loss_fn(output)``
+    (default: the sum of the output) once, through ``hookviz.trace_hooks``, and shows every
+    hook firing in true order, between the moments forward() starts and returns and the
+    moments gradients become ready. A hook whose return value replaced an input, an output or
+    a gradient is marked. ``step`` (0 = nothing shown yet) is synced both ways;
+    ``show_torch=False`` keeps only the model's own hooks.
+    """
+
+    _esm, _css = front_end("hook_timeline")
+
+    title = traitlets.Unicode("").tag(sync=True)
+    lanes = traitlets.List().tag(sync=True)  # [label, depth] per row of the diagram
+    firings = traitlets.List().tag(sync=True)  # [lane, kind, who, name, replaced or ""]
+    show_torch = traitlets.Bool(True).tag(sync=True)
+    step = traitlets.Int(0).tag(sync=True)
+    speed = traitlets.Float(4.0).tag(sync=True)
+
+    def __init__(
+        self,
+        model: nn.Module,
+        inputs: Any,
+        *,
+        loss_fn: Callable[[Any], torch.Tensor] | None = None,
+        backward: bool = True,
+        show_torch: bool = True,
+        speed: float = 4.0,
+        theme: str = "auto",
+    ):
+        """Run one pass of ``model`` on ``inputs`` (a tensor or a tuple of arguments) and show its hooks."""
+        check_model(model, what="HookTimeline's model")
+        if isinstance(inputs, nn.Module):
+            raise TypeError(
+                "inputs must be what you would pass to the model (a tensor, or a tuple of arguments), "
+                f"not a module ({type(inputs).__name__}). Call it as HookTimeline(model, x)."
+            )
+        if loss_fn is not None and not callable(loss_fn):
+            raise TypeError(f"loss_fn must be a function of the model's output, got {type(loss_fn).__name__}.")
+        check_speed(speed)
+        trace = trace_hooks(model, inputs, loss_fn=loss_fn, backward=backward)
+        self._trace = trace
+        lanes, lane_of = _lanes(model, trace)
+        firings = [
+            [lane_of[f.label], f.kind, f.who, f.name if f.who == "user" else "", f.replaced or ""]
+            for f in trace.firings
+        ]
+        loss = "" if trace.loss is None else f", loss {number(trace.loss)}"
+        super().__init__(
+            title=f"{type(model).__name__}: one forward and backward pass{loss}",
+            lanes=lanes,
+            firings=firings,
+            show_torch=bool(show_torch),
+            speed=float(speed),
+            theme=theme,
+        )
+
+    @traitlets.validate("speed")
+    def _valid_speed(self, proposal):
+        try:
+            return check_speed(proposal["value"])
+        except (TypeError, ValueError) as error:
+            raise traitlets.TraitError(str(error)) from None
+
+    @traitlets.validate("step")
+    def _valid_step(self, proposal):
+        step, total = proposal["value"], self.total
+        if not 0 <= step <= total:
+            raise traitlets.TraitError(f"step must be between 0 (nothing shown yet) and {total}, got {step}.")
+        return step
+
+    @traitlets.observe("show_torch")
+    def _filter_changed(self, change):
+        self.step = min(self.step, self.total)
+
+    @property
+    def trace(self) -> HookTrace:
+        """The ``HookTrace`` behind the picture."""
+        return self._trace
+
+    @property
+    def sequence(self) -> list:
+        """The firings being played: all of them, or only the model's own hooks."""
+        if self.show_torch:
+            return list(self._trace.firings)
+        return self._trace.user_firings()
+
+    @property
+    def total(self) -> int:
+        """How many firings are played."""
+        return len(self.sequence)
+
+    @property
+    def current(self):
+        """The firing shown at ``step`` (a ``hookviz.timeline.Firing``), None at step 0."""
+        return self.sequence[self.step - 1] if self.step else None
+
+    def __repr__(self) -> str:
+        users = len(self._trace.user_firings())
+        replaced = sum(1 for f in self._trace.firings if f.replaced)
+        extra = f", {replaced} replaced a value" if replaced else ""
+        return (
+            f"HookTimeline({type(self._trace.model).__name__}, {len(self._trace.firings)} firings, "
+            f"{users} from the model's own hooks{extra}, step {self.step}/{self.total})"
+        )
+
+    def to_html(self) -> str:
+        """A self-contained HTML table of the firings in order (no scripts)."""
+        rows = []
+        backward_started = False
+        for position, firing in enumerate(self.sequence, 1):
+            if firing.kind in BACKWARD_KINDS and not backward_started:
+                backward_started = True
+                rows.append([static_html.tag("b", "backward"), "", "", "", ""])
+            who = static_html.tag("b", firing.name) if firing.who == "user" else static_html.escape(firing.name)
+            replaced = static_html.tag("span", f"replaced {firing.replaced}", cls="hvs-warn") if firing.replaced else ""
+            rows.append([str(position), static_html.escape(firing.label), static_html.escape(MEANING[firing.kind]),
+                         who, replaced])
+        body = (
+            static_html.tag("div", self.title, cls="hvs-title")
+            + static_html.tag("div", "hooks in bold are the model's own", cls="hvs-muted")
+            + static_html.table(["#", "module", "what happens", "hook", ""], rows, numeric={0})
+        )
+        return static_html.page("timeline", body)
+
+    def plot(self):
+        """A matplotlib Figure: modules down, time across, each firing a mark (needs matplotlib)."""
+        from .. import plots
+
+        return plots.timeline(self._trace)
+
+
+def _lanes(model: nn.Module, trace: HookTrace) -> tuple[list[list], dict[str, int]]:
+    """Rows of the diagram: modules in pre-order, each followed by lanes of its parameters' hooks."""
+    lanes: list[list] = []
+    lane_of: dict[str, int] = {}
+    extra: dict[str, list[str]] = {}
+    module_labels = {display_name(p, m) for p, m in model.named_modules()}
+    for firing in trace.firings:
+        if firing.label not in module_labels:
+            extra.setdefault(firing.path, [])
+            if firing.label not in extra[firing.path]:
+                extra[firing.path].append(firing.label)
+    for path, module in model.named_modules():
+        depth = 0 if not path else path.count(".") + 1
+        label = display_name(path, module)
+        lane_of[label] = len(lanes)
+        lanes.append([label, depth])
+        for other in extra.pop(path, []):
+            lane_of[other] = len(lanes)
+            lanes.append([other, depth + 1])
+    for labels in extra.values():  # anything left: global hooks on unknown modules
+        for other in labels:
+            lane_of[other] = len(lanes)
+            lanes.append([other, 0])
+    return lanes, lane_of

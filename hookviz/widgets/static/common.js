@@ -1,0 +1,229 @@
+// hookviz: helpers shared by every widget. The Python side sends this file followed by the
+// widget's own file as one ES module, so these names are in scope there.
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+// h("div", {class: "x", text: "hi", onclick: f}, child, ...): a DOM element.
+function h(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  setAttributes(node, attrs);
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : String(child));
+  }
+  return node;
+}
+
+function s(tag, attrs = {}, ...children) {
+  const node = document.createElementNS(SVG_NS, tag);
+  setAttributes(node, attrs);
+  for (const child of children.flat()) if (child) node.append(child);
+  return node;
+}
+
+function setAttributes(node, attrs) {
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key === "text") node.textContent = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value === true ? "" : value);
+  }
+}
+
+// Icons as inline SVG: icon fonts are not loaded everywhere (Colab), emoji fonts neither.
+const ICON_PATHS = {
+  start: "M3 2h2v12H3zM14 2v12L6 8z",
+  back: "M13 2v12L5 8zM3 2h2v12H3z",
+  play: "M4 2v12l10-6z",
+  pause: "M4 2h3v12H4zM9 2h3v12H9z",
+  forward: "M3 2v12l8-6zM11 2h2v12h-2z",
+  end: "M2 2v12l8-6zM11 2h2v12h-2z",
+  remove: "M3.5 2.1L8 6.6l4.5-4.5 1.4 1.4L9.4 8l4.5 4.5-1.4 1.4L8 9.4l-4.5 4.5-1.4-1.4L6.6 8 2.1 3.5z",
+  caret: "M5 3l6 5-6 5z",
+  refresh: "M8 2a6 6 0 1 0 6 6h-2a4 4 0 1 1-1.2-2.8L8.5 7.5H14V2l-1.8 1.8A6 6 0 0 0 8 2z",
+};
+
+function icon(name) {
+  return s("svg", { viewBox: "0 0 16 16", width: 14, height: 14, "aria-hidden": "true" },
+    s("path", { d: ICON_PATHS[name], fill: "currentColor" }));
+}
+
+// A button that does not take focus on click, so the widget keeps its keyboard focus.
+function button(label, onClick, { iconName = null, cls = "", title = label } = {}) {
+  const b = h("button", { type: "button", class: `hv-button ${cls}`.trim(), title, "aria-label": title });
+  if (iconName) b.append(icon(iconName));
+  if (!iconName || cls.includes("hv-with-text")) b.append(h("span", { text: label }));
+  b.addEventListener("mousedown", (event) => event.preventDefault());
+  b.addEventListener("click", onClick);
+  return b;
+}
+
+// The root of every widget: focusable, and JupyterLab leaves its keys alone
+// (data-lm-suppress-shortcuts stops Lumino's shortcut matching at this element).
+function widgetRoot(kind, label) {
+  return h("div", {
+    class: `hv-root ${kind}`, tabindex: 0, role: "group", "aria-label": label,
+    "data-lm-suppress-shortcuts": "true",
+  });
+}
+
+// keys: {" ": fn, ArrowRight: fn, ...}. Form controls keep their own keys, except space.
+function onKeys(root, keys) {
+  root.addEventListener("keydown", (event) => {
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
+    const tag = event.target.tagName;
+    if (tag === "BUTTON" && (event.key === " " || event.key === "Enter")) return;
+    if ((tag === "INPUT" || tag === "SELECT") && event.key !== " ") return;
+    const action = keys[event.key];
+    if (!action) return;
+    event.preventDefault();
+    event.stopPropagation();
+    action(event);
+  });
+  root.addEventListener("mousedown", (event) => {
+    if (!["INPUT", "SELECT", "BUTTON"].includes(event.target.tagName)) root.focus({ preventScroll: true });
+  });
+}
+
+// Light or dark: 'auto' follows JupyterLab (data-jp-theme-light), VS Code, or the system.
+function followTheme(root, model) {
+  const update = () => {
+    const chosen = model.get("theme");
+    let dark = chosen === "dark";
+    if (chosen === "auto") {
+      const lab = document.body.dataset.jpThemeLight;
+      if (lab !== undefined) dark = lab === "false";
+      else if (document.body.classList.contains("vscode-dark")) dark = true;
+      else dark = window.matchMedia("(prefers-color-scheme: dark)").matches;
+    }
+    root.classList.toggle("hv-dark", dark);
+    root.classList.toggle("hv-forced", chosen !== "auto");
+  };
+  update();
+  const observer = new MutationObserver(update);
+  observer.observe(document.body, { attributes: true, attributeFilter: ["data-jp-theme-light", "class"] });
+  model.on("change:theme", update);
+  return () => { observer.disconnect(); model.off("change:theme", update); };
+}
+
+// Numbers as people read them; "nan" / "inf" arrive as text (strict JSON has no NaN).
+function fmt(x) {
+  if (x === null || x === undefined) return "–";
+  if (typeof x === "string") return x;
+  if (x === 0) return "0";
+  const a = Math.abs(x);
+  if (a >= 1e4 || a < 1e-3) return x.toExponential(2).replace("e+", "e");
+  return String(Number(x.toPrecision(4)));
+}
+
+function finite(x) { return typeof x === "number" && Number.isFinite(x); }
+
+// A 16-bin histogram as small bars.
+function sparkline(counts, { width = 64, height = 18, cls = "hv-spark" } = {}) {
+  const box = s("svg", { class: cls, width, height, viewBox: `0 0 ${width} ${height}`, role: "img",
+    "aria-label": "histogram" });
+  if (!counts || !counts.length) return box;
+  const top = Math.max(...counts, 1);
+  const w = width / counts.length;
+  counts.forEach((c, i) => {
+    const bar = c ? Math.max(1, (c / top) * height) : 0;
+    box.append(s("rect", { x: (i * w + 0.5).toFixed(1), y: (height - bar).toFixed(1),
+      width: Math.max(1, w - 1).toFixed(1), height: bar.toFixed(1) }));
+  });
+  return box;
+}
+
+// Play, pause and step through `length()` steps. The browser animates on its own: `step` is
+// sent to the kernel once when playing stops, and once per step taken by hand.
+function createPlayer(model, { length, show }) {
+  let step = model.get("step");
+  let timer = null;
+  const delay = () => 1000 / Math.max(0.1, model.get("speed") || 1);
+  const commit = () => {
+    if (model.get("step") !== step) {
+      model.set("step", step);
+      model.save_changes();
+    }
+  };
+  const halt = () => { if (timer !== null) clearTimeout(timer); timer = null; };
+  const tick = () => {
+    step = Math.min(step + 1, length());
+    if (step >= length()) { timer = null; commit(); } else timer = setTimeout(tick, delay());
+    show(step);
+  };
+  const player = {
+    get step() { return step; },
+    get playing() { return timer !== null; },
+    go(to) { halt(); step = Math.max(0, Math.min(length(), to)); commit(); show(step); },
+    play() {
+      if (timer !== null) return;
+      if (step >= length()) step = 0;
+      timer = setTimeout(tick, delay());
+      show(step);
+    },
+    pause() { if (timer === null) return; halt(); commit(); show(step); },
+    toggle() { if (timer === null) player.play(); else player.pause(); },
+    forward() { player.go(step + 1); },
+    back() { player.go(step - 1); },
+    start() { player.go(0); },
+    end() { player.go(length()); },
+    reset() { halt(); step = model.get("step"); show(step); },
+  };
+  const fromKernel = () => {
+    if (model.get("step") !== step) { halt(); step = model.get("step"); show(step); }
+  };
+  model.on("change:step", fromKernel);
+  player.dispose = () => { halt(); model.off("change:step", fromKernel); };
+  return player;
+}
+
+const SPEEDS = [0.5, 1, 2, 4, 8, 16, 32, 64];
+
+// The transport bar: start, back, play/pause, forward, end, speed. Returns the bar and a refresher.
+function transport(model, player, noun) {
+  const play = button("Play", () => player.toggle(), { iconName: "play", cls: "hv-play", title: "Play (space)" });
+  const speed = h("select", { class: "hv-speed", title: `${noun} per second`, "aria-label": `${noun} per second` },
+    SPEEDS.map((v) => h("option", { value: v, text: `${v}/s` })));
+  speed.value = String(model.get("speed"));
+  speed.addEventListener("change", () => { model.set("speed", Number(speed.value)); model.save_changes(); });
+  const onSpeed = () => { speed.value = String(model.get("speed")); };
+  model.on("change:speed", onSpeed);
+  const slider = h("input", { type: "range", class: "hv-slider", min: 0, value: player.step,
+    "aria-label": `${noun}` });
+  slider.addEventListener("input", () => player.go(Number(slider.value)));
+  const bar = h("div", { class: "hv-transport" },
+    button("Start", () => player.start(), { iconName: "start", title: "Jump to start (Home)" }),
+    button("Back", () => player.back(), { iconName: "back", cls: "hv-back", title: "Step back (←)" }),
+    play,
+    button("Forward", () => player.forward(), { iconName: "forward", cls: "hv-forward", title: "Step forward (→)" }),
+    button("End", () => player.end(), { iconName: "end", cls: "hv-end", title: "Jump to end (End)" }),
+    slider, speed);
+  const refresh = (step, total) => {
+    play.replaceChildren(icon(player.playing ? "pause" : "play"));
+    play.title = player.playing ? "Pause (space)" : "Play (space)";
+    play.setAttribute("aria-label", play.title);
+    play.setAttribute("aria-pressed", player.playing ? "true" : "false");
+    slider.max = total;
+    slider.value = step;
+  };
+  const dispose = () => model.off("change:speed", onSpeed);
+  return { bar, refresh, dispose };
+}
+
+function playerKeys(player, model) {
+  const faster = (direction) => {
+    const i = SPEEDS.indexOf(model.get("speed"));
+    const next = SPEEDS[Math.max(0, Math.min(SPEEDS.length - 1, (i < 0 ? 2 : i) + direction))];
+    model.set("speed", next);
+    model.save_changes();
+  };
+  return {
+    " ": () => player.toggle(),
+    ArrowRight: () => player.forward(),
+    ArrowLeft: () => player.back(),
+    Home: () => player.start(),
+    End: () => player.end(),
+    "+": () => faster(1),
+    "-": () => faster(-1),
+  };
+}

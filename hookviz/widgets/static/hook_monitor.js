@@ -1,0 +1,215 @@
+// HookMonitor: a table of modules with live output statistics, a gradient view, a detail panel.
+
+const FLAG_TEXT = { vanishing: "▼ vanishing", exploding: "▲ exploding", "nan/inf": "⚠ NaN/Inf" };
+
+function badTensor(t) { return Boolean(t && (t.nan || t.inf)); }
+
+function warningText(row) {
+  const notes = [];
+  const out = row.out;
+  if (out && out.nan) notes.push(`⚠ NaN since step ${out.bad_step}`);
+  else if (out && out.inf) notes.push(`⚠ Inf since step ${out.bad_step}`);
+  if (row.flag) notes.push(FLAG_TEXT[row.flag] || row.flag);
+  return notes.join(" · ");
+}
+
+// A histogram with its value range under it.
+function bigHistogram(t, { width = 260, height = 64 } = {}) {
+  const box = h("div", { class: "hv-bighist" }, sparkline(t.hist, { width, height, cls: "hv-spark hv-spark-big" }));
+  if (t.range) box.append(h("div", { class: "hv-axis" }, h("span", { text: fmt(t.range[0]) }), h("span", { text: fmt(t.range[1]) })));
+  return box;
+}
+
+// Recent values as a line, oldest on the left.
+function trendLine(values, { width = 260, height = 40 } = {}) {
+  const points = values.map((v, i) => [i, v]).filter(([, v]) => finite(v));
+  const box = s("svg", { class: "hv-trend", width, height, viewBox: `0 0 ${width} ${height}`, role: "img",
+    "aria-label": "recent values" });
+  if (points.length < 2) return box;
+  const lo = Math.min(...points.map((p) => p[1]));
+  const hi = Math.max(...points.map((p) => p[1]));
+  const span = hi - lo || 1;
+  const x = (i) => (i / Math.max(1, values.length - 1)) * (width - 4) + 2;
+  const y = (v) => height - 3 - ((v - lo) / span) * (height - 6);
+  box.append(s("polyline", { points: points.map(([i, v]) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(" ") }));
+  return box;
+}
+
+// Values of a small tensor as a grid of coloured cells: blue below zero, orange above.
+function heatmap(values) {
+  let grid = values;
+  if (!Array.isArray(grid)) grid = [[grid]];
+  else if (!Array.isArray(grid[0])) grid = [grid];
+  else grid = grid.map((row) => row.flat(Infinity));
+  const flat = grid.flat().filter(finite);
+  const top = Math.max(...flat.map(Math.abs), 1e-12);
+  const table = h("table", { class: "hv-heatmap", role: "grid" });
+  for (const row of grid) {
+    table.append(h("tr", {}, row.map((v) => {
+      let style = "";
+      let cls = "";
+      if (finite(v)) {
+        const a = Math.min(1, Math.abs(v) / top);
+        style = v < 0 ? `background: rgba(0, 114, 178, ${(a * 0.85).toFixed(2)})` : `background: rgba(230, 159, 0, ${(a * 0.85).toFixed(2)})`;
+      } else cls = "hv-warn";
+      return h("td", { class: cls, style, title: String(v), text: fmt(v) });
+    })));
+  }
+  return table;
+}
+
+function render({ model, el }) {
+  const modules = model.get("modules");
+  const root = widgetRoot("hv-monitor", "hook monitor: arrows choose a module, space freezes the view");
+  const cleanups = [followTheme(root, model)];
+  let frozen = false;
+
+  const status = h("span", { class: "hv-status" });
+  const freeze = button("Freeze view", () => toggleFreeze(), { cls: "hv-freeze hv-with-text", iconName: "pause", title: "Freeze or resume the view (space)" });
+  const warnCount = h("span", { class: "hv-warn hv-warncount" });
+  const header = h("div", { class: "hv-header" }, h("span", { class: "hv-title", text: model.get("title") }), status, freeze, warnCount);
+
+  // -- the table: one row per module, cells updated in place --------------------------------
+  const columns = ["module", "class", "calls", "output", "mean", "std", "min", "max", "histogram", "‖grad‖", "warnings"];
+  const numeric = new Set(["calls", "mean", "std", "min", "max", "‖grad‖"]);
+  const cellsOf = [];
+  const rowsEl = modules.map(([label, type, depth], i) => {
+    const cells = Object.fromEntries(columns.map((c) => [c, h("td", { class: numeric.has(c) ? "hv-num" : "" })]));
+    cells.module.append(h("span", { style: `padding-left:${depth * 12}px`, text: label }));
+    cells.class.textContent = type;
+    cellsOf.push(cells);
+    const tr = h("tr", { class: "hv-mrow", "data-index": i, "data-path": label, onclick: () => select(i) }, columns.map((c) => cells[c]));
+    return tr;
+  });
+  const table = h("table", { class: "hv-table" },
+    h("thead", {}, h("tr", {}, columns.map((c) => h("th", { class: numeric.has(c) ? "hv-num" : "", text: c })))),
+    h("tbody", {}, rowsEl));
+  const tablePanel = h("div", { class: "hv-table-panel" }, table);
+  const detail = h("div", { class: "hv-panel hv-detail" });
+  const grads = h("div", { class: "hv-panel hv-grads" });
+  const empty = h("div", { class: "hv-muted hv-empty",
+    text: "Nothing recorded yet: run your training loop inside `with monitor:` (or call monitor.start())." });
+
+  root.append(header, empty, tablePanel, h("div", { class: "hv-lower" }, grads, detail),
+    h("div", { class: "hv-keys", text: "click a row or use ↑/↓ for details · space: freeze/resume the view" }));
+  el.append(root);
+
+  function select(i) {
+    const next = i === model.get("selected") ? -1 : i;
+    model.set("selected", next);
+    model.save_changes();
+  }
+  const onSelected = () => draw();
+  model.on("change:selected", onSelected);
+  const onSnapshot = () => { if (!frozen) draw(); };
+  model.on("change:snapshot", onSnapshot);
+  cleanups.push(() => { model.off("change:selected", onSelected); model.off("change:snapshot", onSnapshot); });
+
+  function toggleFreeze() {
+    frozen = !frozen;
+    freeze.classList.toggle("hv-on", frozen);
+    freeze.replaceChildren(icon(frozen ? "play" : "pause"), h("span", { text: frozen ? "Resume view" : "Freeze view" }));
+    draw();
+  }
+
+  const move = (delta) => {
+    const n = modules.length;
+    const current = model.get("selected");
+    const next = current < 0 ? (delta > 0 ? 0 : n - 1) : Math.max(0, Math.min(n - 1, current + delta));
+    model.set("selected", next);
+    model.save_changes();
+  };
+  onKeys(root, {
+    " ": () => toggleFreeze(),
+    ArrowDown: () => move(1),
+    ArrowUp: () => move(-1),
+    Home: () => move(-modules.length),
+    End: () => move(modules.length),
+    Escape: () => { model.set("selected", -1); model.save_changes(); },
+  });
+
+  // -- drawing ----------------------------------------------------------------------------------
+  function draw() {
+    const snap = model.get("snapshot") || {};
+    const rows = snap.rows || [];
+    const selected = model.get("selected");
+    status.textContent = `${snap.running ? "● recording" : "■ stopped"} · ${snap.steps || 0} steps${frozen ? " · view frozen" : ""}`;
+    root.dataset.steps = String(snap.steps || 0);
+    root.dataset.running = snap.running ? "true" : "false";
+    empty.hidden = rows.some((r) => r.calls > 0);
+    let warnings = 0;
+    rows.forEach((row, i) => {
+      const cells = cellsOf[i];
+      const out = row.out;
+      cells.calls.textContent = String(row.calls);
+      cells.output.textContent = out ? out.shape : "";
+      for (const k of ["mean", "std", "min", "max"]) cells[k].textContent = out ? fmt(out[k]) : "";
+      cells.histogram.replaceChildren(out ? sparkline(out.hist) : "");
+      cells.histogram.classList.toggle("hv-bad", badTensor(out));
+      cells["‖grad‖"].textContent = row.grad ? fmt(row.grad.norm) : "";
+      const warning = warningText(row);
+      cells.warnings.textContent = warning;
+      cells.warnings.className = warning ? "hv-warn" : "";
+      if (warning) warnings += 1;
+      rowsEl[i].classList.toggle("hv-selected", i === selected);
+      rowsEl[i].classList.toggle("hv-row-warn", Boolean(warning));
+      rowsEl[i].setAttribute("aria-selected", i === selected ? "true" : "false");
+    });
+    warnCount.textContent = warnings ? `⚠ ${warnings} module${warnings === 1 ? "" : "s"} with warnings` : "";
+    drawDetail(rows[selected], selected);
+    drawGradients(rows);
+  }
+
+  function tensorBlock(title, t, trendLabel) {
+    if (!t) return h("div", { class: "hv-block" }, h("h4", { text: title }), h("span", { class: "hv-muted", text: "not seen yet" }));
+    const block = h("div", { class: "hv-block" }, h("h4", { text: title }),
+      h("div", { class: "hv-mono" }, `${t.dtype} [${t.shape}]`, t.sampled ? h("span", { class: "hv-muted", text: " · statistics from a sample" }) : null),
+      h("div", { class: "hv-mono hv-stats" }, `mean ${fmt(t.mean)} · std ${fmt(t.std)} · min ${fmt(t.min)} · max ${fmt(t.max)} · norm ${fmt(t.norm)}`),
+      bigHistogram(t));
+    if (t.nan || t.inf) block.append(h("div", { class: "hv-warn", text: `⚠ NaN in ${t.nan} and Inf in ${t.inf} recorded tensors, first at step ${t.bad_step}` }));
+    if (t.trend && t.trend.length > 1) block.append(h("div", { class: "hv-muted", text: trendLabel }), trendLine(t.trend));
+    if (t.values !== null && t.values !== undefined) block.append(h("div", { class: "hv-muted", text: "values" }), heatmap(t.values));
+    return block;
+  }
+
+  function drawDetail(row, i) {
+    detail.hidden = !row;
+    if (!row) return;
+    const [label, type] = modules[i];
+    detail.replaceChildren(
+      h("div", { class: "hv-detail-title" }, h("b", { text: label }), h("span", { class: "hv-muted", text: ` ${type} · ${row.calls} calls` })),
+      tensorBlock("output", row.out, "mean over recent calls"),
+      model.get("thresholds").gradients ? tensorBlock("gradient w.r.t. the output", row.grad, "norm over recent steps") : null);
+  }
+
+  function drawGradients(rows) {
+    const limits = model.get("thresholds");
+    grads.hidden = !limits.gradients;
+    if (!limits.gradients) return;
+    const norms = rows.map((r) => (r.grad ? r.grad.norm : null));
+    const logs = norms.filter((v) => finite(v) && v > 0).map(Math.log10);
+    const lo = logs.length ? Math.floor(Math.min(...logs, Math.log10(limits.vanishing))) : -6;
+    const hi = logs.length ? Math.ceil(Math.max(...logs, 0)) : 1;
+    const lines = rows.map((row, i) => {
+      const v = norms[i];
+      let fraction = 0;
+      if (typeof v === "string") fraction = 1;
+      else if (finite(v) && v > 0) fraction = (Math.log10(v) - lo) / Math.max(1e-9, hi - lo);
+      const cls = row.flag ? "hv-gbar hv-gbar-flag" : "hv-gbar";
+      return h("div", { class: "hv-gline", "data-path": modules[i][0] },
+        h("span", { class: "hv-glabel", text: modules[i][0] }),
+        h("span", { class: "hv-gtrack" }, h("span", { class: cls, style: `width:${(Math.max(0, Math.min(1, fraction)) * 100).toFixed(1)}%` })),
+        h("span", { class: "hv-gvalue hv-mono", text: v === null ? "–" : fmt(v) }),
+        h("span", { class: "hv-warn", text: row.flag ? FLAG_TEXT[row.flag] || row.flag : "" }));
+    });
+    grads.replaceChildren(
+      h("h4", { text: `gradient norm w.r.t. each module's output (log scale, 1e${lo} to 1e${hi})` }),
+      ...lines,
+      h("div", { class: "hv-muted hv-legend", text: `flagged below ${fmt(limits.vanishing)} (▼ vanishing) and above ${fmt(limits.exploding)} (▲ exploding)` }));
+  }
+
+  draw();
+  return () => cleanups.forEach((f) => f());
+}
+
+export default { render };

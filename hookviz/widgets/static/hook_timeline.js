@@ -1,0 +1,209 @@
+// HookTimeline: modules down, time across; each hook firing is a mark, played in order.
+
+const MEANING = {
+  forward_pre: "forward pre-hook: runs BEFORE forward()",
+  forward: "forward hook: runs AFTER forward() returned",
+  backward_pre: "backward pre-hook: the gradient w.r.t. the output is ready",
+  backward: "backward hook: the gradient w.r.t. the input is ready (during backward)",
+  tensor: "tensor hook: this parameter's gradient is ready",
+  post_accumulate_grad: "post-accumulate-grad hook: .grad was just updated",
+  forward_call: "forward() starts",
+  forward_return: "forward() returns",
+  grad_output_ready: "gradient w.r.t. the output is ready (backward pre-hooks fire here)",
+  grad_input_ready: "gradient w.r.t. the input is ready (backward hooks fire here)",
+};
+const BACKWARD = new Set(["backward_pre", "backward", "tensor", "post_accumulate_grad", "grad_output_ready", "grad_input_ready"]);
+const COL = 18;
+const ROW = 22;
+const GUTTER = 150;
+const TOP = 22;
+
+function render({ model, el }) {
+  const lanes = model.get("lanes");
+  const all = model.get("firings").map(([lane, kind, who, name, replaced], seq) => ({ seq, lane, kind, who, name, replaced }));
+  const sequence = () => (model.get("show_torch") ? all : all.filter((f) => f.who === "user"));
+
+  const root = widgetRoot("hv-timeline", "hook timeline: space plays and pauses, arrows step");
+  const cleanups = [followTheme(root, model)];
+  const status = h("span", { class: "hv-status" });
+  const torch = h("input", { type: "checkbox", "aria-label": "show torch's markers" });
+  torch.checked = model.get("show_torch");
+  torch.addEventListener("change", () => {
+    model.set("step", 0);
+    model.set("show_torch", torch.checked);
+    model.save_changes();
+  });
+  const header = h("div", { class: "hv-header" }, h("span", { class: "hv-title", text: model.get("title") }), status,
+    h("label", { class: "hv-muted" }, torch, " show forward() and gradient-ready markers"));
+
+  const player = createPlayer(model, { length: () => sequence().length, show: (step) => show(step) });
+  const controls = transport(model, player, "firings");
+  cleanups.push(() => player.dispose(), controls.dispose);
+
+  const diagram = h("div", { class: "hv-diagram" });
+  const explain = h("div", { class: "hv-panel hv-explain" });
+  const list = h("ol", { class: "hv-list" });
+  const listBox = h("div", { class: "hv-list-box" }, list);
+  const legend = h("div", { class: "hv-legend" },
+    ["forward_pre", "forward", "backward_pre", "backward", "tensor"].map((k) =>
+      h("span", { class: "hv-legend-item" }, markSvg(k, "user"), ` ${k}`)),
+    h("span", { class: "hv-legend-item" }, markSvg("forward_call", "torch"), " torch marker"),
+    h("span", { class: "hv-legend-item" }, replacedSvg(), " replaced a value"));
+  root.append(header, controls.bar, diagram, explain, listBox, legend,
+    h("div", { class: "hv-keys", text: "space: play/pause · ←/→: step · Home/End: start/end · +/−: speed" }));
+  el.append(root);
+
+  const onFilter = () => { torch.checked = model.get("show_torch"); build(); player.reset(); };
+  model.on("change:show_torch", onFilter);
+  cleanups.push(() => model.off("change:show_torch", onFilter));
+  onKeys(root, playerKeys(player, model));
+
+  let marks = [];
+  let items = [];
+  let cursor = null;
+
+  function markSvg(kind, who) {
+    const box = s("svg", { width: 14, height: 14, viewBox: "-7 -7 14 14", "aria-hidden": "true" });
+    box.append(markShape(kind, who, 0, 0));
+    return box;
+  }
+
+  function replacedSvg() {
+    const box = s("svg", { width: 14, height: 14, viewBox: "-7 -7 14 14", "aria-hidden": "true" });
+    box.append(s("circle", { r: 6, class: "hv-replaced" }));
+    return box;
+  }
+
+  // Forward kinds are circles, backward kinds squares, torch's markers small diamonds.
+  function markShape(kind, who, x, y) {
+    if (who !== "user") {
+      return s("path", { d: `M${x} ${y - 4}L${x + 4} ${y}L${x} ${y + 4}L${x - 4} ${y}Z`, class: `hv-mark hv-torch hv-k-${kind}` });
+    }
+    if (BACKWARD.has(kind)) return s("rect", { x: x - 5, y: y - 5, width: 10, height: 10, class: `hv-mark hv-k-${kind}` });
+    return s("circle", { cx: x, cy: y, r: 5, class: `hv-mark hv-k-${kind}` });
+  }
+
+  function build() {
+    const seq = sequence();
+    const width = GUTTER + Math.max(1, seq.length) * COL + 20;
+    const height = TOP + lanes.length * ROW + 6;
+    const svg = s("svg", { class: "hv-svg", width, height, viewBox: `0 0 ${width} ${height}`, role: "img",
+      "aria-label": "hook firings: modules down, time across" });
+    const x = (k) => GUTTER + k * COL + COL / 2;
+    const y = (lane) => TOP + lane * ROW + ROW / 2;
+    const firstBack = seq.findIndex((f) => BACKWARD.has(f.kind));
+    const split = firstBack < 0 ? seq.length : firstBack;
+    svg.append(
+      s("rect", { x: GUTTER, y: 0, width: split * COL, height, class: "hv-band hv-band-forward" }),
+      s("rect", { x: GUTTER + split * COL, y: 0, width: (seq.length - split) * COL, height, class: "hv-band hv-band-backward" }));
+    const label = (text, at) => { const t = s("text", { x: at, y: 14, class: "hv-band-label" }); t.textContent = text; return t; };
+    if (split > 0) svg.append(label("forward", GUTTER + 4));
+    if (split < seq.length) svg.append(label("backward", GUTTER + split * COL + 4));
+    lanes.forEach(([name, depth], i) => {
+      const t = s("text", { x: 6 + depth * 10, y: y(i) + 4, class: "hv-lane-label" });
+      t.textContent = name;
+      svg.append(s("line", { x1: GUTTER, x2: width, y1: y(i), y2: y(i), class: "hv-lane" }), t);
+    });
+    // forward() as an interval on its lane, from the start marker to the return marker
+    const open = new Map();
+    seq.forEach((f, k) => {
+      if (f.kind === "forward_call") open.set(f.lane, k);
+      if (f.kind === "forward_return" && open.has(f.lane)) {
+        const from = open.get(f.lane);
+        open.delete(f.lane);
+        svg.append(s("rect", { x: x(from), y: y(f.lane) - 3, width: x(k) - x(from), height: 6, class: "hv-interval" }));
+      }
+    });
+    cursor = s("rect", { x: 0, y: TOP - 4, width: COL, height: lanes.length * ROW + 8, class: "hv-cursor" });
+    svg.append(cursor);
+    marks = seq.map((f, k) => {
+      const g = s("g", { class: "hv-firing", "data-seq": f.seq });
+      if (f.replaced) g.append(s("circle", { cx: x(k), cy: y(f.lane), r: 8, class: "hv-replaced" }));
+      g.append(markShape(f.kind, f.who, x(k), y(f.lane)));
+      const title = s("title");
+      title.textContent = `#${k + 1} ${lanes[f.lane][0]}: ${MEANING[f.kind]}${f.who === "user" ? ` (${f.name})` : ""}${f.replaced ? `, replaced ${f.replaced}` : ""}`;
+      g.append(title);
+      g.addEventListener("click", () => player.go(k + 1));
+      svg.append(g);
+      return g;
+    });
+    diagram.replaceChildren(svg);
+    items = seq.map((f, k) => {
+      const li = h("li", { class: `hv-item ${f.who === "user" ? "hv-user" : "hv-torch-item"}`, onclick: () => player.go(k + 1) },
+        h("span", { class: "hv-item-n", text: String(k + 1) }),
+        h("span", { class: "hv-item-lane", text: lanes[f.lane][0] }),
+        h("span", { class: "hv-item-what", text: MEANING[f.kind] }),
+        f.who === "user" ? h("span", { class: "hv-item-hook", text: f.name }) : null,
+        f.replaced ? h("span", { class: "hv-tag hv-warn", text: `replaced ${f.replaced}` }) : null);
+      return li;
+    });
+    list.replaceChildren(...items);
+  }
+
+  function show(step) {
+    const seq = sequence();
+    step = Math.max(0, Math.min(step, seq.length));
+    marks.forEach((g, k) => {
+      g.classList.toggle("hv-future", k >= step);
+      g.classList.toggle("hv-now", k === step - 1);
+    });
+    items.forEach((li, k) => {
+      li.classList.toggle("hv-future", k >= step);
+      li.classList.toggle("hv-now", k === step - 1);
+    });
+    cursor.setAttribute("x", GUTTER + (step - 1) * COL);
+    cursor.style.display = step ? "" : "none";
+    status.textContent = `firing ${step} / ${seq.length}`;
+    root.dataset.step = String(step);
+    const f = step ? seq[step - 1] : null;
+    root.dataset.current = f ? `${lanes[f.lane][0]} ${f.kind}` : "";
+    controls.refresh(step, seq.length);
+    if (!f) {
+      explain.replaceChildren(h("span", { class: "hv-muted",
+        text: "Press play (space): the pass replays firing by firing. Circles are forward hooks, squares backward hooks, diamonds mark what torch itself is doing." }));
+    } else {
+      const lane = lanes[f.lane][0];
+      const parts = [h("b", { text: `#${step} ${lane}` }), ` · ${MEANING[f.kind]}`];
+      if (f.who === "user") parts.push(h("span", { class: "hv-muted", text: ` · your hook ${f.name}` }));
+      if (f.replaced) parts.push(h("div", { class: "hv-warn", text: `Its return value replaced the ${f.replaced}.` }));
+      const context = contextFor(seq, step - 1);
+      if (context) parts.push(h("div", { class: "hv-muted", text: context }));
+      explain.replaceChildren(h("div", {}, ...parts));
+    }
+    if (step) {
+      revealIn(diagram, marks[step - 1].getBoundingClientRect(), "x");
+      revealIn(listBox, items[step - 1].getBoundingClientRect(), "y");
+    }
+  }
+
+  // One sentence that ties a hook to the moment around it.
+  function contextFor(seq, k) {
+    const f = seq[k];
+    const lane = lanes[f.lane][0];
+    if (f.who === "user" && f.kind === "forward") {
+      const ret = seq.slice(0, k).map((g, j) => [g, j]).reverse().find(([g]) => g.lane === f.lane && g.kind === "forward_return");
+      return ret ? `${lane}.forward() had already returned at #${ret[1] + 1}.` : `It ran after ${lane}.forward() returned.`;
+    }
+    if (f.who === "user" && f.kind === "forward_pre") return `${lane}.forward() has not started yet.`;
+    if (f.who === "user" && (f.kind === "backward" || f.kind === "backward_pre")) {
+      const later = seq.slice(k + 1).filter((g) => BACKWARD.has(g.kind)).length;
+      return later ? `Backward is still running: ${later} more backward step${later === 1 ? "" : "s"} follow.` : "This is the last backward step.";
+    }
+    return "";
+  }
+
+  function revealIn(box, r, axis) {
+    const b = box.getBoundingClientRect();
+    if (axis === "x") {
+      if (r.left < b.left + GUTTER) box.scrollLeft -= b.left + GUTTER - r.left + 20;
+      else if (r.right > b.right) box.scrollLeft += r.right - b.right + 20;
+    } else if (r.top < b.top) box.scrollTop -= b.top - r.top + 4;
+    else if (r.bottom > b.bottom) box.scrollTop += r.bottom - b.bottom + 4;
+  }
+
+  build();
+  show(player.step);
+  return () => cleanups.forEach((f) => f());
+}
+
+export default { render };
