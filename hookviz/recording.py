@@ -182,11 +182,11 @@ class Recording:
             return []
         chunk = _Chunk(pending, compute(pending))
         pending.reset()
+        # Read the events before the store may drop some of them (a chunk bigger than max_events):
+        # listeners get every new event, max_events only bounds what is kept.
+        fresh = self._materialize(chunk) if self._listeners else []
         self._store.add(chunk)
         self._last_flush = time.monotonic()
-        if not self._listeners:
-            return []
-        fresh = self._materialize(chunk)
         for listener in list(self._listeners):
             listener(self, fresh)
         return fresh
