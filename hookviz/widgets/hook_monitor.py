@@ -167,6 +167,16 @@ class HookMonitor(HookvizWidget):
         )
         self.snapshot = self._snapshot()
 
+    @traitlets.validate("selected")
+    def _valid_selected(self, proposal):
+        index = proposal["value"]
+        if not -1 <= index < len(self.modules):
+            raise traitlets.TraitError(
+                f"selected must be the index of a watched module (0 to {len(self.modules) - 1}) or -1 for "
+                f"none, got {index}."
+            )
+        return index
+
     # -- lifecycle -------------------------------------------------------------------------
 
     def __enter__(self) -> HookMonitor:

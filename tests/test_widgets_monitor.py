@@ -1,0 +1,239 @@
+"""HookMonitor: numbers that match the tensors, warnings, throttled live updates, no hook left behind."""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+
+import pytest
+import torch
+import traitlets
+from torch import nn
+
+import hookviz as hv
+from hookviz.widgets.hook_monitor import MAX_EVENTS, TREND
+from tests.helpers import assert_no_hooks
+
+
+def inputs(batch: int = 4, features: int = 4) -> torch.Tensor:
+    return torch.randn(batch, features, generator=torch.Generator().manual_seed(1))
+
+
+def train(model: nn.Module, steps: int, x: torch.Tensor | None = None, scale: float = 1.0) -> None:
+    x = inputs() if x is None else x
+    for _ in range(steps):
+        model.zero_grad()
+        (model(x).sum() * scale).backward()
+
+
+def row(monitor: hv.HookMonitor, path: str) -> dict:
+    return monitor.snapshot["rows"][list(monitor._summaries).index(path)]
+
+
+def test_with_block_records_every_call_and_removes_every_hook():
+    model = hv.examples.mlp((4, 8, 2))
+    with hv.HookMonitor(model) as monitor:
+        assert monitor.running and hv.list_hooks(model)
+        train(model, 5)
+    assert not monitor.running
+    assert_no_hooks(model)
+    assert monitor.steps == 5
+    assert [r["calls"] for r in monitor.snapshot["rows"]] == [5, 5, 5, 5]
+    assert monitor.snapshot["steps"] == 5 and monitor.snapshot["running"] is False
+
+
+def test_hooks_are_removed_when_the_loop_raises():
+    model = hv.examples.mlp((4, 8, 2))
+    monitor = hv.HookMonitor(model)
+    with pytest.raises(RuntimeError, match="the loop broke"), monitor:
+        train(model, 2)
+        raise RuntimeError("the loop broke")
+    assert_no_hooks(model)
+    assert monitor.steps == 2
+
+
+def test_hooks_are_removed_when_forward_raises():
+    class Breaks(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.linear = nn.Linear(4, 4)
+            self.calls = 0
+
+        def forward(self, x):
+            self.calls += 1
+            if self.calls == 3:
+                raise ValueError("bad batch")
+            return self.linear(x)
+
+    model = Breaks()
+    with pytest.raises(ValueError, match="bad batch"), hv.HookMonitor(model):
+        train(model, 5)
+    assert_no_hooks(model)
+
+
+def test_output_statistics_match_the_tensor():
+    model = hv.examples.mlp((4, 8, 2))
+    x = inputs()
+    with hv.HookMonitor(model) as monitor:
+        train(model, 3, x)
+    out = model[0](x).detach()
+    summary = row(monitor, "0")["out"]
+    assert summary["shape"] == "4×8"
+    assert summary["mean"] == pytest.approx(out.mean().item(), rel=1e-3)
+    assert summary["std"] == pytest.approx(out.std().item(), rel=1e-3)
+    assert summary["min"] == pytest.approx(out.min().item(), rel=1e-3)
+    assert summary["max"] == pytest.approx(out.max().item(), rel=1e-3)
+    assert sum(summary["hist"]) == out.numel()
+    assert len(summary["trend"]) == 3
+
+
+def test_gradient_norm_is_the_norm_of_the_gradient_wrt_the_output():
+    model = hv.examples.mlp((4, 8, 2))
+    x = inputs()
+    with hv.HookMonitor(model) as monitor:
+        train(model, 1, x)
+    hidden = model[0](x)
+    (grad,) = torch.autograd.grad(model[2](model[1](hidden)).sum(), hidden)
+    assert row(monitor, "0")["grad"]["norm"] == pytest.approx(grad.norm().item(), rel=1e-3)
+    assert row(monitor, "")["grad"]["norm"] == pytest.approx(math.sqrt(4 * 2), rel=1e-3)  # d(sum)/d(out) = 1
+
+
+def test_small_tensors_keep_their_values_for_the_heatmap():
+    model = hv.examples.mlp((4, 8, 2))
+    x = inputs(batch=2)
+    with hv.HookMonitor(model) as monitor:
+        train(model, 1, x)
+    values = row(monitor, "0")["out"]["values"]
+    expected = model[0](x).detach()
+    assert torch.allclose(torch.tensor(values), expected, rtol=1e-3, atol=1e-4)
+
+
+def test_vanishing_and_exploding_gradients_are_flagged():
+    model = hv.examples.mlp((4, 8, 2))
+    with hv.HookMonitor(model) as monitor:
+        train(model, 1, scale=1e-12)
+    assert monitor.gradient_flags() == {p: "vanishing" for p in ("", "0", "1", "2")}
+    assert repr(monitor) == "HookMonitor(Sequential, 4 modules, stopped, 1 steps, 4 gradient warnings)"
+    with hv.HookMonitor(model, exploding_above=1e6) as monitor:
+        train(model, 1, scale=1e9)
+    assert set(monitor.gradient_flags().values()) == {"exploding"}
+    assert row(monitor, "2")["flag"] == "exploding"
+
+
+def test_nan_is_warned_and_the_snapshot_stays_strict_json():
+    model = hv.examples.mlp((4, 8, 2))
+    x = inputs()
+    x[0, 0] = float("nan")
+    with hv.HookMonitor(model) as monitor:
+        train(model, 2, x)
+    out = row(monitor, "0")["out"]
+    assert out["nan"] == 2 and out["bad_step"] == 0
+    assert row(monitor, "2")["out"]["nan"] == 2  # NaN flows on to the last layer
+    json.dumps(monitor.get_state(), allow_nan=False)  # Jupyter sends strict JSON
+    assert "NaN in output since step 0" in monitor.to_html()
+
+
+def test_live_updates_are_throttled():
+    model = hv.examples.mlp((4, 8, 2))
+    monitor = hv.HookMonitor(model, updates_per_second=2)
+    pushes = []
+    monitor.observe(lambda change: pushes.append(change["new"]["steps"]), names="snapshot")
+    started = time.monotonic()
+    with monitor:
+        train(model, 400)
+    elapsed = time.monotonic() - started
+    assert pushes[-1] == 400
+    assert 2 <= len(pushes) <= 2 * elapsed + 3  # start, stop, and at most 2 a second between
+
+
+def test_memory_stays_bounded_over_many_steps():
+    model = hv.examples.mlp((4, 8, 2))
+    with hv.HookMonitor(model) as monitor:
+        train(model, 600)
+        assert len(monitor._recording) <= MAX_EVENTS
+    for summary in monitor._summaries.values():
+        assert summary.calls == 600
+        assert len(summary.output.trend) == TREND and len(summary.grad.trend) == TREND
+
+
+def test_a_monitor_entered_again_counts_on():
+    model = hv.examples.mlp((4, 8, 2))
+    monitor = hv.HookMonitor(model)
+    with monitor:
+        train(model, 3)
+    with monitor:
+        train(model, 4)
+    assert monitor.steps == 7
+    assert row(monitor, "1")["calls"] == 7
+
+
+def test_starting_twice_is_refused_and_stop_is_safe_twice():
+    model = hv.examples.mlp((4, 8, 2))
+    monitor = hv.HookMonitor(model).start()
+    with pytest.raises(RuntimeError, match="already recording"):
+        monitor.start()
+    monitor.stop()
+    monitor.stop()
+    assert_no_hooks(model)
+
+
+def test_without_gradients_only_forward_is_watched():
+    model = hv.examples.mlp((4, 8, 2))
+    with hv.HookMonitor(model, gradients=False) as monitor:
+        train(model, 2)
+    assert all(r["grad"] is None for r in monitor.snapshot["rows"])
+    assert monitor.thresholds["gradients"] is False
+
+
+def test_every_records_only_some_steps():
+    model = hv.examples.mlp((4, 8, 2))
+    with hv.HookMonitor(model, every=3) as monitor:
+        train(model, 6)
+    assert monitor.steps == 6
+    assert row(monitor, "0")["calls"] == 2
+
+
+def test_modules_selector_picks_what_is_watched():
+    model = hv.examples.small_convnet()
+    monitor = hv.HookMonitor(model, modules=nn.Conv2d)
+    assert [m[0] for m in monitor.modules] == ["features.0", "features.3"]
+    assert repr(monitor) == "HookMonitor(SmallConvNet, 2 modules, stopped, 0 steps)"
+
+
+def test_selected_must_be_a_watched_module():
+    monitor = hv.HookMonitor(hv.examples.mlp((4, 8, 2)))
+    monitor.selected = 3
+    with pytest.raises(traitlets.TraitError, match=r"0 to 3\) or -1"):
+        monitor.selected = 4
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"model": "net"}, TypeError, "must be an nn.Module"),
+        ({"modules": nn.Conv3d}, ValueError, "selected no module"),
+        ({"modules": ["nope"]}, ValueError, "unknown module path"),
+        ({"updates_per_second": 0}, ValueError, "above 0 and at most 30"),
+        ({"vanishing_below": 1.0, "exploding_above": 0.5}, ValueError, "must be smaller"),
+        ({"vanishing_below": -1}, ValueError, "positive number"),
+        ({"every": 0}, ValueError, "every must be"),
+        ({"theme": "neon"}, traitlets.TraitError, "theme must be one of"),
+    ],
+)
+def test_bad_arguments_say_what_to_pass(kwargs, error, message):
+    kwargs.setdefault("model", hv.examples.mlp((4, 8, 2)))
+    with pytest.raises(error, match=message):
+        hv.HookMonitor(**kwargs)
+
+
+def test_static_pictures():
+    model = hv.examples.mlp((4, 8, 2))
+    with hv.HookMonitor(model) as monitor:
+        train(model, 2)
+    page = monitor.to_html()
+    assert "<script" not in page
+    assert page.count("<tr>") == 5  # header and four modules
+    figure = monitor.plot()
+    assert len(figure.axes) == 2
+    assert figure.axes[1].get_xscale() == "log"
