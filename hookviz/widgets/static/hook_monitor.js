@@ -35,27 +35,21 @@ function trendLine(values, { width = 260, height = 40 } = {}) {
   return box;
 }
 
-// Values of a small tensor as a grid of coloured cells: blue below zero, orange above.
+// Values of a small tensor as coloured cells: blue below zero, orange above. A matrix keeps its
+// rows; a vector wraps to the panel's width (each cell's title gives its index).
 function heatmap(values) {
-  let grid = values;
-  if (!Array.isArray(grid)) grid = [[grid]];
-  else if (!Array.isArray(grid[0])) grid = [grid];
-  else grid = grid.map((row) => row.flat(Infinity));
-  const flat = grid.flat().filter(finite);
-  const top = Math.max(...flat.map(Math.abs), 1e-12);
-  const table = h("table", { class: "hv-heatmap", role: "grid" });
-  for (const row of grid) {
-    table.append(h("tr", {}, row.map((v) => {
-      let style = "";
-      let cls = "";
-      if (finite(v)) {
-        const a = Math.min(1, Math.abs(v) / top);
-        style = v < 0 ? `background: rgba(0, 114, 178, ${(a * 0.85).toFixed(2)})` : `background: rgba(230, 159, 0, ${(a * 0.85).toFixed(2)})`;
-      } else cls = "hv-warn";
-      return h("td", { class: cls, style, title: String(v), text: fmt(v) });
-    })));
-  }
-  return table;
+  const vector = !Array.isArray(values) || !Array.isArray(values[0]) || values.length === 1;
+  const rows = !Array.isArray(values) ? [[values]] : vector ? [values.flat(Infinity)] : values.map((r) => r.flat(Infinity));
+  const top = Math.max(...rows.flat().filter(finite).map(Math.abs), 1e-12);
+  const cell = (v, index) => {
+    const a = finite(v) ? Math.min(1, Math.abs(v) / top) : 0;
+    const colour = v < 0 ? "0, 114, 178" : "230, 159, 0";
+    return h("span", { class: finite(v) ? "hv-cell" : "hv-cell hv-warn", title: `[${index}] ${v}`,
+      style: finite(v) ? `background: rgba(${colour}, ${(a * 0.85).toFixed(2)})` : "", text: fmt(v) });
+  };
+  return h("div", { class: vector ? "hv-heatmap hv-heatmap-vector" : "hv-heatmap", role: "grid" },
+    rows.map((row, i) => h("div", { class: "hv-heatmap-row", role: "row" },
+      row.map((v, j) => cell(v, vector ? j : `${i}, ${j}`)))));
 }
 
 function render({ model, el }) {

@@ -1,0 +1,244 @@
+"""The four widgets in JupyterLab 4, driven by a person's keys and clicks in a real Chromium.
+
+One notebook (tests/browser/notebooks/widgets_lab.ipynb, stored without outputs) is opened on
+a fresh kernel and run from the menu; the tests then play, click and read it. Everything on
+screen therefore came from the kernel: a saved widget state cannot draw what was never saved.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from conftest import open_notebook
+from jupyter_ui import NOTEBOOKS
+
+NOTEBOOK = "widgets_lab.ipynb"
+BLOG_POSTORDER = ["ab.a", "ab.b", "ab", "cd.c", "cd.d", "cd", "Model"]
+BLOG_PREORDER = ["Model", "ab", "ab.a", "ab.b", "cd", "cd.c", "cd.d"]
+
+
+@pytest.fixture(scope="module")
+def lab(chromium, jupyter_server):
+    session = open_notebook(chromium, jupyter_server, NOTEBOOK)
+    session.notebook.run_all()
+    yield session
+    session.page.context.close()
+
+
+def data(locator, name: str) -> str:
+    return locator.evaluate(f"(el) => el.dataset.{name}")
+
+
+def wait_data(lab, locator, name: str, value: str, timeout: float = 10_000) -> None:
+    locator.evaluate("(el) => { window.__hvWaitTarget = el; }")
+    lab.page.wait_for_function(
+        f"(v) => window.__hvWaitTarget.dataset.{name} === v", arg=value, timeout=timeout
+    )
+
+
+def record_changes(locator, name: str) -> None:
+    """Keep the element's data-<name> and every new value it takes, in window.__hvSeen."""
+    locator.evaluate(
+        """(el, name) => {
+            window.__hvSeen = [el.dataset[name]];
+            const note = () => {
+                const value = el.dataset[name];
+                if (window.__hvSeen[window.__hvSeen.length - 1] !== value) window.__hvSeen.push(value);
+            };
+            new MutationObserver(note).observe(el, { attributes: true, attributeFilter: ['data-' + name] });
+        }""",
+        name,
+    )
+
+
+def focus(locator) -> None:
+    locator.scroll_into_view_if_needed()
+    locator.click(position={"x": 4, "y": 4})
+
+
+def test_the_stored_notebook_has_no_outputs_to_replay():
+    notebook = json.loads((NOTEBOOKS / NOTEBOOK).read_text())
+    assert all(not cell.get("outputs") for cell in notebook["cells"])
+    assert "widgets" not in notebook["metadata"]
+
+
+def test_run_all_draws_every_widget_from_the_kernel(lab):
+    page = lab.page
+    assert page.locator(".hv-apply").count() == 2
+    for kind in ("timeline", "inventory", "monitor"):
+        assert page.locator(f".hv-{kind}").count() == 1
+    assert page.get_by_text("Error displaying widget").count() == 0
+    # What the kernel knows is what the page shows.
+    totals = lab.notebook.execute("print(traversal.total, timeline.total, len(inventory.hooks), monitor.steps)")
+    steps, firings, hooks, monitored = totals.split()
+    assert page.locator(".hv-apply").first.locator(".hv-status").text_content() == f"step 0 / {steps}"
+    assert page.locator(".hv-timeline .hv-status").text_content() == f"firing 0 / {firings}"
+    assert data(page.locator(".hv-inventory"), "count") == hooks
+    assert data(page.locator(".hv-monitor"), "steps") == monitored == "40"
+    assert lab.errors == []
+
+
+def test_apply_traversal_plays_post_order_with_no_kernel_message_per_frame(lab):
+    widget = lab.page.locator(".hv-apply").first
+    focus(widget)
+    lab.page.keyboard.press("Home")
+    wait_data(lab, widget, "step", "0")
+    record_changes(widget, "current")
+    before = lab.comm_messages_sent()
+    lab.page.keyboard.press("Space")
+    wait_data(lab, widget, "step", "6")
+    assert lab.comm_messages_sent() == before  # six frames played, nothing sent
+    wait_data(lab, widget, "step", "7")
+    assert lab.page.evaluate("window.__hvSeen") == ["", *BLOG_POSTORDER]
+    lab.page.wait_for_timeout(300)
+    assert lab.comm_messages_sent() == before + 1  # the final step, once playing stopped
+    assert lab.notebook.execute("print(traversal.step, repr(traversal.current))") == "7 ''\n"
+
+    lab.page.keyboard.press("ArrowLeft")
+    assert data(widget, "current") == "cd"
+    widget.get_by_role("button", name="Step back (←)").click()
+    assert data(widget, "current") == "cd.d"
+    lab.page.wait_for_timeout(300)
+    assert lab.notebook.execute("print(traversal.step, traversal.current)") == "5 cd.d\n"
+    lab.page.keyboard.press("End")
+    assert data(widget, "current") == "Model"
+    lab.notebook.execute("traversal.step = 2")
+    wait_data(lab, widget, "current", "ab.b")
+    printed = widget.locator(".hv-side pre").text_content().strip()
+    assert printed == "Function_B.W = 1"
+    lab.page.keyboard.press("ArrowRight")  # fn(ab): both children done first, the heart of post-order
+    assert widget.locator(".hv-frame").nth(1).text_content().startswith("ab.apply(fn)children done")
+    lab.notebook.screenshot(widget, "apply-traversal")
+
+
+def test_apply_traversal_switches_to_modules_pre_order(lab):
+    widget = lab.page.locator(".hv-apply").first
+    focus(widget)
+    widget.get_by_role("button", name="Play modules(): the module first, then its children (pre-order)").click()
+    wait_data(lab, widget, "order", "modules")
+    seen = []
+    for _ in BLOG_PREORDER:
+        lab.page.keyboard.press("ArrowRight")
+        seen.append(data(widget, "current"))
+    assert seen == BLOG_PREORDER
+    lab.page.wait_for_timeout(300)
+    assert lab.notebook.execute("print(traversal.order, traversal.step)") == "modules 7\n"
+    widget.get_by_role("button", name="Play apply(): children first, then the module (post-order)").click()
+    wait_data(lab, widget, "order", "apply")
+
+
+def test_a_thousand_module_tree_stays_readable(lab):
+    widget = lab.page.locator(".hv-apply").nth(1)
+    widget.scroll_into_view_if_needed()
+    tree = widget.locator(".hv-tree")
+    assert widget.locator(".hv-row").count() == 1000
+    visible = widget.locator(".hv-row").evaluate_all("(rows) => rows.filter(r => r.offsetParent !== null).length")
+    assert visible <= 20  # subtrees start closed
+    focus(widget)
+    lab.page.keyboard.press("End")
+    wait_data(lab, widget, "step", "1000")
+    for _ in range(3):
+        lab.page.keyboard.press("ArrowLeft")
+    current = widget.locator(".hv-row.hv-current")
+    assert current.count() == 1
+    tree_box, row_box = tree.bounding_box(), current.bounding_box()
+    assert tree_box["height"] <= 440  # the tree scrolls instead of growing
+    assert tree_box["y"] <= row_box["y"] and row_box["y"] + row_box["height"] <= tree_box["y"] + tree_box["height"]
+    lab.notebook.screenshot(widget, "apply-traversal-1000")
+
+
+def test_hook_monitor_updates_live_while_the_loop_runs(lab):
+    widget = lab.page.locator(".hv-monitor")
+    widget.scroll_into_view_if_needed()
+    mean_cell = widget.locator("tr[data-path='head.1'] td").nth(4)
+    loop_cell = lab.page.locator(".jp-CodeCell").nth(5)
+    assert "with monitor:" in loop_cell.text_content()
+    loop_cell.locator(".jp-InputArea-prompt").click()
+    lab.page.keyboard.press("Shift+Enter")
+    seen_steps, seen_means = [], set()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        busy = "[*]" in loop_cell.locator(".jp-InputPrompt").text_content()
+        steps = int(data(widget, "steps"))
+        if busy and (not seen_steps or steps != seen_steps[-1]):
+            seen_steps.append(steps)
+            seen_means.add(mean_cell.text_content())
+        if not busy and steps == 80:
+            break
+        time.sleep(0.05)
+    lab.notebook.wait_cells_done()
+    assert data(widget, "steps") == "80" and data(widget, "running") == "false"
+    live = [s for s in seen_steps if 40 < s < 80]
+    assert len(live) >= 3, seen_steps  # several updates arrived while the cell was still running
+    assert live == sorted(live)
+    assert len(seen_means) >= 2  # and the numbers changed with them
+
+    widget.locator("tr[data-path='head.1']").click()
+    assert widget.locator(".hv-detail-title").text_content().startswith("head.1")
+    lab.page.keyboard.press("ArrowDown")
+    assert widget.locator(".hv-detail-title").text_content().startswith("head.2")
+    lab.page.keyboard.press("ArrowDown")
+    heatmap = widget.locator(".hv-detail .hv-heatmap").first
+    assert heatmap.locator(".hv-cell").count() == 10  # head.3's 1×10 logits
+    lab.page.wait_for_timeout(300)
+    assert lab.notebook.execute("print(monitor.modules[monitor.selected][0])") == "head.3\n"
+    lab.notebook.screenshot(widget, "hook-monitor")
+
+
+def test_hook_timeline_shows_the_forward_hook_after_forward(lab):
+    widget = lab.page.locator(".hv-timeline")
+    focus(widget)
+    lab.page.keyboard.press("Home")
+    for _ in range(5):
+        lab.page.keyboard.press("ArrowRight")
+    assert data(widget, "current") == "ab.a forward"
+    explanation = widget.locator(".hv-explain").text_content()
+    assert "runs AFTER forward() returned" in explanation
+    assert "Its return value replaced the output." in explanation
+    assert "ab.a.forward() had already returned at #4." in explanation
+    assert widget.locator(".hv-diagram .hv-replaced").count() == 1
+    backward_hook = lab.notebook.execute(
+        "print([k + 1 for k, f in enumerate(timeline.sequence) if f.kind == 'backward'][0])"
+    )
+    widget.locator(".hv-list li").nth(int(backward_hook) - 1).click()
+    assert "Backward is still running" in widget.locator(".hv-explain").text_content()
+    lab.notebook.screenshot(widget, "hook-timeline")
+
+
+def test_hook_inventory_remove_button_takes_the_hook_off_in_python(lab):
+    widget = lab.page.locator(".hv-inventory")
+    widget.scroll_into_view_if_needed()
+    assert widget.locator("tr.hv-dup").count() == 2
+    lab.notebook.screenshot(widget, "hook-inventory")
+    copy_id = lab.notebook.execute("print([r['id'] for r in inventory.hooks if not r['first']][0])").strip()
+    widget.locator(f"tr[data-id='{copy_id}']").get_by_role("button").click()
+    wait_data(lab, widget, "count", "2")
+    assert widget.locator("tr.hv-dup").count() == 0
+    assert widget.locator(".hv-inv-status").text_content() == f"removed ab.a: forward hook double_output (id {copy_id})"
+    assert lab.notebook.execute("print(len(blog.ab.a._forward_hooks), len(hv.list_hooks(blog)))") == "1 2\n"
+
+
+def test_widgets_follow_jupyterlab_dark_theme(lab):
+    page = lab.page
+    page.locator(".lm-MenuBar-itemLabel", has_text="Settings").first.click()
+    page.locator(".lm-Menu-itemLabel", has_text="Theme").first.hover()
+    page.locator(".lm-Menu-itemLabel", has_text="JupyterLab Dark").first.click()
+    page.wait_for_function("() => document.body.dataset.jpThemeLight === 'false'", timeout=15_000)
+    page.wait_for_timeout(500)  # the theme's stylesheet
+    for kind in ("apply", "monitor", "timeline", "inventory"):
+        widget = page.locator(f".hv-{kind}").first
+        assert "hv-dark" in widget.get_attribute("class")
+        background = widget.evaluate("(el) => getComputedStyle(el).backgroundColor")
+        lab_background = page.evaluate(
+            "() => { const probe = document.createElement('div');"
+            " probe.style.background = 'var(--jp-layout-color0)'; document.body.append(probe);"
+            " const c = getComputedStyle(probe).backgroundColor; probe.remove(); return c; }"
+        )
+        assert background == lab_background
+        red, green, blue = (int(v) for v in background[background.index("(") + 1 : -1].split(",")[:3])
+        assert red + green + blue < 3 * 80  # dark
+        lab.notebook.screenshot(widget, f"{kind}-dark")
+    assert lab.errors == []
+
