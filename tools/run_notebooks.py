@@ -54,11 +54,19 @@ def execute(
     nb: nbformat.NotebookNode,
     cwd: Path,
     *,
+    settings: Path | None = None,
     allow_errors: bool = False,
     timeout: int = CELL_TIMEOUT,
 ) -> nbformat.NotebookNode:
-    """Run ``nb`` top to bottom in a fresh kernel started in ``cwd``; returns it with outputs."""
-    with tempfile.TemporaryDirectory(prefix="hookviz-kernel-") as tmp, environment(isolated_env(Path(tmp))):
+    """Run ``nb`` top to bottom in a fresh kernel started in ``cwd``; returns it with outputs.
+
+    ``settings`` is the folder for Jupyter/IPython/matplotlib settings (a temporary one by
+    default); sharing one across notebooks lets matplotlib build its font cache only once.
+    """
+    with contextlib.ExitStack() as stack:
+        if settings is None:
+            settings = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="hookviz-kernel-")))
+        stack.enter_context(environment(isolated_env(settings)))
         client = NotebookClient(
             nb,
             timeout=timeout,
@@ -71,7 +79,7 @@ def execute(
     return nb
 
 
-def store_outputs(path: Path) -> float:
+def store_outputs(path: Path, settings: Path | None = None) -> float:
     """Clear ``path``'s outputs, execute it, and write it back; returns the seconds it took."""
     nb = nbformat.read(path, as_version=4)
     for cell in nb.cells:
@@ -79,7 +87,7 @@ def store_outputs(path: Path) -> float:
             cell.outputs = []
             cell.execution_count = None
     start = time.monotonic()
-    execute(nb, path.parent.resolve())
+    execute(nb, path.parent.resolve(), settings=settings)
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
     nbformat.write(nb, path)
@@ -94,8 +102,10 @@ def main(argv: list[str] | None = None) -> int:
     for path in args.notebooks:
         if path.suffix != ".ipynb" or not path.is_file():
             parser.error(f"{path} is not a notebook file (.ipynb)")
-        seconds = store_outputs(path)
-        print(f"{path}: executed and stored in {seconds:.1f} s")
+    with tempfile.TemporaryDirectory(prefix="hookviz-settings-") as settings:
+        for path in args.notebooks:
+            seconds = store_outputs(path, Path(settings))
+            print(f"{path}: executed and stored in {seconds:.1f} s")
     return 0
 
 
