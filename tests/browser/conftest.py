@@ -46,6 +46,10 @@ class Session:
     def page(self):
         return self.notebook.page
 
+    def widget_errors(self) -> list[str]:
+        """Script errors raised in widget code: ours (loaded from a blob: URL), anywidget's or ipywidgets'."""
+        return [e for e in self.errors if any(where in e for where in ("blob:", "anywidget", "jupyter-widgets"))]
+
     def comm_messages_sent(self) -> int:
         """Widget messages (comm_msg) the page has sent to the kernel so far."""
         return sum(1 for frame in self.sent if b'"msg_type":"comm_msg"' in frame)
@@ -56,7 +60,7 @@ def open_notebook(chromium, server, name: str, ui: str = "lab") -> Session:
     context = chromium.new_context(viewport=VIEWPORT, device_scale_factor=1)
     page = context.new_page()
     session = Session(NotebookPage(page, server, name, ui))
-    page.on("pageerror", lambda error: session.errors.append(str(error)))
+    page.on("pageerror", lambda error: session.errors.append(f"{error}\n{error.stack}"))
     page.on("websocket", lambda ws: ws.on(
         "framesent", lambda payload: session.sent.append(payload if isinstance(payload, bytes) else payload.encode())
     ))

@@ -70,9 +70,10 @@ def free_port() -> int:
 
 @dataclass
 class JupyterServer:
-    """A ``jupyter lab`` on 127.0.0.1 with a random token, serving a copy of the test notebooks."""
+    """``jupyter lab`` (or ``jupyter notebook``) on 127.0.0.1 with a random token, serving a copy of the test notebooks."""
 
     home: Path
+    app: str = "jupyterlab"  # the module to run: "jupyterlab" or "notebook"
     port: int = field(default_factory=free_port)
     token: str = field(default_factory=lambda: secrets.token_hex(16))
     process: subprocess.Popen | None = None
@@ -87,9 +88,10 @@ class JupyterServer:
 
     def start(self, timeout: float = 60.0) -> JupyterServer:
         """Copy the notebooks, write the settings, start the server and wait for /api/status."""
-        if shutil.which("jupyter-lab", path=str(Path(sys.executable).parent)) is None:
+        script = "jupyter-lab" if self.app == "jupyterlab" else "jupyter-notebook"
+        if shutil.which(script, path=str(Path(sys.executable).parent)) is None:
             raise RuntimeError(
-                f"JupyterLab is not installed next to {sys.executable}; install the dev extras: "
+                f"{script} is not installed next to {sys.executable}; install the dev extras: "
                 "pip install -e '.[dev]'."
             )
         self.root.mkdir(parents=True, exist_ok=True)
@@ -104,7 +106,7 @@ class JupyterServer:
         log = (self.home / "server.log").open("w")
         self.process = subprocess.Popen(
             [
-                sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={self.port}",
+                sys.executable, "-m", self.app, "--no-browser", f"--port={self.port}",
                 "--ip=127.0.0.1", f"--IdentityProvider.token={self.token}", "--allow-root",
                 f"--ServerApp.root_dir={self.root}", "--LabApp.expose_app_in_browser=True",
                 "--JupyterNotebookApp.expose_app_in_browser=True",
@@ -115,13 +117,13 @@ class JupyterServer:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError(f"jupyter lab exited early; its log:\n{self.log()}")
+                raise RuntimeError(f"{script} exited early; its log:\n{self.log()}")
             try:
                 self.api("GET", "/api/status")
                 return self
             except (urllib.error.URLError, ConnectionError):
                 time.sleep(0.2)
-        raise RuntimeError(f"jupyter lab did not answer /api/status within {timeout:.0f} s; log:\n{self.log()}")
+        raise RuntimeError(f"{script} did not answer /api/status within {timeout:.0f} s; log:\n{self.log()}")
 
     def stop(self) -> None:
         """Shut the server (and its kernels) down."""
@@ -201,13 +203,9 @@ class NotebookPage:
         )
 
     def run_all(self, timeout: float = 120_000) -> None:
-        """Run every cell from the menu, as a person would, and wait until all have run."""
-        if self.ui == "lab":
-            self.page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
-            self.page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
-        else:
-            self.page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
-            self.page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+        """Run every cell from the menu (JupyterLab and Notebook 7 share it), and wait until all have run."""
+        self.page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+        self.page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
         self.wait_cells_done(timeout)
 
     def wait_cells_done(self, timeout: float = 120_000) -> None:
