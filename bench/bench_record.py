@@ -1,0 +1,153 @@
+"""record() overhead, hookviz against a naive recorder, and the import cost, as ratios in one run.
+
+Run: .venv/bin/python bench/bench_record.py  (about 3 minutes on 2 cores)
+"""
+
+from __future__ import annotations
+
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import torch
+from torch import nn
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import hookviz as hv  # noqa: E402
+from harness import Config, interleaved, report  # noqa: E402
+
+
+def training_step(model: nn.Module, x: torch.Tensor, y: torch.Tensor, lr: float = 0.01):
+    """zero_grad, forward, loss, backward, SGD step: what a training loop does per batch."""
+    optimizer = torch.optim.SGD(model.parameters(), lr=lr)
+
+    def step():
+        optimizer.zero_grad(set_to_none=True)
+        nn.functional.cross_entropy(model(x), y).backward()
+        optimizer.step()
+
+    return step
+
+
+def recording(name: str, model: nn.Module, step, **options) -> Config:
+    rec = hv.record(model, **options)
+    return Config(name, step, rec.start, rec.stop)
+
+
+class NaiveRecorder:
+    """What people write first: a forward hook per leaf that calls .item() for each statistic."""
+
+    def __init__(self, model: nn.Module):
+        self.model, self.handles, self.rows = model, [], []
+
+    def hook(self, module, args, output):
+        self.rows.append((output.mean().item(), output.std().item(), output.max().item()))
+
+    def start(self):
+        for path, module in self.model.named_modules():
+            if hv.leaves(path, module):
+                self.handles.append(module.register_forward_hook(self.hook))
+
+    def stop(self):
+        for handle in self.handles:
+            handle.remove()
+        self.handles.clear()
+        self.rows.clear()
+
+
+def convnet_overhead(width: int) -> list[str]:
+    torch.manual_seed(0)
+    model = hv.examples.small_convnet(width=width)
+    x, y = torch.randn(32, 3, 32, 32), torch.randint(0, 10, (32,))
+    step = training_step(model, x, y)
+    configs = [
+        Config("bare step", step),
+        recording("record(full stats, every leaf, gradients)", model, step, modules=hv.leaves),
+        recording("record(..., every=10)", model, step, modules=hv.leaves, every=10),
+    ]
+    medians = interleaved(configs, rounds=25, block=20)
+    limits = {configs[1].name: 1.10, configs[2].name: 1.02}
+    return report(f"small conv net (width {width}), batch 32, 3x32x32: forward + backward + SGD", medians,
+                  "bare step", limits)
+
+
+def against_naive() -> list[str]:
+    workloads = {
+        "deep MLP (32 x Linear(64, 64) + ReLU), batch 32": (
+            hv.examples.deep_mlp(depth=32, width=64), torch.randn(32, 64), torch.randint(0, 64, (32,))),
+        "small conv net, batch 32": (
+            hv.examples.small_convnet(), torch.randn(32, 3, 32, 32), torch.randint(0, 10, (32,))),
+        "MLP (4 -> 8 -> 8 -> 2), batch 8": (
+            hv.examples.mlp((4, 8, 8, 2)), torch.randn(8, 4), torch.randint(0, 2, (8,))),
+    }
+    lines = []
+    for title, (model, x, y) in workloads.items():
+        step = training_step(model, x, y)
+        naive = NaiveRecorder(model)
+        same = dict(modules=hv.leaves, stats=["mean", "std", "max"], phases=["forward"])
+        configs = [
+            Config("bare step", step),
+            Config("naive: forward hook + .item() (mean, std, max)", step, naive.start, naive.stop),
+            recording("hookviz: the same three stats", model, step, **same),
+            recording("hookviz: full stats, forward", model, step, modules=hv.leaves, phases=["forward"]),
+            recording("hookviz: full stats, forward + backward", model, step, modules=hv.leaves),
+        ]
+        medians = interleaved(configs, rounds=20, block=20)
+        lines += report(title, medians, "bare step")
+        ratio = medians[configs[2].name] / medians[configs[1].name]
+        verdict = "faster" if ratio < 1 else "SLOWER"
+        line = f"  hookviz / naive, same three stats: {ratio:.3f} ({verdict})"
+        print(line)
+        lines.append(line)
+    return lines
+
+
+def import_cost(rounds: int = 15) -> list[str]:
+    """Median wall time of `import torch` against `import torch, hookviz`, interleaved."""
+    times = {"torch": [], "torch + hookviz": []}
+    for _ in range(rounds):
+        for name, code in (("torch", "import torch"), ("torch + hookviz", "import torch, hookviz")):
+            start = time.perf_counter()
+            subprocess.run([sys.executable, "-c", code], check=True)
+            times[name].append(time.perf_counter() - start)
+    base, both = statistics.median(times["torch"]), statistics.median(times["torch + hookviz"])
+    line = (f"## import\nimport torch {base:.3f} s; import torch, hookviz {both:.3f} s; "
+            f"hookviz adds {both - base:+.3f} s (limit 0.100 s: {'ok' if both - base <= 0.1 else 'OVER'})")
+    print(line)
+    return [line]
+
+
+def memory_stays_flat(steps: int = 3000) -> list[str]:
+    """Peak RSS growth over a long recorded loop with a small max_events."""
+    model = hv.examples.mlp((16, 32, 32, 4))
+    x, y = torch.randn(8, 16), torch.randint(0, 4, (8,))
+    step = training_step(model, x, y)
+    with hv.record(model, max_events=5_000) as rec:
+        for _ in range(steps // 3):
+            step()
+        rec.flush()
+        early = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        for _ in range(steps - steps // 3):
+            step()
+        rec.flush()
+        late = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    line = (f"## memory\n{steps} recorded steps, max_events=5000: {len(rec)} events kept, {rec.dropped} dropped; "
+            f"peak RSS grew {(late - early) / 1024:.1f} MB over the last {steps - steps // 3} steps")
+    print(line)
+    return [line]
+
+
+def main() -> None:
+    torch.set_num_threads(2)
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads\n", flush=True)
+    for part in (lambda: convnet_overhead(32), lambda: convnet_overhead(16), against_naive,
+                 import_cost, memory_stays_flat):
+        part()
+        print(flush=True)
+
+
+if __name__ == "__main__":
+    main()
