@@ -16,6 +16,7 @@ from .notebooks import NotebookError, nbformat_module
 COURSE_FILE = "course.toml"
 STAMP_KEY = "stamp"
 BADGE, INSTALL = "colab-badge", "install"
+INSTALL_FIRST_LINE = "# Installs hookviz when it is missing (on Colab, say); silent when it is already installed."
 BADGE_IMAGE = "https://colab.research.google.com/assets/colab-badge.svg"
 _GITHUB = re.compile(r"^https://github\.com/(?P<owner>[\w.-]+)/(?P<name>[\w.-]+?)(?:\.git)?/?$")
 
@@ -103,7 +104,7 @@ def install_source(config: CourseConfig) -> str:
     """
     return "\n".join(
         [
-            "# Installs hookviz when it is missing (on Colab, say); silent when it is already installed.",
+            INSTALL_FIRST_LINE,
             "import importlib, importlib.util, subprocess, sys",
             'if importlib.util.find_spec("hookviz") is None:',
             "    subprocess.run(",

@@ -1,0 +1,389 @@
+"""Grading one submission: read, merge, run `pytest --nbval` in the sandbox, score."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import stat
+import sys
+import time
+import traceback
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from ..course.notebooks import notebook_text
+from . import probe
+from .flags import scan_answers
+from .merge import Assignment, merge, outputs_text
+from .sandbox import ChildResult, Limits, Sandbox
+from .submissions import Submission, SubmissionError, read_submission
+
+PLUGIN_DIR = Path(__file__).resolve().parent / "plugin"
+# The child's entry point. rfc3987_syntax is an optional jsonschema format checker that takes
+# over a second to import (nbformat imports jsonschema); nbformat never needs it.
+BOOT = (
+    "import sys; sys.modules.setdefault('rfc3987_syntax', None); sys.path.insert(0, sys.argv.pop(1)); "
+    "import pytest; raise SystemExit(pytest.main(sys.argv[1:]))"
+)
+FEEDBACK_OUTPUT_LIMIT = 4_000
+
+
+@dataclass
+class CheckResult:
+    """One check cell's result."""
+
+    grade_id: str
+    max_points: float
+    points: float = 0.0
+    outcome: str = "not-run"
+    detail: str = ""
+    expected: str = ""
+    actual: str = ""
+    seconds: float = 0.0
+    tamper: list[str] = field(default_factory=list)
+    nbval_outcome: str = ""  # what the output comparison alone said, before integrity checks
+
+
+@dataclass
+class SubmissionResult:
+    """Everything the gradebook and the feedback file need about one student."""
+
+    student: str
+    assignment: str
+    assignment_sha256: str
+    submission: str
+    submission_sha256: str
+    status: str
+    detail: str
+    total: float
+    max_total: float
+    checks: list[CheckResult]
+    notes: list[str] = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)
+    matched_by: dict[str, str] = field(default_factory=dict)
+    seconds: float = 0.0
+    sandbox: str = ""
+    graded_at: str = ""
+
+    def to_json(self) -> dict:
+        """A plain dict for results/<student>.json."""
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict) -> SubmissionResult:
+        """Read back what ``to_json`` wrote."""
+        data = dict(data)
+        data["checks"] = [CheckResult(**c) for c in data.get("checks", [])]
+        return cls(**data)
+
+
+@dataclass(frozen=True)
+class GradeSettings:
+    """Per-run settings shared by every submission."""
+
+    limits: Limits
+    output_limit: int = 100_000
+
+
+def empty_result(
+    submission: Submission, assignment: Assignment, status: str, detail: str, sha: str = ""
+) -> SubmissionResult:
+    """A row for a submission that was not run: every check scores 0 with the reason."""
+    checks = [
+        CheckResult(c.grade_id, c.points, outcome=status, detail=detail, expected=c.expected)
+        for c in assignment.checks
+    ]
+    return SubmissionResult(
+        student=submission.student,
+        assignment=assignment.name,
+        assignment_sha256=assignment.sha256,
+        submission=str(submission.path or ""),
+        submission_sha256=sha,
+        status=status,
+        detail=detail,
+        total=0.0,
+        max_total=assignment.max_points,
+        checks=checks,
+        graded_at=_now(),
+    )
+
+
+def grade_submission(
+    submission: Submission,
+    assignment: Assignment,
+    sandbox: Sandbox,
+    settings: GradeSettings,
+    *,
+    slot: int,
+    scratch: Path,
+) -> SubmissionResult:
+    """Grade one submission; never raises for anything the submission does."""
+    started = time.monotonic()
+    try:
+        result = _grade(submission, assignment, sandbox, settings, slot, scratch)
+    except Exception:  # a grader bug must not stop the batch; the row says what happened
+        result = empty_result(
+            submission,
+            assignment,
+            "error",
+            "the grader failed: " + traceback.format_exc(limit=6)[-3000:],
+        )
+    result.seconds = round(time.monotonic() - started, 3)
+    result.sandbox = sandbox.kind
+    return result
+
+
+def _grade(
+    submission: Submission,
+    assignment: Assignment,
+    sandbox: Sandbox,
+    settings: GradeSettings,
+    slot: int,
+    scratch: Path,
+) -> SubmissionResult:
+    if submission.path is None:
+        return empty_result(submission, assignment, "missing", submission.note or "no notebook")
+    try:
+        student_notebook, sha = read_submission(submission.path)
+    except SubmissionError as error:
+        return empty_result(submission, assignment, error.status, str(error))
+    merged = merge(assignment, student_notebook)
+    notes = ([submission.note] if submission.note else []) + merged.notes
+    present = {
+        gid: src for gid, src in merged.answers.items() if merged.matched_by.get(gid) != "missing"
+    }
+    if assignment.answers and not present:
+        result = empty_result(
+            submission, assignment, "no-answers", "no answer cell was found in the notebook", sha
+        )
+        result.notes = notes
+        result.matched_by = merged.matched_by
+        return result
+
+    workdir = scratch / f"{slot}-{secrets.token_hex(6)}"
+    try:
+        child = _run(merged.notebook, assignment, sandbox, settings, slot, workdir)
+    finally:
+        _remove_tree(workdir)
+    result = score(assignment, child, settings.limits)
+    result.student = submission.student
+    result.submission = str(submission.path)
+    result.submission_sha256 = sha
+    result.notes = notes + result.notes
+    result.flags = sorted(set(scan_answers(present)) | set(result.flags))
+    result.matched_by = merged.matched_by
+    return result
+
+
+def _run(
+    notebook,
+    assignment: Assignment,
+    sandbox: Sandbox,
+    settings: GradeSettings,
+    slot: int,
+    workdir: Path,
+) -> ChildResult:
+    for sub in (
+        "home",
+        "tmp",
+        "jupyter/config",
+        "jupyter/data",
+        "jupyter/runtime",
+        "ipython",
+        "mpl",
+    ):
+        (workdir / sub).mkdir(parents=True, exist_ok=True)
+    workdir.chmod(0o700)
+    notebook_path = workdir / f"{assignment.name}.ipynb"
+    notebook_path.write_text(notebook_text(notebook), encoding="utf-8")
+    settings_path = workdir / "hookviz-settings.json"
+    checks_path = Path(probe.__file__).resolve().parent.parent / "course" / "checks.py"
+    settings_path.write_text(
+        json.dumps(
+            {
+                "notebook": str(notebook_path),
+                "output_limit": settings.output_limit,
+                "probe_source": Path(probe.__file__).read_text(encoding="utf-8"),
+                "probe_config": {
+                    "workdir": str(workdir),
+                    "checks_path": str(checks_path) if checks_path.is_file() else None,
+                    "checks_sha256": _sha256(checks_path) if checks_path.is_file() else None,
+                },
+                "probe_timeout": min(10.0, settings.limits.cell_timeout),
+            }
+        ),
+        encoding="utf-8",
+    )
+    sandbox.prepare_workdir(workdir, slot)
+    token = secrets.token_hex(8)
+    env = {
+        "PATH": os.pathsep.join(
+            [str(Path(sys.executable).parent), "/usr/local/bin", "/usr/bin", "/bin"]
+        ),
+        "HOME": str(workdir / "home"),
+        "TMPDIR": str(workdir / "tmp"),
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "JUPYTER_CONFIG_DIR": str(workdir / "jupyter/config"),
+        "JUPYTER_DATA_DIR": str(workdir / "jupyter/data"),
+        "JUPYTER_RUNTIME_DIR": str(workdir / "jupyter/runtime"),
+        "JUPYTER_PLATFORM_DIRS": "1",
+        "IPYTHONDIR": str(workdir / "ipython"),
+        "MPLCONFIGDIR": str(workdir / "mpl"),
+        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+        "PYDEVD_DISABLE_FILE_VALIDATION": "1",
+        "OMP_NUM_THREADS": "1",  # one thread per kernel: submissions run side by side
+        "MKL_NUM_THREADS": "1",
+        "HOOKVIZ_GRADE_TOKEN": token,
+    }
+    if os.environ.get("VIRTUAL_ENV"):
+        env["VIRTUAL_ENV"] = os.environ["VIRTUAL_ENV"]
+    program = [
+        sys.executable, "-I", "-c", BOOT, str(PLUGIN_DIR),
+        str(notebook_path),
+        "-p", "hookviz_grading_plugin",
+        "-p", "nbval.plugin",
+        "--nbval",
+        "--nbval-current-env",
+        f"--nbval-cell-timeout={settings.limits.cell_timeout:g}",
+        "--noconftest",
+        "-p", "no:cacheprovider",
+        "-c", os.devnull,
+        f"--rootdir={workdir}",
+        "-q", "--color=no",
+        f"--hookviz-config={settings_path}",
+    ]  # fmt: skip
+    return sandbox.run(
+        program,
+        workdir=workdir,
+        env=env,
+        limits=settings.limits,
+        slot=slot,
+        log_path=workdir.parent / f"{workdir.name}.log",
+    )
+
+
+ADVICE = {
+    "mismatch": "Compare your output with the expected output above.",
+    "error": "The check stopped with an error (shown above); your answer raised it or made the check fail.",
+    "timeout": "This check ran out of time: look for a loop that never ends, or work that is far too slow.",
+    "kernel-died": "Python stopped while this check ran (os._exit, a crash, or too much memory).",
+    "not-run": "This check did not run, because of what happened earlier in the notebook.",
+    "tampered": "The grader's tools were changed while this check ran; the check counts for nothing.",
+    "grader-error": "The grader could not run this check; ask your instructor.",
+    "skipped": "This check was skipped.",
+}
+
+
+def score(assignment: Assignment, child: ChildResult, limits: Limits) -> SubmissionResult:
+    """Points per check from the plugin's records, and the submission's status."""
+    cells = {r.get("index"): r for r in child.records if r.get("event") == "cell"}
+    done = any(r.get("event") == "done" for r in child.records)
+    checks, notes, flags = [], [], []
+    died_in = next((r for r in cells.values() if r.get("outcome") == "kernel-died"), None)
+    check_ids = {c.grade_id for c in assignment.checks}
+    for answer in assignment.answers:
+        record = cells.get(answer.index)
+        if record and record.get("outcome") in ("error", "timeout", "kernel-died"):
+            notes.append(f"Your answer cell {answer.grade_id} failed when it ran: {_short(record)}")
+    for check in assignment.checks:
+        record = cells.get(check.index)
+        result = CheckResult(check.grade_id, check.points, expected=check.expected)
+        if record is None:
+            if child.timed_out:
+                result.detail = f"the whole submission ran out of time ({limits.submission_timeout:g} s) before this check"
+            elif died_in is not None:
+                result.detail = "the kernel had died before this check"
+            else:
+                result.detail = "grading stopped before this check (the notebook run crashed)"
+            checks.append(result)
+            continue
+        result.actual = outputs_text(record.get("outputs", []))
+        result.seconds = float(record.get("seconds") or 0)
+        result.tamper = [str(t) for t in record.get("tamper", [])]
+        result.outcome = result.nbval_outcome = record.get("outcome", "grader-error")
+        result.detail = str(record.get("detail") or "")
+        if result.outcome == "timeout":
+            result.detail = f"the check ran longer than {limits.cell_timeout:g} s"
+        elif result.outcome == "error" and "NotImplementedError" in _short(record):
+            result.detail = "an answer this check uses is not written yet (NotImplementedError)"
+        if result.tamper:
+            result.outcome = "tampered"
+            result.detail = "; ".join(result.tamper)
+            flags.append(f"tampered ({check.grade_id})")
+        elif result.outcome == "passed":
+            result.points = check.points
+        checks.append(result)
+    outcomes = {c.outcome for c in checks} | {
+        r.get("outcome") for r in cells.values() if r.get("grade_id") not in check_ids
+    }
+    if child.timed_out:
+        status, detail = (
+            "timeout",
+            f"the submission ran longer than {limits.submission_timeout:g} s and was stopped",
+        )
+    elif died_in is not None:
+        where = died_in.get("grade_id") or f"code cell {died_in.get('index')}"
+        status, detail = "crashed", f"the kernel died in {where}"
+    elif not done:
+        status = "crashed"
+        detail = f"the grading run stopped unexpectedly (exit code {child.returncode})"
+    elif "timeout" in outcomes:
+        status, detail = "timeout", f"a cell ran longer than {limits.cell_timeout:g} s"
+    else:
+        status, detail = "ok", ""
+    result = SubmissionResult(
+        student="",
+        assignment=assignment.name,
+        assignment_sha256=assignment.sha256,
+        submission="",
+        submission_sha256="",
+        status=status,
+        detail=detail,
+        total=sum(c.points for c in checks),
+        max_total=assignment.max_points,
+        checks=checks,
+        notes=notes,
+        flags=flags,
+        graded_at=_now(),
+    )
+    if status == "crashed" and not done and not cells:
+        result.notes.append("The grader's log ends with: " + child.output_tail[-800:].strip())
+    return result
+
+
+def _short(record: dict) -> str:
+    for output in record.get("outputs", []):
+        if output.get("type") == "error":
+            return f"{output.get('ename')}: {str(output.get('evalue'))[:200]}"
+    return record.get("outcome", "?")
+
+
+def _sha256(path: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _remove_tree(path: Path) -> None:
+    """Delete a work folder even when the student's code made parts of it read-only."""
+
+    def unlock(function, target, _info) -> None:
+        try:
+            os.chmod(Path(target).parent, stat.S_IRWXU)
+            os.chmod(target, stat.S_IRWXU)
+            function(target)
+        except OSError:
+            pass
+
+    if path.exists():
+        shutil.rmtree(path, onerror=unlock)
+    log = path.parent / f"{path.name}.log"
+    log.unlink(missing_ok=True)

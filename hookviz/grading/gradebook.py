@@ -1,0 +1,236 @@
+"""The out folder: one result file per student, the gradebook built from them, feedback files.
+
+Two grading runs may share an out folder. Each student's result is written atomically
+(temporary file + rename) while that student's claim lock is held, and the gradebook is
+rebuilt from all result files under the folder's lock; so no row is lost or half-written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import fcntl
+import hashlib
+import io
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+from ..course.notebooks import NotebookError, atomic_write_text
+from .engine import ADVICE, FEEDBACK_OUTPUT_LIMIT, SubmissionResult
+from .merge import Assignment
+
+GRADEBOOK_CSV, GRADEBOOK_JSON = "gradebook.csv", "gradebook.json"
+
+
+def safe_name(student: str) -> str:
+    """A file name for ``student``: unchanged when already plain, else cleaned plus a short hash."""
+    cleaned = re.sub(r"[^A-Za-z0-9._@+-]", "_", student).lstrip(".") or "_"
+    if cleaned == student:
+        return student
+    return f"{cleaned[:60]}-{hashlib.sha256(student.encode()).hexdigest()[:8]}"
+
+
+def _number(value: float) -> str:
+    return f"{value:g}"
+
+
+def _cell(text: str) -> str:
+    """Keep spreadsheet programs from running a name that starts like a formula."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
+
+
+class OutFolder:
+    """``out/``: results/, feedback/, gradebook.csv, gradebook.json and the locks."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self.results = self.path / "results"
+        self.feedback = self.path / "feedback"
+        self.locks = self.path / ".locks"
+        for folder in (self.results, self.feedback, self.locks):
+            folder.mkdir(parents=True, exist_ok=True)
+
+    @contextlib.contextmanager
+    def _flock(self, path: Path) -> Iterator[None]:
+        with open(path, "a+") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    def locked(self) -> contextlib.AbstractContextManager[None]:
+        """Hold the folder's lock (gradebook rebuilds, the assignment marker)."""
+        return self._flock(self.locks / "gradebook.lock")
+
+    def claim(self, student: str) -> contextlib.AbstractContextManager[None]:
+        """Hold one student's lock: a second run waits, then finds the result and skips."""
+        return self._flock(self.locks / f"{safe_name(student)}.lock")
+
+    def check_assignment(self, assignment: Assignment) -> None:
+        """Refuse an out folder that holds another assignment's grades."""
+        marker = self.path / "assignment.json"
+        with self.locked():
+            if marker.exists():
+                try:
+                    name = json.loads(marker.read_text(encoding="utf-8")).get("name")
+                except (OSError, ValueError):
+                    name = None
+                if name is not None and name != assignment.name:
+                    raise NotebookError(
+                        f"{self.path} holds grades for {name!r}, not {assignment.name!r}; "
+                        "pass another --out folder for this assignment."
+                    )
+            atomic_write_text(
+                marker,
+                json.dumps(
+                    {
+                        "name": assignment.name,
+                        "sha256": assignment.sha256,
+                        "path": str(assignment.path),
+                    },
+                    indent=1,
+                ),
+            )
+
+    def result_path(self, student: str) -> Path:
+        """Where one student's result lives."""
+        return self.results / f"{safe_name(student)}.json"
+
+    def load(self, student: str) -> SubmissionResult | None:
+        """The stored result for ``student`` (None if absent or unreadable)."""
+        try:
+            return SubmissionResult.from_json(
+                json.loads(self.result_path(student).read_text(encoding="utf-8"))
+            )
+        except (OSError, ValueError, TypeError):
+            return None
+
+    def save(self, result: SubmissionResult) -> None:
+        """Write the student's result and feedback, each atomically."""
+        atomic_write_text(
+            self.result_path(result.student),
+            json.dumps(result.to_json(), indent=1, ensure_ascii=False),
+        )
+        atomic_write_text(
+            self.feedback / f"{safe_name(result.student)}.md", feedback_markdown(result)
+        )
+
+    def all_results(self, assignment: Assignment) -> list[SubmissionResult]:
+        """Every stored result for this assignment, by student."""
+        results = []
+        for path in sorted(self.results.glob("*.json")):
+            try:
+                result = SubmissionResult.from_json(json.loads(path.read_text(encoding="utf-8")))
+            except (OSError, ValueError, TypeError):
+                continue
+            if result.assignment == assignment.name:
+                results.append(result)
+        return sorted(results, key=lambda r: r.student)
+
+    def rebuild(self, assignment: Assignment) -> list[SubmissionResult]:
+        """Rewrite gradebook.csv and gradebook.json from the result files (caller holds the lock)."""
+        results = self.all_results(assignment)
+        ids = [c.grade_id for c in assignment.checks]
+        table = io.StringIO()
+        writer = csv.writer(table, lineterminator="\n")
+        writer.writerow(["student", "total", *ids, "status", "flags"])
+        for result in results:
+            by_id = {c.grade_id: c.points for c in result.checks}
+            writer.writerow(
+                [
+                    _cell(result.student),
+                    _number(result.total),
+                    *(_number(by_id.get(gid, 0.0)) for gid in ids),
+                    result.status,
+                    _cell("; ".join(result.flags)),
+                ]
+            )
+        atomic_write_text(self.path / GRADEBOOK_CSV, table.getvalue())
+        document = {
+            "assignment": assignment.name,
+            "assignment_sha256": assignment.sha256,
+            "max_points": {c.grade_id: c.points for c in assignment.checks},
+            "max_total": assignment.max_points,
+            "students": [
+                {
+                    "student": r.student,
+                    "total": r.total,
+                    "points": {c.grade_id: c.points for c in r.checks},
+                    "outcomes": {c.grade_id: c.outcome for c in r.checks},
+                    "status": r.status,
+                    "detail": r.detail,
+                    "flags": r.flags,
+                    "notes": r.notes,
+                    "submission": r.submission,
+                    "submission_sha256": r.submission_sha256,
+                    "stale": r.assignment_sha256 != assignment.sha256,
+                    "seconds": r.seconds,
+                    "graded_at": r.graded_at,
+                }
+                for r in results
+            ],
+        }
+        atomic_write_text(
+            self.path / GRADEBOOK_JSON, json.dumps(document, indent=1, ensure_ascii=False)
+        )
+        return results
+
+
+def _clip(text: str) -> str:
+    if len(text) <= FEEDBACK_OUTPUT_LIMIT:
+        return text
+    half = FEEDBACK_OUTPUT_LIMIT // 2
+    return f"{text[:half]}\n... ({len(text) - 2 * half} characters left out) ...\n{text[-half:]}"
+
+
+def _fence(text: str) -> str:
+    fence = "```"
+    while fence in text:
+        fence += "`"
+    return f"{fence}text\n{_clip(text).rstrip()}\n{fence}"
+
+
+def feedback_markdown(result: SubmissionResult) -> str:
+    """The student's feedback: each check, passed or not, expected against actual, the hints."""
+    lines = [
+        f"# {result.assignment}: feedback for {result.student}",
+        "",
+        f"**Score: {_number(result.total)} / {_number(result.max_total)}**",
+    ]
+    if result.status != "ok":
+        lines += [
+            "",
+            f"Status: **{result.status}**" + (f": {result.detail}" if result.detail else "."),
+        ]
+    if result.notes:
+        lines += ["", "## Notes", ""] + [f"- {note}" for note in result.notes]
+    for check in result.checks:
+        mark = (
+            "passed"
+            if check.outcome == "passed" and check.points == check.max_points
+            else "not passed"
+        )
+        lines += [
+            "",
+            f"## {check.grade_id}: {_number(check.points)} / {_number(check.max_points)} ({mark})",
+        ]
+        if check.outcome == "passed":
+            continue
+        if check.detail:
+            lines += ["", f"What happened: {check.outcome.replace('-', ' ')}: {check.detail}."]
+        elif check.outcome in ADVICE:
+            lines += ["", f"What happened: {check.outcome.replace('-', ' ')}."]
+        lines += ["", "Expected output:", "", _fence(check.expected)]
+        lines += ["", "Your output:", "", _fence(check.actual or "(nothing)")]
+        hints = [line.strip() for line in check.actual.splitlines() if "Hint:" in line]
+        advice = ADVICE.get(check.outcome)
+        if hints or advice:
+            lines += (
+                ["", "Hints:", ""]
+                + [f"- {hint}" for hint in hints]
+                + ([f"- {advice}"] if advice else [])
+            )
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,315 @@
+"""Building the notebook that is graded: the instructor's copy with only the student's answers in it.
+
+Everything except the source of answer cells comes from the instructor: every check cell
+(hidden tests included), every expected output, all metadata. A student's outputs, metadata
+and edited, deleted, duplicated or reordered check cells count for nothing; feedback says so.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..course import regions
+from ..course.build import Context, validate_grading_metadata
+from ..course.notebooks import (
+    NotebookError,
+    describe_cell,
+    grade_id,
+    is_answer,
+    is_check,
+    nbgrader,
+    points,
+    read_notebook,
+)
+from ..course.stamp import INSTALL_FIRST_LINE
+
+SENTINEL = "[hookviz] {grade_id}: finished"
+_NBVAL_OFF = re.compile(
+    r"^\s*#\s*(NBVAL_SKIP|NBVAL_IGNORE_OUTPUT|PYTEST_VALIDATE_IGNORE_OUTPUT)\s*$", re.M
+)
+_NBVAL_OFF_TAGS = {"nbval-skip", "nbval-ignore-output", "raises-exception"}
+
+
+@dataclass(frozen=True)
+class CheckCell:
+    """One graded check: where it is, what it is worth, what it must print."""
+
+    grade_id: str
+    index: int  # among code cells, as nbval numbers them
+    points: float
+    expected: str
+    exercise_source: str  # what students see (hidden tests removed)
+
+
+@dataclass(frozen=True)
+class AnswerCell:
+    """One answer the student writes."""
+
+    grade_id: str
+    index: int
+    position: int  # among all cells
+    functions: tuple[str, ...]
+    stub: str
+
+
+@dataclass
+class Assignment:
+    """The instructor's notebook, validated for grading."""
+
+    path: Path
+    name: str
+    notebook: Any
+    sha256: str
+    checks: list[CheckCell]
+    answers: list[AnswerCell]
+
+    @property
+    def max_points(self) -> float:
+        """The most a submission can score."""
+        return sum(c.points for c in self.checks)
+
+
+def outputs_text(outputs: list) -> str:
+    """Outputs as a person reads them: streams, text results, and errors as ``Name: value``."""
+    parts = []
+    for output in outputs or []:
+        kind = output.get("output_type") or output.get("type")
+        if kind == "stream":
+            parts.append(output.get("text", ""))
+        elif kind in ("display_data", "execute_result"):
+            data = output.get("data")
+            text = data.get("text/plain", "") if isinstance(data, dict) else output.get("text", "")
+            parts.append(text if text.endswith("\n") else text + "\n")
+        elif kind == "error":
+            parts.append(f"{output.get('ename')}: {output.get('evalue')}\n")
+    return "".join(parts)
+
+
+def defined_functions(source: str) -> tuple[str, ...]:
+    """Names of the functions and classes a cell defines at its top level."""
+    try:
+        tree = ast.parse(regions.python_source(regions.strip_solution_markers(source)))
+    except SyntaxError:
+        return tuple(re.findall(r"^(?:async\s+)?(?:def|class)\s+(\w+)", source, re.M))
+    return tuple(
+        node.name
+        for node in tree.body
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+    )
+
+
+def load_assignment(path: Path) -> Assignment:
+    """Read and validate the instructor's notebook; NotebookError says what to fix."""
+    path = Path(path)
+    if not path.is_file():
+        raise NotebookError(
+            f"the assignment {path} does not exist; pass --assignment solutions/NAME.ipynb."
+        )
+    notebook = read_notebook(path)
+    validate_grading_metadata(notebook, Context(config=None, source=str(path), target=str(path)))
+    checks, answers = [], []
+    code_index = -1
+    for position, cell in enumerate(notebook.cells):
+        if cell.cell_type != "code":
+            continue
+        code_index += 1
+        where = describe_cell(path, position, cell)
+        gid = grade_id(cell)
+        if is_check(cell):
+            expected = outputs_text(cell.outputs)
+            sentinel = SENTINEL.format(grade_id=gid)
+            if cell.execution_count is None or not expected.rstrip("\n").endswith(sentinel):
+                raise NotebookError(
+                    f"{where}: a check cell's stored output must end with its sentinel line {sentinel!r}. "
+                    "End the cell with checks.sentinel(grade_id), run the notebook and save it."
+                )
+            tags = set(cell.metadata.get("tags", []))
+            if _NBVAL_OFF.search(cell.source) or tags & _NBVAL_OFF_TAGS:
+                raise NotebookError(
+                    f"{where}: a check cell must have its output compared; remove its NBVAL_SKIP / "
+                    "NBVAL_IGNORE_OUTPUT / raises-exception marker."
+                )
+            checks.append(
+                CheckCell(
+                    gid,
+                    code_index,
+                    points(cell),
+                    expected,
+                    regions.remove_hidden_tests(cell.source),
+                )
+            )
+        elif is_answer(cell):
+            answers.append(
+                AnswerCell(
+                    gid,
+                    code_index,
+                    position,
+                    defined_functions(cell.source),
+                    regions.replace_solutions(cell.source),
+                )
+            )
+    if not checks:
+        raise NotebookError(
+            f"{path}: no check cells (metadata.nbgrader.grade true); nothing to grade."
+        )
+    return Assignment(
+        path=path,
+        name=path.stem,
+        notebook=notebook,
+        sha256=hashlib.sha256(path.read_bytes()).hexdigest(),
+        checks=checks,
+        answers=answers,
+    )
+
+
+@dataclass
+class Merged:
+    """The notebook to grade, and what the merge had to decide on the student's behalf."""
+
+    notebook: Any
+    answers: dict[str, str]  # grade_id -> the student's source that went in
+    matched_by: dict[str, str]  # grade_id -> "grade_id" | "functions" | "position" | "missing"
+    notes: list[str] = field(default_factory=list)
+
+
+def _normalized(source: str) -> str:
+    return "\n".join(line.rstrip() for line in source.strip().splitlines())
+
+
+def merge(assignment: Assignment, student: Any) -> Merged:
+    """The instructor's notebook with the student's answer sources put in."""
+    code_cells = [c for c in student.cells if c.get("cell_type") == "code"]
+    known_ids = {grade_id(c) for c in assignment.notebook.cells if grade_id(c)}
+    answer_ids = {a.grade_id for a in assignment.answers}
+    by_id: dict[str, list[Any]] = {}
+    for cell in code_cells:
+        gid = grade_id(cell)
+        if gid:
+            by_id.setdefault(gid, []).append(cell)
+
+    notes: list[str] = []
+    used: set[int] = set()
+    chosen: dict[str, Any] = {}
+    matched_by: dict[str, str] = {}
+
+    for answer in assignment.answers:
+        candidates = [
+            c for c in by_id.get(answer.grade_id, []) if nbgrader(c).get("solution") is True
+        ]
+        if candidates:
+            if len(candidates) > 1:
+                notes.append(
+                    f"Your notebook has {len(candidates)} answer cells for {answer.grade_id}; the last one was graded."
+                )
+            chosen[answer.grade_id] = candidates[-1]
+            used.add(id(candidates[-1]))
+            matched_by[answer.grade_id] = "grade_id"
+
+    # Cells the instructor wrote (checks, setup, the install cell) are never a student's answer,
+    # even when their metadata was lost: recognise them by their source too.
+    instructor_sources = {
+        _normalized(c.source)
+        for c in assignment.notebook.cells
+        if c.cell_type == "code" and not is_answer(c)
+    } | {_normalized(c.exercise_source) for c in assignment.checks}
+
+    def free(cell: Any) -> bool:
+        gid = grade_id(cell)
+        if id(cell) in used or _normalized(cell.get("source", "")) in instructor_sources:
+            return False
+        return gid is None or gid not in known_ids or gid in answer_ids
+
+    for answer in assignment.answers:
+        if answer.grade_id in chosen or not answer.functions:
+            continue
+        same = [
+            c
+            for c in code_cells
+            if free(c) and set(answer.functions) <= set(defined_functions(c.source))
+        ]
+        if same:
+            chosen[answer.grade_id] = same[-1]
+            used.add(id(same[-1]))
+            matched_by[answer.grade_id] = "functions"
+            notes.append(
+                f"The answer cell {answer.grade_id} had lost its metadata; the cell that defines "
+                f"{', '.join(answer.functions)} was graded."
+            )
+
+    # Position: the k-th answer is the k-th of the student's cells that the instructor did not write.
+    theirs = [
+        c
+        for c in code_cells
+        if _normalized(c.get("source", "")) not in instructor_sources
+        and not c.get("source", "").startswith(INSTALL_FIRST_LINE)
+    ]
+    for k, answer in enumerate(assignment.answers):
+        if answer.grade_id in chosen:
+            continue
+        if k < len(theirs) and free(theirs[k]):
+            chosen[answer.grade_id] = theirs[k]
+            used.add(id(theirs[k]))
+            matched_by[answer.grade_id] = "position"
+            notes.append(
+                f"Warning: no cell carried the answer {answer.grade_id}; your code cell "
+                f"{code_cells.index(theirs[k]) + 1} was graded as that answer, by its position."
+            )
+        else:
+            matched_by[answer.grade_id] = "missing"
+            notes.append(f"No answer for {answer.grade_id} was found; it was graded as not done.")
+
+    _note_check_changes(assignment, code_cells, by_id, notes)
+
+    notebook = copy.deepcopy(assignment.notebook)
+    check_ids = {c.grade_id for c in assignment.checks}
+    sources: dict[str, str] = {}
+    for cell in notebook.cells:
+        if cell.cell_type != "code":
+            continue
+        gid = grade_id(cell)
+        if gid in check_ids:
+            continue  # compared with its stored output
+        if gid in answer_ids:
+            stub = next(a.stub for a in assignment.answers if a.grade_id == gid)
+            cell.source = chosen[gid].get("source", "") if gid in chosen else stub
+            sources[gid] = cell.source
+        # Only check cells are compared: other outputs earn nothing, so they cannot cost anything.
+        cell.outputs = []
+        cell.execution_count = None
+    return Merged(notebook, sources, matched_by, notes)
+
+
+def _note_check_changes(
+    assignment: Assignment, code_cells: list, by_id: dict, notes: list[str]
+) -> None:
+    """Tell the student which check cells they changed (the originals were used regardless)."""
+    order = []
+    for check in assignment.checks:
+        copies = by_id.get(check.grade_id, [])
+        if not copies:
+            notes.append(
+                f"The check cell {check.grade_id} was missing from your notebook; the original was used."
+            )
+            continue
+        if len(copies) > 1:
+            notes.append(
+                f"The check cell {check.grade_id} appears {len(copies)} times; the original was used once."
+            )
+        theirs = copies[0]
+        if _normalized(theirs.get("source", "")) != _normalized(check.exercise_source):
+            notes.append(f"You edited the check cell {check.grade_id}; the original was used.")
+        claimed = nbgrader(theirs).get("points")
+        if claimed is not None and claimed != check.points:
+            notes.append(
+                f"The points of {check.grade_id} were changed to {claimed!r} in your notebook; "
+                f"it is worth {check.points:g}."
+            )
+        order.append(next(i for i, cell in enumerate(code_cells) if cell is theirs))
+    if order != sorted(order):
+        notes.append("Your check cells were in another order; the original order was used.")

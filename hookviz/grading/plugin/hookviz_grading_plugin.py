@@ -1,0 +1,281 @@
+"""The grader's pytest plugin: records each cell's outcome by grade_id for `hookviz grade`.
+
+Loaded by path in the grading child (``pytest -p hookviz_grading_plugin``), next to nbval. It
+imports neither hookviz nor torch, so it adds nothing to pytest's start-up. What it does:
+
+- reads its settings file, then deletes it; deletes the notebook once nbval has collected it,
+  so the student's kernel cannot read the expected outputs or hidden tests;
+- makes this process non-dumpable, so the kernel (same user) cannot open its files or memory;
+- writes one JSON line per cell to a pipe the kernel never inherits (jupyter_client closes
+  other descriptors when it starts the kernel);
+- notices a dead kernel within half a second instead of waiting for the cell timeout;
+- keeps at most ``output_limit`` characters of each cell's output;
+- runs the integrity probe in the kernel before and after each check cell.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import time
+from queue import Empty
+from typing import Any
+
+import pytest
+
+_SETTINGS_OPTION = "--hookviz-config"
+
+
+class KernelDied(RuntimeError):
+    """The kernel process exited while a cell was running."""
+
+
+def pytest_addoption(parser: Any) -> None:
+    """The settings file written by `hookviz grade`."""
+    parser.addoption(_SETTINGS_OPTION, default=None, help="hookviz grading settings (JSON file)")
+
+
+def pytest_configure(config: Any) -> None:
+    """Load the settings and register the recorder."""
+    path = config.getoption(_SETTINGS_OPTION)
+    if not path:
+        return
+    with open(path, encoding="utf-8") as handle:
+        settings = json.load(handle)
+    os.unlink(path)
+    _make_undumpable()
+    recorder = Recorder(settings)
+    _patch_nbval(settings.get("output_limit", 100_000))
+    config.pluginmanager.register(recorder, "hookviz-recorder")
+
+
+def _make_undumpable() -> None:
+    """PR_SET_DUMPABLE 0: same-user processes lose access to /proc/<this pid>/fd, mem, environ."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE = 4
+    except (OSError, AttributeError):  # not Linux: nothing to do
+        pass
+
+
+def _patch_nbval(output_limit: int) -> None:
+    from nbval.kernel import RunningKernel
+    from nbval.plugin import IPyNbFile
+
+    def await_reply(self: Any, msg_id: str, timeout: float | None = None) -> None:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                raise Empty
+            try:
+                msg = self.get_message(
+                    stream="shell", timeout=0.5 if left is None else min(0.5, left)
+                )
+            except Empty:
+                if not self.is_alive():
+                    raise KernelDied(
+                        "the kernel died while this cell ran (os._exit, a crash, or a resource limit)"
+                    ) from None
+                continue
+            if msg["parent_header"].get("msg_id") == msg_id:
+                if msg["content"]["status"] == "aborted":
+                    raise RuntimeError("Kernel aborted execution request")
+                return
+
+    RunningKernel.await_reply = await_reply
+    original_get = IPyNbFile.get_kernel_message
+    used: dict[str, int] = {}
+
+    def get_kernel_message(self: Any, timeout: float | None = None, stream: str = "iopub") -> dict:
+        msg = original_get(self, timeout=timeout, stream=stream)
+        kind, content = msg.get("msg_type"), msg.get("content", {})
+        if kind not in ("stream", "display_data", "execute_result"):
+            return msg
+        parent = msg.get("parent_header", {}).get("msg_id", "")
+        size = len(content.get("text", "")) + sum(
+            len(str(v)) for v in content.get("data", {}).values()
+        )
+        before = used.get(parent, 0)
+        used[parent] = before + size
+        if before + size <= output_limit:
+            return msg
+        note = f"\n[hookviz grade: output cut after {output_limit} characters]\n"
+        if kind == "stream":
+            room = max(output_limit - before, 0)
+            content["text"] = content.get("text", "")[:room] + (
+                note if before <= output_limit else ""
+            )
+        else:
+            content["data"] = {"text/plain": note.strip()} if before <= output_limit else {}
+            content["metadata"] = {}
+        return msg
+
+    IPyNbFile.get_kernel_message = get_kernel_message
+
+
+def _outputs_as_records(outputs: list, limit: int) -> list[dict]:
+    """The cell's actual outputs, as plain JSON, each text cut near ``limit`` characters."""
+    limit += 200  # room for the note that says the output was cut
+    records = []
+    for output in outputs or []:
+        kind = output.get("output_type")
+        if kind == "stream":
+            records.append(
+                {
+                    "type": "stream",
+                    "name": output.get("name"),
+                    "text": output.get("text", "")[:limit],
+                }
+            )
+        elif kind in ("display_data", "execute_result"):
+            data = output.get("data", {})
+            text = data.get("text/plain", "") if isinstance(data, dict) else ""
+            records.append({"type": kind, "text": str(text)[:limit], "mimetypes": sorted(data)})
+        elif kind == "error":
+            records.append(
+                {
+                    "type": "error",
+                    "ename": str(output.get("ename"))[:200],
+                    "evalue": str(output.get("evalue"))[:limit],
+                }
+            )
+    return records
+
+
+def _classify(excinfo: Any) -> tuple[str, str]:
+    """(outcome, detail) for a cell from the exception nbval raised, if any."""
+    if excinfo is None:
+        return "passed", ""
+    error = excinfo.value
+    message = str(error)
+    if excinfo.errisinstance(pytest.skip.Exception):
+        return "skipped", message
+    if isinstance(error, KernelDied):
+        return "kernel-died", message
+    name = type(error).__name__
+    if name == "NbCellError":
+        if message.startswith("Cell outputs differ"):
+            return "mismatch", ""
+        if message.startswith("Timeout"):
+            return "timeout", message
+        if message.startswith("Cell execution caused an exception"):
+            return "error", ""
+        return "error", message
+    if message.startswith("Kernel dead on test start"):
+        return "not-run", "the kernel had already died"
+    if message.startswith("Timed out waiting for idle kernel"):
+        return "timeout", message
+    return "grader-error", f"{name}: {message}"[:2000]
+
+
+class Recorder:
+    """Writes what happened to each cell to the result pipe, one JSON line at a time."""
+
+    def __init__(self, settings: dict):
+        self.fd = int(os.environ["HOOKVIZ_RESULTS_FD"])
+        self.notebook = settings.get("notebook")
+        self.limit = int(settings.get("output_limit", 100_000))
+        self.probe_source = settings.get("probe_source")
+        self.probe_config = settings.get("probe_config", {})
+        self.probe_timeout = float(settings.get("probe_timeout", 10))
+
+    def emit(self, record: dict) -> None:
+        data = (json.dumps(record) + "\n").encode("utf-8")
+        while data:
+            written = os.write(self.fd, data)
+            data = data[written:]
+
+    def pytest_collection_finish(self, session: Any) -> None:
+        if self.notebook:
+            try:
+                os.unlink(self.notebook)
+            except OSError:
+                pass
+        self.emit({"event": "collected", "items": len(session.items)})
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_call(self, item: Any):
+        check = self._is_check(item)
+        if check:
+            item._hookviz_tamper = self.probe(item)
+        yield
+        if check:
+            item._hookviz_tamper = item._hookviz_tamper + self.probe(item)
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item: Any, call: Any):
+        yield
+        if call.when == "call" or (call.when == "setup" and call.excinfo is not None):
+            outcome, detail = _classify(call.excinfo)
+            if call.when == "setup" and outcome != "skipped":
+                outcome, detail = (
+                    "not-run",
+                    f"setting up failed: {detail or call.excinfo.value}"[:2000],
+                )
+            cell = getattr(item, "cell", {}) or {}
+            meta = cell.get("metadata", {}).get("nbgrader", {})
+            self.emit(
+                {
+                    "event": "cell",
+                    "index": getattr(item, "cell_num", None),
+                    "grade_id": meta.get("grade_id") if isinstance(meta, dict) else None,
+                    "outcome": outcome,
+                    "detail": detail,
+                    "seconds": round(call.duration, 3),
+                    "outputs": _outputs_as_records(getattr(item, "test_outputs", None), self.limit),
+                    "tamper": list(getattr(item, "_hookviz_tamper", [])),
+                }
+            )
+
+    def pytest_sessionfinish(self, session: Any, exitstatus: Any) -> None:
+        self.emit({"event": "done"})
+
+    @staticmethod
+    def _is_check(item: Any) -> bool:
+        meta = (getattr(item, "cell", {}) or {}).get("metadata", {}).get("nbgrader", {})
+        return isinstance(meta, dict) and meta.get("grade") is True
+
+    def probe(self, item: Any) -> list[str]:
+        """Problems the integrity probe reports in the kernel (nothing if it cannot run)."""
+        kernel = getattr(item.parent, "kernel", None)
+        if not self.probe_source or kernel is None or not kernel.is_alive():
+            return []
+        expression = f"(lambda d: (exec({self.probe_source!r}, d), d['probe']({self.probe_config!r}))[1])({{}})"
+        client = kernel.kc
+        msg_id = client.execute(
+            "",
+            silent=True,
+            store_history=False,
+            user_expressions={"r": expression},
+            allow_stdin=False,
+        )
+        deadline = time.monotonic() + self.probe_timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return ["the integrity probe got no answer from the kernel"]
+            try:
+                msg = client.get_shell_msg(timeout=min(left, 0.5))
+            except Empty:
+                if not kernel.is_alive():
+                    return []
+                continue
+            if msg["parent_header"].get("msg_id") == msg_id:
+                break
+        answer = msg["content"].get("user_expressions", {}).get("r", {})
+        if answer.get("status") != "ok":
+            return [
+                f"the integrity probe failed: {answer.get('ename')}: {answer.get('evalue')}"[:300]
+            ]
+        try:
+            found = json.loads(ast.literal_eval(answer["data"]["text/plain"]))
+        except (KeyError, ValueError, SyntaxError, TypeError):
+            return ["the integrity probe's answer was garbled"]
+        return (
+            [str(p)[:300] for p in found]
+            if isinstance(found, list)
+            else ["the integrity probe's answer was garbled"]
+        )

@@ -1,0 +1,295 @@
+"""The integrity probe: run inside a student's kernel before and after each check cell.
+
+It looks for student code planted where it could change what a check prints or hides:
+builtins, ``sys`` hooks, IPython's traceback and execution machinery, the kernel's output
+streams, and the modules checks rely on (``hookviz.course.checks`` is compared with its source
+file, function by function). The student's code owns the kernel, so this is defence in depth,
+not proof: the sentinel line and the output comparison remain what makes a grade honest.
+
+The grading plugin sends this file's text to the kernel and calls ``probe(config)``; it may
+use only the standard library.
+"""
+
+from __future__ import annotations
+
+GUARDED_MODULES = (
+    "builtins",
+    "sys",
+    "io",
+    "contextlib",
+    "traceback",
+    "warnings",
+    "math",
+    "json",
+    "torch",
+    "torch.nn.modules.module",
+    "IPython.core.interactiveshell",
+    "IPython.core.displayhook",
+    "IPython.core.ultratb",
+    "ipykernel.iostream",
+    "ipykernel.zmqshell",
+    "ipykernel.ipkernel",
+    "ipykernel.kernelbase",
+    "jupyter_client.session",
+)
+SHELL_METHODS = (
+    "showtraceback",
+    "_showtraceback",
+    "showsyntaxerror",
+    "run_cell",
+    "run_cell_async",
+    "run_code",
+    "run_ast_nodes",
+    "transform_cell",
+    "_run_cell",
+)
+MAX_PROBLEMS = 12
+
+
+def probe(config: dict) -> str:
+    """JSON list of what looks tampered with (empty when nothing does)."""
+    import json
+
+    problems: list[str] = []
+    try:
+        _probe(config, problems)
+    except Exception as error:  # a probe that cannot finish is itself suspicious
+        problems.append(f"the integrity probe was stopped by {type(error).__name__}: {error}")
+    try:
+        return json.dumps(list(dict.fromkeys(problems))[:MAX_PROBLEMS])
+    except Exception:  # builtins broken badly enough to break json itself
+        return '["the integrity probe could not report: the interpreter\'s builtins are broken"]'
+
+
+def _probe(config: dict, problems: list[str]) -> None:
+    import builtins
+    import functools
+    import hashlib
+    import os
+    import sys
+    import tempfile
+    import types
+
+    untrusted_roots = tuple(
+        os.path.realpath(p) + os.sep
+        for p in (config.get("workdir") or os.getcwd(), tempfile.gettempdir())
+    )
+
+    verdicts: dict[str, bool] = {}
+
+    def untrusted(filename: object) -> bool:
+        if not isinstance(filename, str):
+            return False
+        if filename not in verdicts:
+            if filename.startswith(("<ipython-input", "<stdin>")):
+                verdicts[filename] = True
+            elif filename.startswith("<"):  # <frozen os>, <string> (dataclass-made methods)
+                verdicts[filename] = False
+            else:
+                verdicts[filename] = os.path.realpath(filename).startswith(untrusted_roots)
+        return verdicts[filename]
+
+    def code_file(value: object) -> str | None:
+        """The file a callable's Python code came from (None for C code and plain data)."""
+        kind = type(value)
+        if kind in (types.FunctionType, types.LambdaType):
+            return value.__code__.co_filename
+        if kind in (types.MethodType, staticmethod, classmethod):
+            return code_file(value.__func__)
+        if kind is functools.partial:
+            return code_file(value.func)
+        if kind is property:
+            return next((code_file(f) for f in (value.fget, value.fset) if code_file(f)), None)
+        if isinstance(value, type) or kind in (
+            types.BuiltinFunctionType,
+            types.WrapperDescriptorType,
+            types.MethodWrapperType,
+            types.MethodDescriptorType,
+            types.ModuleType,
+        ):
+            return None
+        call = getattr(kind, "__call__", None)  # noqa: B004 - looked up on the type, not the object
+        if type(call) is types.FunctionType:
+            return call.__code__.co_filename
+        return None
+
+    def report(what: str, value: object) -> None:
+        if untrusted(code_file(value)):
+            problems.append(f"{what} was replaced by code from the notebook")
+
+    def scan_namespace(label: str, namespace: dict) -> None:
+        for name, value in list(namespace.items()):
+            report(f"{label}.{name}", value)
+
+    def scan_class(label: str, cls: type) -> None:
+        for klass in cls.__mro__:
+            if klass is object:
+                continue
+            scan_namespace(f"{label}.{klass.__name__}", dict(vars(klass)))
+
+    # builtins: nothing planted, and the everyday functions are still the built-in ones.
+    scan_namespace("builtins", dict(vars(builtins)))
+    for name in ("print", "isinstance", "len", "repr", "compile", "exec", "open", "getattr", "id"):
+        value = vars(builtins).get(name)
+        if type(value) is not types.BuiltinFunctionType or value.__name__ != name:
+            problems.append(f"builtins.{name} is not the built-in function any more")
+    for name in ("type", "str", "int", "bool", "list", "dict", "object", "BaseException"):
+        value = vars(builtins).get(name)
+        if (
+            not isinstance(value, type)
+            or value.__module__ != "builtins"
+            or value.__qualname__ != name
+        ):
+            problems.append(f"builtins.{name} is not the built-in class any more")
+
+    # sys hooks and streams.
+    for name in ("displayhook", "excepthook", "breakpointhook"):
+        report(f"sys.{name}", getattr(sys, name, None))
+    for name, current in (("settrace", sys.gettrace()), ("setprofile", sys.getprofile())):
+        if current is not None and untrusted(code_file(current)):
+            problems.append(f"sys.{name} installed a tracer from the notebook")
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        if type(stream).__module__ != "ipykernel.iostream":
+            problems.append(f"sys.{name} was replaced by {type(stream).__name__}")
+        else:
+            for method in ("write", "flush"):
+                if method in vars(stream) and (
+                    code_file(vars(stream)[method]) is None
+                    or untrusted(code_file(vars(stream)[method]))
+                ):  # IPython's own tee wraps write; anything else does not belong there
+                    problems.append(f"sys.{name}.{method} was replaced")
+
+    # Modules the checks rely on: genuine module objects, nothing planted in them.
+    guarded = list(config.get("guarded_modules", GUARDED_MODULES))
+    guarded += sorted(n for n in list(sys.modules) if n == "hookviz" or n.startswith("hookviz."))
+    for name in guarded:
+        module = sys.modules.get(name)
+        if module is None:
+            continue
+        if type(module) is not types.ModuleType:
+            problems.append(f"sys.modules[{name!r}] is not a module any more")
+            continue
+        if untrusted(getattr(module, "__file__", None)):
+            problems.append(f"sys.modules[{name!r}] was replaced by a file from the notebook")
+            continue
+        namespace = dict(vars(module))
+        scan_namespace(name, namespace)
+        for value in namespace.values():
+            if isinstance(value, type) and value.__module__ == name:
+                scan_namespace(f"{name}.{value.__name__}", dict(vars(value)))
+
+    # IPython: the shell, its kernel, and their hooks.
+    shell = None
+    interactive = sys.modules.get("IPython.core.interactiveshell")
+    if interactive is not None:
+        shell_class = vars(interactive).get("InteractiveShell")
+        if isinstance(shell_class, type) and shell_class.initialized():
+            shell = shell_class.instance()
+    if shell is not None:
+        for name in SHELL_METHODS:
+            value = vars(shell).get(name)
+            if value is not None and not (
+                type(value) is types.MethodType
+                and value.__self__ is shell
+                and not untrusted(code_file(value))
+                and code_file(value) is not None
+            ):  # ipykernel binds its own _showtraceback here; nothing else should be
+                problems.append(f"the shell's {name} was replaced on the shell object")
+        scan_namespace("shell", dict(vars(shell)))
+        scan_class("shell", type(shell))
+        if getattr(shell, "custom_exceptions", ()):
+            problems.append("a custom exception handler (set_custom_exc) is installed")
+        for event, callbacks in getattr(shell.events, "callbacks", {}).items():
+            for callback in callbacks:
+                report(f"the {event} event callback {getattr(callback, '__name__', '?')}", callback)
+        for label in ("input_transformers_cleanup", "input_transformers_post", "ast_transformers"):
+            for transformer in getattr(shell, label, []):
+                report(f"shell.{label} entry", transformer)
+                if untrusted(code_file(getattr(type(transformer), "visit", None))):
+                    problems.append(f"shell.{label} has an AST transformer from the notebook")
+        for label in ("kernel", "displayhook", "display_pub"):
+            part = getattr(shell, label, None)
+            if part is not None:
+                scan_namespace(f"shell.{label}", dict(vars(part)))
+                scan_class(label, type(part))
+        session = getattr(getattr(shell, "kernel", None), "session", None)
+        if session is not None:
+            scan_namespace("session", dict(vars(session)))
+
+    _check_checks_module(config, problems, code_file, hashlib, sys, types)
+
+
+def _check_checks_module(config, problems, code_file, hashlib, sys, types) -> None:
+    """hookviz.course.checks must hold exactly the functions its source file defines."""
+    import os
+
+    path = config.get("checks_path")
+    module = sys.modules.get("hookviz.course.checks")
+    if not path or module is None:
+        return
+    package = sys.modules.get("hookviz.course")
+    if package is not None and vars(package).get("checks", module) is not module:
+        problems.append("hookviz.course.checks was swapped for another object")
+    if os.path.realpath(getattr(module, "__file__", "") or "") != os.path.realpath(path):
+        problems.append("hookviz.course.checks was loaded from another file")
+        return
+    with open(path, encoding="utf-8") as handle:
+        source = handle.read()
+    if (
+        config.get("checks_sha256")
+        and hashlib.sha256(source.encode()).hexdigest() != config["checks_sha256"]
+    ):
+        problems.append("hookviz.course.checks' source file was changed during grading")
+
+    def fingerprint(code) -> str:
+        consts = []
+        for const in code.co_consts:
+            if isinstance(const, types.CodeType):
+                consts.append(fingerprint(const))
+            elif isinstance(const, frozenset):
+                consts.append(repr(sorted(map(repr, const))))
+            else:
+                consts.append(repr(const))
+        parts = (
+            code.co_code,
+            code.co_names,
+            code.co_varnames,
+            code.co_freevars,
+            code.co_argcount,
+            code.co_kwonlyargcount,
+            code.co_flags,
+            tuple(consts),
+        )
+        return hashlib.sha256(repr(parts).encode()).hexdigest()
+
+    def genuine_member(live: object, code, label: str) -> None:
+        """``live`` must be a function whose code is exactly ``code`` from the source file."""
+        if type(live) in (staticmethod, classmethod):
+            candidates = [live.__func__]
+        elif type(live) is property:
+            candidates = [live.fget, live.fset, live.fdel]
+        else:
+            candidates = [live]
+        if not any(
+            type(f) is types.FunctionType
+            and f.__code__.co_filename == path
+            and fingerprint(f.__code__) == fingerprint(code)
+            for f in candidates
+        ):
+            problems.append(f"hookviz.course.checks.{label} is not the genuine function")
+
+    function_flags = 0x1 | 0x2  # CO_OPTIMIZED | CO_NEWLOCALS: a function body, not a class body
+    compiled = compile(source, path, "exec", dont_inherit=True)
+    for code in compiled.co_consts:
+        if not isinstance(code, types.CodeType) or code.co_name.startswith("<"):
+            continue
+        live = vars(module).get(code.co_name)
+        if code.co_flags & function_flags == function_flags:
+            genuine_member(live, code, code.co_name)
+        elif isinstance(live, type):
+            for method in code.co_consts:
+                if isinstance(method, types.CodeType) and not method.co_name.startswith("<"):
+                    genuine_member(
+                        vars(live).get(method.co_name), method, f"{code.co_name}.{method.co_name}"
+                    )

@@ -1,0 +1,409 @@
+"""Running a submission's pytest where it can do little harm, and never for long.
+
+Every grading child runs in its own session (process group) with resource limits set by a
+tiny launcher just before ``exec``: address space, file size, process count, CPU time, no core
+files. A wall clock kills the whole group. Where bubblewrap works the child also gets:
+
+- no network, its own PID namespace (everything dies with it), a private /tmp and /run;
+- a read-only view of the system and Python, with the instructor's files hidden: the
+  assignment's repository (or folder), the submissions, the out folder and home folders
+  (only the paths Python needs are shown again, read-only);
+- when the grader runs as root, an unprivileged user id of its own (root is exempt from the
+  process-count limit, and need not be trusted with student code).
+
+bubblewrap installed but unable to create namespaces (some containers) is an error, not a
+silent downgrade: pass ``--sandbox none`` to grade with limits only, knowingly.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import shutil
+import signal
+import site
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+# Runs as `python -I -S -c LAUNCHER SPEC PROGRAM ARGS...`: limits, then an unprivileged user, then exec.
+LAUNCHER = """
+import json, os, resource, sys
+spec = json.loads(sys.argv[1])
+for name, value in spec["limits"].items():
+    resource.setrlimit(getattr(resource, name), (value, value))
+if spec.get("uid") is not None:
+    os.setgroups([])
+    os.setgid(spec["gid"])
+    os.setuid(spec["uid"])
+try:
+    import ctypes
+    ctypes.CDLL(None).prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS: setuid programs gain nothing
+except Exception:
+    pass
+os.execv(sys.argv[2], sys.argv[2:])
+"""
+OUTPUT_TAIL = 8_000
+RESULTS_LIMIT = 32_000_000
+DONE_LINE = b'{"event": "done"}\n'
+UID_BASE = 100_000
+
+
+class SandboxError(RuntimeError):
+    """The sandbox asked for cannot be set up here; the message says what to do."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one submission may use."""
+
+    cell_timeout: float = 60.0
+    submission_timeout: float = 300.0
+    memory_mb: int = 4096
+    file_mb: int = 64
+    processes: int = 256
+
+    def rlimits(self, process_offset: int = 0) -> dict[str, int]:
+        """The launcher's setrlimit values."""
+        return {
+            "RLIMIT_AS": self.memory_mb * 2**20,
+            "RLIMIT_FSIZE": self.file_mb * 2**20,
+            "RLIMIT_NPROC": self.processes + process_offset,
+            "RLIMIT_CPU": int(self.submission_timeout * 2) + 10,
+            "RLIMIT_CORE": 0,
+        }
+
+
+@dataclass
+class ChildResult:
+    """How a grading child ended, and what its plugin reported."""
+
+    returncode: int | None
+    timed_out: bool
+    seconds: float
+    records: list[dict] = field(default_factory=list)
+    output_tail: str = ""
+
+
+@dataclass
+class Sandbox:
+    """How children are contained: 'bwrap' or 'none' (limits and a process group only)."""
+
+    kind: str
+    bwrap: str | None = None
+    hidden: tuple[Path, ...] = ()
+    shown: tuple[Path, ...] = ()
+    warning: str | None = None
+    _live: dict[int, subprocess.Popen] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def as_root(self) -> bool:
+        return os.geteuid() == 0
+
+    def user_for(self, slot: int) -> tuple[int, int] | None:
+        """The unprivileged uid/gid a root grader gives slot ``slot`` (None: keep ours)."""
+        if not (self.as_root and self.kind == "bwrap"):
+            return None
+        uid = UID_BASE + (os.getpid() % 50_000) * 64 + slot % 64
+        return uid, uid
+
+    def prepare_workdir(self, workdir: Path, slot: int) -> None:
+        """Hand the folder to the user the child runs as."""
+        user = self.user_for(slot)
+        if user is None:
+            return
+        for path in [workdir, *workdir.rglob("*")]:
+            os.chown(path, *user, follow_symlinks=False)
+
+    def command(self, program: list[str], workdir: Path, limits: Limits, slot: int) -> list[str]:
+        """The full argv: [bwrap ...] launcher -> program."""
+        user = self.user_for(slot)
+        offset = 0 if self.kind == "bwrap" else _tasks_of_user(os.getuid())
+        spec = {"limits": limits.rlimits(offset)}
+        if user is not None:
+            spec["uid"], spec["gid"] = user
+        launcher = [sys.executable, "-I", "-S", "-c", LAUNCHER, json.dumps(spec), *program]
+        if self.kind != "bwrap":
+            return launcher
+        return [*self._bwrap_options(workdir), "--", *launcher]
+
+    def _bwrap_options(self, workdir: Path) -> list[str]:
+        options = [
+            str(self.bwrap),
+            "--die-with-parent",
+            "--new-session",
+            "--unshare-pid",
+            "--unshare-net",
+            "--unshare-ipc",
+            "--unshare-uts",
+            "--unshare-cgroup-try",
+            "--ro-bind",
+            "/",
+            "/",
+            "--dev",
+            "/dev",
+            "--proc",
+            "/proc",
+            "--tmpfs",
+            "/dev/shm",
+        ]
+        if not self.as_root:
+            options[1:1] = ["--unshare-user", "--cap-drop", "ALL"]
+        masks = [(p, "hide") for p in (Path("/tmp"), Path("/run"), *self.hidden)]
+        masks += [(p, "show") for p in self.shown]
+        made: set[Path] = set()
+        for path, what in sorted(masks, key=lambda item: len(item[0].parts)):
+            if what == "hide" and path.is_dir():
+                options += ["--perms", "0755", "--tmpfs", str(path)]
+                made.add(path)
+            elif what == "show":
+                inside = [h for h, w in masks if w == "hide" and _inside(path, h) and h != path]
+                if not inside:
+                    continue
+                # bwrap would make the folders on the way 0700: unreadable for the grading user.
+                for parent in reversed(path.parents):
+                    if parent not in made and any(
+                        _inside(parent, h) and parent != h for h in inside
+                    ):
+                        options += ["--perms", "0755", "--dir", str(parent)]
+                        made.add(parent)
+                options += ["--ro-bind", str(path), str(path)]
+                made.add(path)
+        hidden = [p for p, what in masks if what == "hide"]
+        for parent in reversed(workdir.parents):
+            if parent not in made and any(_inside(parent, h) and parent != h for h in hidden):
+                options += ["--perms", "0755", "--dir", str(parent)]
+                made.add(parent)
+        options += ["--bind", str(workdir), str(workdir), "--chdir", str(workdir)]
+        return options
+
+    def run(
+        self,
+        program: list[str],
+        *,
+        workdir: Path,
+        env: dict[str, str],
+        limits: Limits,
+        slot: int,
+        log_path: Path,
+    ) -> ChildResult:
+        """Run ``program`` contained; its plugin writes JSON lines to the fd in $HOOKVIZ_RESULTS_FD."""
+        read_end, write_end = os.pipe()
+        env = {**env, "HOOKVIZ_RESULTS_FD": str(write_end)}
+        argv = self.command(program, workdir, limits, slot)
+        started = time.monotonic()
+        with open(log_path, "wb") as log:
+            try:
+                child = subprocess.Popen(
+                    argv,
+                    cwd=workdir,
+                    env=env,
+                    stdin=subprocess.DEVNULL,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    pass_fds=(write_end,),
+                    start_new_session=True,
+                )
+            finally:
+                os.close(write_end)
+            with self._lock:
+                self._live[child.pid] = child
+            try:
+                data, timed_out = _read_until(read_end, started + limits.submission_timeout)
+            finally:
+                os.close(read_end)
+                try:  # pytest is done or the clock ran out: a moment to exit, then the group goes
+                    child.wait(timeout=0 if timed_out_now(started, limits) else 0.2)
+                except subprocess.TimeoutExpired:
+                    pass
+                _kill_group(child)  # whatever is left in the group
+                child.wait()
+                with self._lock:
+                    self._live.pop(child.pid, None)
+                if self.kind != "bwrap":
+                    _kill_strays(env.get("HOOKVIZ_GRADE_TOKEN", ""))
+        records = []
+        for line in data.decode("utf-8", "replace").splitlines():
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue  # a line cut by a kill
+            if isinstance(record, dict):
+                records.append(record)
+        return ChildResult(
+            returncode=child.returncode,
+            timed_out=timed_out,
+            seconds=time.monotonic() - started,
+            records=records,
+            output_tail=_tail(log_path),
+        )
+
+    def kill_all(self) -> None:
+        """Kill every running child (the grader is stopping)."""
+        with self._lock:
+            children = list(self._live.values())
+        for child in children:
+            _kill_group(child)
+
+
+def timed_out_now(started: float, limits: Limits) -> bool:
+    """True once the submission's wall clock has run out."""
+    return time.monotonic() - started >= limits.submission_timeout
+
+
+def _read_until(fd: int, deadline: float) -> tuple[bytes, bool]:
+    """Everything written to ``fd`` until every writer closed it, or the deadline passed."""
+    chunks, size = [], 0
+    with selectors.DefaultSelector() as selector:
+        selector.register(fd, selectors.EVENT_READ)
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return b"".join(chunks), True
+            if not selector.select(timeout=min(left, 1.0)):
+                continue
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                return b"".join(chunks), False
+            if size < RESULTS_LIMIT:
+                chunks.append(chunk)
+                size += len(chunk)
+            if chunk.endswith(DONE_LINE):  # pytest has finished; its exit adds nothing
+                return b"".join(chunks), False
+
+
+def _kill_group(child: subprocess.Popen) -> None:
+    try:
+        os.killpg(child.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _kill_strays(token: str) -> None:
+    """Without a PID namespace, kill what the child left behind (the kernel has its own session)."""
+    if not token or not Path("/proc").is_dir():
+        return
+    needle = f"HOOKVIZ_GRADE_TOKEN={token}".encode()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            if needle in (entry / "environ").read_bytes().split(b"\0"):
+                os.kill(int(entry.name), signal.SIGKILL)
+        except (OSError, ValueError):
+            continue
+
+
+def _tasks_of_user(uid: int) -> int:
+    """Threads the user runs now: RLIMIT_NPROC counts them all, so the budget comes on top."""
+    total = 0
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return 0
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            status = (entry / "status").read_text()
+        except OSError:
+            continue
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        if fields.get("Uid", "").split()[:1] == [str(uid)]:
+            total += int(fields.get("Threads", "1").strip() or 1)
+    return total
+
+
+def _tail(path: Path) -> str:
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            handle.seek(max(handle.tell() - OUTPUT_TAIL, 0))
+            return handle.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def python_paths() -> list[Path]:
+    """Folders the grading Python needs: its prefixes, stdlib, site-packages, hookviz itself."""
+    paths = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix)}
+    paths |= {Path(p) for p in sysconfig.get_paths().values()}
+    paths |= {Path(p) for p in site.getsitepackages()}
+    paths.add(Path(__file__).resolve().parent.parent)  # the hookviz package (editable or not)
+    paths.add(Path(sys.executable).resolve().parent)
+    resolved = set()
+    for path in paths:
+        for candidate in (path, path.resolve()):
+            if candidate.exists():
+                resolved.add(candidate)
+    return sorted(resolved)
+
+
+def home_folders() -> list[Path]:
+    """Home folders to hide: /root, /home and the grader's own home."""
+    folders = {Path("/root"), Path("/home"), Path.home()}
+    return sorted(f for f in folders if f.is_dir() and f != Path("/"))
+
+
+def detect_sandbox(mode: str, hidden: list[Path]) -> Sandbox:
+    """The sandbox for ``mode`` ('auto', 'bwrap' or 'none'), checked to work here."""
+    if mode not in ("auto", "bwrap", "none"):
+        raise SandboxError(f"--sandbox must be auto, bwrap or none, not {mode!r}.")
+    shown = tuple(python_paths())
+    to_hide = tuple(sorted({p.resolve() for p in [*hidden, *home_folders()]}))
+    if mode == "none":
+        return Sandbox(
+            "none",
+            warning="--sandbox none: submissions run with your user's rights "
+            "(limits and timeouts still apply).",
+        )
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        if mode == "bwrap":
+            raise SandboxError(
+                "--sandbox bwrap: bubblewrap (bwrap) is not installed. Install it "
+                "(apt-get install bubblewrap), or pass --sandbox none to grade without it."
+            )
+        return Sandbox(
+            "none",
+            warning="bubblewrap (bwrap) is not installed: submissions run with your user's rights, "
+            "network and files (limits and timeouts still apply). Install bubblewrap to contain them.",
+        )
+    sandbox = Sandbox("bwrap", bwrap=bwrap, hidden=to_hide, shown=shown)
+    with tempfile.TemporaryDirectory(prefix="hookviz-sandbox-check-") as folder:
+        workdir = Path(folder)
+        workdir.chmod(0o755)
+        sandbox.prepare_workdir(workdir, 0)
+        # The whole chain a submission uses: bwrap, the launcher and its user, Python's imports.
+        program = [sys.executable, "-I", "-c", "import pytest, nbval, ipykernel"]
+        probe = subprocess.run(
+            sandbox.command(program, workdir, Limits(), 0),
+            cwd=workdir,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    if probe.returncode != 0 and "namespace" not in probe.stderr and "bwrap" not in probe.stderr:
+        raise SandboxError(
+            "the grading sandbox starts, but Python cannot load pytest, nbval and ipykernel in it "
+            f"({probe.stderr.strip()[-500:]}). Grade from a Python environment the sandbox can read "
+            "(not inside the assignment's repository or a hidden home folder), or pass --sandbox none."
+        )
+    if probe.returncode != 0:
+        raise SandboxError(
+            "bubblewrap is installed but cannot create its namespaces here "
+            f"({probe.stderr.strip() or 'exit code ' + str(probe.returncode)}). Allow unprivileged user "
+            "namespaces (sysctl kernel.unprivileged_userns_clone=1, or a container with them), run the "
+            "grader as root, or pass --sandbox none to grade with limits only."
+        )
+    return sandbox

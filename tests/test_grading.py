@@ -1,0 +1,599 @@
+"""`hookviz grade` end to end: one batch of honest and hostile submissions, graded in parallel.
+
+Every case of issue 5 is a student in one batch (-j 2, short timeouts), so kernels start once
+per student and the file stays within a few minutes on two cores. Each test then reads that
+student's row, result and feedback. The instructor's notebook is tests/fixtures/grading/tiny.ipynb
+(double: 2 points, shout: 1, triple: 2).
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import json
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from hookviz.course import regions
+from hookviz.course.build import exercise_from_solution
+from hookviz.course.notebooks import grade_id, is_check
+from hookviz.course.stamp import CourseConfig
+from hookviz.grading.batch import GradeOptions, grade_folder
+
+pytestmark = [pytest.mark.notebook, pytest.mark.slow]
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "grading"
+TINY = FIXTURES / "tiny.ipynb"
+REPO = Path(__file__).resolve().parent.parent
+CONFIG = CourseConfig("https://github.com/a/b", "main", "a", "b")
+CELL_TIMEOUT = 6.0
+OPTIONS = GradeOptions(jobs=2, cell_timeout=CELL_TIMEOUT, submission_timeout=90, memory_mb=3072)
+JUPYTER_VARS = (
+    "JUPYTER_CONFIG_DIR",
+    "JUPYTER_DATA_DIR",
+    "JUPYTER_RUNTIME_DIR",
+    "IPYTHONDIR",
+    "MPLCONFIGDIR",
+)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def private_jupyter_dirs(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("jupyter-home")
+    with pytest.MonkeyPatch.context() as patch:
+        for name in JUPYTER_VARS:
+            patch.setenv(name, str(folder / name.lower()))
+        yield
+
+
+def solution() -> nbformat.NotebookNode:
+    return nbformat.read(TINY, as_version=4)
+
+
+def exercise() -> nbformat.NotebookNode:
+    """What students get: stubs, no hidden tests, no outputs."""
+    return exercise_from_solution(
+        solution(), CONFIG, "solutions/tiny.ipynb", "exercises/tiny.ipynb"
+    )
+
+
+def right_answers() -> dict[str, str]:
+    return {
+        grade_id(c): regions.strip_solution_markers(c.source)
+        for c in solution().cells
+        if grade_id(c) in ("double", "shout", "triple")
+    }
+
+
+def student(answers: dict[str, str] | None = None, mutate=None) -> nbformat.NotebookNode:
+    """The exercise with the right answers, some replaced by ``answers``, then ``mutate``d."""
+    notebook = exercise()
+    sources = {**right_answers(), **(answers or {})}
+    for cell in notebook.cells:
+        if grade_id(cell) in sources:
+            cell.source = sources[grade_id(cell)]
+    if mutate:
+        mutate(notebook)
+    return notebook
+
+
+def checks_of(notebook) -> list:
+    return [c for c in notebook.cells if is_check(c)]
+
+
+def paste_outputs(notebook) -> None:
+    """Copy the solution's outputs into the check cells, as if they had run."""
+    stored = {grade_id(c): c for c in checks_of(solution())}
+    for cell in checks_of(notebook):
+        cell.outputs = copy.deepcopy(stored[grade_id(cell)].outputs)
+        cell.execution_count = stored[grade_id(cell)].execution_count
+
+
+def edit_checks(notebook) -> None:
+    for cell in checks_of(notebook):
+        gid = grade_id(cell)
+        expected = {
+            "check_double": "✓ double(2) is 4",
+            "check_shout": "✓ shout works",
+            "check_triple": "✓ triple(5) is 15",
+        }
+        cell.source = f'print("{expected[gid]}")\nprint("[hookviz] {gid}: finished")'
+
+
+def delete_checks(notebook) -> None:
+    notebook.cells = [c for c in notebook.cells if not is_check(c)]
+
+
+def duplicate_check(notebook) -> None:
+    first = checks_of(notebook)[0]
+    notebook.cells.insert(
+        notebook.cells.index(first), nbformat.from_dict({**copy.deepcopy(first), "id": "dup"})
+    )
+
+
+def reorder_checks(notebook) -> None:
+    checks = checks_of(notebook)
+    notebook.cells = [c for c in notebook.cells if not is_check(c)] + list(reversed(checks))
+
+
+def claim_points(notebook) -> None:
+    checks_of(notebook)[0].metadata.nbgrader["points"] = 100
+
+
+WRONG_DOUBLE = "def double(x):\n    return 2 + x\n"
+CASES = {
+    "correct": student(),
+    "partly_wrong": student({"double": WRONG_DOUBLE}),
+    "raises": student({"shout": 'def shout(text):\n    raise ValueError("boom")\n'}),
+    "infinite_loop": student({"double": "def double(x):\n    while True:\n        pass\n"}),
+    "unstoppable_loop": student(
+        {
+            # ipykernel restores its SIGINT handler before each cell: ignore it from inside.
+            "double": "import signal\n\ndef double(x):\n"
+            "    signal.signal(signal.SIGINT, signal.SIG_IGN)\n    while True:\n        pass\n"
+        }
+    ),
+    "os_exit": student({"shout": "import os\n\ndef shout(text):\n    os._exit(3)\n"}),
+    "memory_bomb": student(
+        {
+            "triple": "def triple(x):\n    hoard = []\n    while True:\n        hoard.append(bytes(2**30))\n"
+        }
+    ),
+    "output_flood": student(
+        {
+            "double": "def double(x):\n    for _ in range(100_000):\n        print('flood ' * 10)\n    return 2 * x\n"
+        }
+    ),
+    "fork_bomb": student(
+        {
+            "shout": "import os, time\n\ndef shout(text):\n    for _ in range(3000):\n        if os.fork() == 0:\n"
+            "            time.sleep(120)\n            os._exit(0)\n    return text.upper() + '!'\n"
+        }
+    ),
+    "pasted_outputs": student(
+        {
+            gid: regions.replace_solutions(src)
+            for gid, src in (
+                (grade_id(c), c.source)
+                for c in solution().cells
+                if grade_id(c) in ("double", "shout", "triple")
+            )
+        },
+        paste_outputs,
+    ),
+    "edited_checks": student(
+        {"double": WRONG_DOUBLE, "shout": "def shout(t):\n    return t\n"}, edit_checks
+    ),
+    "deleted_checks": student(mutate=delete_checks),
+    "duplicated_checks": student(mutate=duplicate_check),
+    "reordered_checks": student(mutate=reorder_checks),
+    "changed_points": student(mutate=claim_points),
+    "showtraceback": student(
+        {
+            "double": "from IPython.core.interactiveshell import InteractiveShell\n"
+            "InteractiveShell.showtraceback = lambda self, *args, **kwargs: None\n"
+            "get_ipython().showtraceback = lambda *args, **kwargs: None\n\n"
+            "def double(x):\n    return 4 if x == 2 else 0\n"
+        }
+    ),
+    "checks_monkeypatched": student(
+        {
+            "triple": "from hookviz.course import checks\n"
+            "checks.difference = lambda actual, expected, **kwargs: None\n\n"
+            "def triple(x):\n    return 0\n"
+        }
+    ),
+    "sentinel_printed": student(
+        {
+            "double": "def double(x):\n    print('✓ double(2) is 4')\n    print('[hookviz] check_double: finished')\n"
+            "    return 2 + x\n"
+        }
+    ),
+    "no_answers": None,
+    "invalid_json": None,
+    "empty_file": None,
+    "old_format": None,
+    "missing": None,
+    "deep": student(),
+}
+
+
+def write_submissions(folder: Path) -> None:
+    for name, notebook in CASES.items():
+        if notebook is not None and name not in ("correct", "deep"):
+            nbformat.write(notebook, folder / f"{name}.ipynb")
+    (folder / "correct").mkdir()
+    nbformat.write(CASES["correct"], folder / "correct" / "tiny.ipynb")
+    (folder / "deep" / "tiny").mkdir(parents=True)
+    nbformat.write(CASES["deep"], folder / "deep" / "tiny" / "tiny.ipynb")
+    (folder / "missing").mkdir()
+    (folder / "missing" / "notes.txt").write_text("I forgot to upload it")
+    (folder / "invalid_json.ipynb").write_text('{"cells": [ not json')
+    (folder / "empty_file.ipynb").write_text("")
+    prose = nbformat.v4.new_notebook()
+    prose.cells = [nbformat.v4.new_markdown_cell("I did not do the exercises.")]
+    nbformat.write(prose, folder / "no_answers.ipynb")
+    # nbformat 3: worksheets and `input`, and no nbgrader metadata: matched by the functions defined.
+    v3 = nbformat.v3
+    cells = [v3.new_code_cell(input=src) for src in right_answers().values()]
+    old = v3.new_notebook(worksheets=[v3.new_worksheet(cells=cells)])
+    (folder / "old_format.ipynb").write_text(v3.writes_json(old))
+
+
+@pytest.fixture(scope="module")
+def batch(tmp_path_factory):
+    """Grade every case once; return the out folder, the summary and the seconds it took."""
+    root = tmp_path_factory.mktemp("grading")
+    shutil.copy(TINY, root / "tiny.ipynb")
+    (root / "submitted").mkdir()
+    write_submissions(root / "submitted")
+    started = time.monotonic()
+    summary = grade_folder(root / "submitted", root / "tiny.ipynb", root / "out", OPTIONS)
+    return root, summary, time.monotonic() - started
+
+
+def row(batch, name: str) -> dict:
+    root = batch[0]
+    with open(root / "out" / "gradebook.csv", newline="") as handle:
+        rows = {r["student"]: r for r in csv.DictReader(handle)}
+    return rows[name]
+
+
+def result(batch, name: str) -> dict:
+    return json.loads((batch[0] / "out" / "results" / f"{name}.json").read_text())
+
+
+def check(batch, name: str, gid: str) -> dict:
+    return next(c for c in result(batch, name)["checks"] if c["grade_id"] == gid)
+
+
+def feedback(batch, name: str) -> str:
+    return (batch[0] / "out" / "feedback" / f"{name}.md").read_text()
+
+
+def points(batch, name: str) -> tuple:
+    r = row(batch, name)
+    return (r["total"], r["check_double"], r["check_shout"], r["check_triple"], r["status"])
+
+
+# -- the batch as a whole ----------------------------------------------------------------------
+
+
+def test_every_student_gets_one_row_and_a_feedback_file(batch) -> None:
+    root, summary, _ = batch
+    with open(root / "out" / "gradebook.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert sorted(r["student"] for r in rows) == sorted(CASES)
+    assert list(rows[0]) == [
+        "student",
+        "total",
+        "check_double",
+        "check_shout",
+        "check_triple",
+        "status",
+        "flags",
+    ]
+    assert sorted(summary.graded) == sorted(CASES)
+    document = json.loads((root / "out" / "gradebook.json").read_text())
+    assert document["max_total"] == 5
+    assert sorted(s["student"] for s in document["students"]) == sorted(CASES)
+    for name in CASES:
+        assert feedback(batch, name).startswith(f"# tiny: feedback for {name}")
+    assert not list((root / "out").rglob("*.tmp"))  # atomic writes left no temporary files
+
+
+def test_correct_submissions_score_full_marks_in_both_layouts(batch) -> None:
+    assert points(batch, "correct") == ("5", "2", "1", "2", "ok")
+    assert points(batch, "deep") == ("5", "2", "1", "2", "ok")
+    assert row(batch, "correct")["flags"] == ""
+    text = feedback(batch, "correct")
+    assert "**Score: 5 / 5**" in text and "check_double: 2 / 2 (passed)" in text
+
+
+def test_partly_wrong_loses_only_its_check_and_feedback_shows_expected_and_actual(batch) -> None:
+    assert points(batch, "partly_wrong") == ("3", "0", "1", "2", "ok")
+    text = feedback(batch, "partly_wrong")
+    section = text.split("## check_double")[1].split("## check_shout")[0]
+    assert (
+        "Expected output:" in section
+        and "✓ double(2) is 4\n[hookviz] check_double: finished" in section
+    )
+    assert "Your output:" in section and "AssertionError: double(-3) should be -6" in section
+    assert "double(-3) == -6" not in text  # hidden tests' source never reaches students
+
+
+def test_an_answer_that_raises_scores_zero_for_its_check_only(batch) -> None:
+    assert points(batch, "raises") == ("4", "2", "0", "2", "ok")
+    assert "ValueError: boom" in check(batch, "raises", "check_shout")["actual"]
+
+
+def test_an_infinite_loop_times_out_its_cell_and_later_checks_still_run(batch) -> None:
+    assert points(batch, "infinite_loop") == ("3", "0", "1", "2", "timeout")
+    assert check(batch, "infinite_loop", "check_double")["outcome"] == "timeout"
+    assert f"longer than {CELL_TIMEOUT:g} s" in feedback(batch, "infinite_loop")
+
+
+def test_a_loop_that_ignores_interrupts_costs_only_the_rest_of_its_notebook(batch) -> None:
+    assert points(batch, "unstoppable_loop") == ("0", "0", "0", "0", "timeout")
+    assert check(batch, "unstoppable_loop", "check_double")["outcome"] == "timeout"
+    assert check(batch, "unstoppable_loop", "check_triple")["outcome"] == "not-run"
+    assert "interpreter (double)" in row(batch, "unstoppable_loop")["flags"]
+
+
+def test_os_exit_is_a_crash_named_in_the_feedback_and_stops_nothing_else(batch) -> None:
+    assert points(batch, "os_exit") == ("2", "2", "0", "0", "crashed")
+    assert check(batch, "os_exit", "check_shout")["outcome"] == "kernel-died"
+    assert check(batch, "os_exit", "check_triple")["outcome"] == "not-run"
+    # Noticed at once, not after the cell timeout.
+    assert check(batch, "os_exit", "check_shout")["seconds"] < CELL_TIMEOUT
+    assert "the kernel died in check_shout" in feedback(batch, "os_exit")
+
+
+def test_a_memory_bomb_hits_the_memory_limit(batch) -> None:
+    total, double, shout, triple, _ = points(batch, "memory_bomb")
+    assert (total, double, shout, triple) == ("3", "2", "1", "0")
+    assert check(batch, "memory_bomb", "check_triple")["outcome"] == "error"
+    assert "MemoryError" in check(batch, "memory_bomb", "check_triple")["actual"]
+
+
+def test_a_flood_of_output_is_cut_and_fails_only_its_check(batch) -> None:
+    assert points(batch, "output_flood") == ("3", "0", "1", "2", "ok")
+    actual = check(batch, "output_flood", "check_double")["actual"]
+    assert len(actual) < 250_000 and "output cut after" in actual
+    assert len(feedback(batch, "output_flood")) < 40_000
+
+
+def test_a_fork_bomb_hits_the_process_limit(batch) -> None:
+    total, double, shout, _, _ = points(batch, "fork_bomb")
+    assert (double, shout) == ("2", "0")
+    assert "BlockingIOError" in check(batch, "fork_bomb", "check_shout")["actual"]
+
+
+def test_outputs_pasted_from_the_solution_count_for_nothing(batch) -> None:
+    assert points(batch, "pasted_outputs") == ("0", "0", "0", "0", "ok")
+    assert "not written yet" in check(batch, "pasted_outputs", "check_double")["detail"]
+
+
+def test_edited_check_cells_are_replaced_by_the_originals(batch) -> None:
+    assert points(batch, "edited_checks") == ("2", "0", "0", "2", "ok")
+    notes = result(batch, "edited_checks")["notes"]
+    assert "You edited the check cell check_double; the original was used." in notes
+
+
+def test_deleted_duplicated_and_reordered_checks_change_nothing(batch) -> None:
+    for name in ("deleted_checks", "duplicated_checks", "reordered_checks"):
+        assert points(batch, name) == ("5", "2", "1", "2", "ok"), name
+    assert (
+        "The check cell check_double was missing from your notebook; the original was used."
+        in result(batch, "deleted_checks")["notes"]
+    )
+    assert any("appears 2 times" in n for n in result(batch, "duplicated_checks")["notes"])
+    assert any("another order" in n for n in result(batch, "reordered_checks")["notes"])
+
+
+def test_changed_points_are_ignored(batch) -> None:
+    assert points(batch, "changed_points") == ("5", "2", "1", "2", "ok")
+    assert any("were changed to 100" in n for n in result(batch, "changed_points")["notes"])
+
+
+def test_replacing_showtraceback_cannot_hide_a_failed_hidden_test(batch) -> None:
+    hidden = check(batch, "showtraceback", "check_double")
+    # The backbone: with the traceback hidden the sentinel never printed, so the output differs...
+    assert hidden["nbval_outcome"] == "mismatch" and "finished" not in hidden["actual"]
+    # ...and the probe saw the replacement. No later check can be trusted either: all score 0.
+    assert hidden["outcome"] == "tampered"
+    assert any("showtraceback" in t for t in hidden["tamper"])
+    assert check(batch, "showtraceback", "check_shout")["nbval_outcome"] == "passed"
+    assert points(batch, "showtraceback") == ("0", "0", "0", "0", "ok")
+    flags = row(batch, "showtraceback")["flags"]
+    assert "traceback-machinery (double)" in flags and "tampered (check_double)" in flags
+
+
+def test_monkeypatching_the_checks_is_caught_and_flagged(batch) -> None:
+    triple = check(batch, "checks_monkeypatched", "check_triple")
+    assert triple["nbval_outcome"] == "passed"  # the patch fooled the printed check...
+    assert triple["outcome"] == "tampered" and triple["points"] == 0  # ...not the grader
+    assert any("checks.difference" in t for t in triple["tamper"])
+    assert points(batch, "checks_monkeypatched") == ("3", "2", "1", "0", "ok")
+    assert "grader (triple)" in row(batch, "checks_monkeypatched")["flags"]
+
+
+def test_printing_the_sentinel_from_an_answer_does_not_pass_and_is_flagged(batch) -> None:
+    assert points(batch, "sentinel_printed") == ("3", "0", "1", "2", "ok")
+    assert "prints-sentinel (double)" in row(batch, "sentinel_printed")["flags"]
+
+
+@pytest.mark.parametrize(
+    "name, status, words",
+    [
+        ("invalid_json", "invalid", "not valid JSON"),
+        ("empty_file", "empty", "the file is empty"),
+        ("no_answers", "no-answers", "no answer cell was found"),
+        ("missing", "missing", "no tiny.ipynb in missing/"),
+    ],
+)
+def test_unusable_files_get_a_zero_row_that_says_why(batch, name, status, words) -> None:
+    assert points(batch, name) == ("0", "0", "0", "0", status)
+    assert words in feedback(batch, name)
+
+
+def test_an_old_format_notebook_is_converted_and_matched_by_its_functions(batch) -> None:
+    assert points(batch, "old_format") == ("5", "2", "1", "2", "ok")
+    assert result(batch, "old_format")["matched_by"] == {
+        "double": "functions",
+        "shout": "functions",
+        "triple": "functions",
+    }
+
+
+def test_graders_run_in_parallel(batch) -> None:
+    results = [result(batch, name) for name in CASES]
+    longest = max(r["seconds"] for r in results)
+    assert batch[2] < sum(r["seconds"] for r in results) - longest  # more than one at a time
+    assert {r["sandbox"] for r in results} == {"bwrap"}
+
+
+def test_a_second_run_skips_everyone_already_graded(batch) -> None:
+    root = batch[0]
+    before = {p.name: p.read_bytes() for p in (root / "out" / "results").iterdir()}
+    summary = grade_folder(root / "submitted", root / "tiny.ipynb", root / "out", OPTIONS)
+    assert sorted(summary.skipped) == sorted(CASES) and summary.graded == []
+    assert {p.name: p.read_bytes() for p in (root / "out" / "results").iterdir()} == before
+
+
+# -- the sandbox -----------------------------------------------------------------------------
+
+
+SNOOP = (
+    "import os, socket\n\n"
+    "def double(x):\n"
+    "    seen = []\n"
+    "    for path in {paths!r}:\n"
+    "        shown = os.path.exists(path) and (not os.path.isdir(path) or bool(os.listdir(path)))\n"
+    "        seen.append(f'{{path}}: {{shown}}')\n"
+    "    try:\n"
+    "        socket.create_connection(('1.1.1.1', 53), timeout=2)\n"
+    "        seen.append('network: yes')\n"
+    "    except OSError:\n"
+    "        seen.append('network: no')\n"
+    "    try:\n"
+    "        open({venv_file!r}, 'a').close()\n"
+    "        seen.append('venv: writable')\n"
+    "    except OSError:\n"
+    "        seen.append('venv: read-only')\n"
+    "    print('|'.join(seen))\n"
+    "    return 2 * x\n"
+)
+
+
+def test_bwrap_hides_instructor_files_network_and_writes(tmp_path: Path) -> None:
+    assert shutil.which("bwrap"), (
+        "install bubblewrap (apt-get install bubblewrap): grading tests need it"
+    )
+    course = tmp_path / "course"
+    (course / ".git").mkdir(parents=True)  # a repository: its history holds the solutions too
+    (course / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (course / "solutions").mkdir()
+    shutil.copy(TINY, course / "solutions" / "tiny.ipynb")
+    (tmp_path / "subs").mkdir()
+    nbformat.write(CASES["correct"], tmp_path / "subs" / "classmate.ipynb")
+    venv_file = str(Path(sys.prefix) / "pyvenv.cfg")
+    python = str(Path(sys.prefix) / "bin" / "python")
+    paths = [
+        str(course / "solutions"),
+        str(course / ".git"),
+        str(tmp_path / "subs"),
+        str(tmp_path / "out"),
+        python,
+    ]
+    nbformat.write(
+        student({"double": SNOOP.format(paths=paths, venv_file=venv_file)}),
+        tmp_path / "subs" / "eve.ipynb",
+    )
+    grade_folder(tmp_path / "subs", course / "solutions" / "tiny.ipynb", tmp_path / "out", OPTIONS)
+    result = json.loads((tmp_path / "out" / "results" / "eve.json").read_text())
+    seen = dict(
+        item.split(": ") for item in result["checks"][0]["actual"].splitlines()[0].split("|")
+    )
+    assert seen == {
+        str(course / "solutions"): "False",
+        str(course / ".git"): "False",
+        str(tmp_path / "subs"): "False",
+        str(tmp_path / "out"): "False",
+        python: "True",  # Python itself stays visible, read-only
+        "network": "no",
+        "venv": "read-only",
+    }
+    assert result["sandbox"] == "bwrap"
+
+
+def test_without_bwrap_the_limits_and_timeouts_still_hold(tmp_path: Path, capsys) -> None:
+    shutil.copy(TINY, tmp_path / "tiny.ipynb")
+    (tmp_path / "subs").mkdir()
+    nbformat.write(CASES["correct"], tmp_path / "subs" / "ann.ipynb")
+    nbformat.write(CASES["os_exit"], tmp_path / "subs" / "bo.ipynb")
+    options = GradeOptions(
+        jobs=2, cell_timeout=CELL_TIMEOUT, submission_timeout=60, memory_mb=3072, sandbox="none"
+    )
+    summary = grade_folder(tmp_path / "subs", tmp_path / "tiny.ipynb", tmp_path / "out", options)
+    assert "submissions run with your user's rights" in capsys.readouterr().err
+    by_student = {r.student: r for r in summary.results}
+    assert (by_student["ann"].total, by_student["ann"].status) == (5, "ok")
+    assert (by_student["bo"].total, by_student["bo"].status) == (2, "crashed")
+    assert {r.sandbox for r in summary.results} == {"none"}
+
+
+# -- two runs, one out folder ------------------------------------------------------------------
+
+
+def test_two_runs_at_once_on_one_out_folder_lose_no_row(tmp_path: Path) -> None:
+    shutil.copy(TINY, tmp_path / "tiny.ipynb")
+    (tmp_path / "subs").mkdir()
+    names = ["ann", "bo", "cy"]
+    for name in names:
+        nbformat.write(
+            CASES["correct"] if name != "bo" else CASES["partly_wrong"],
+            tmp_path / "subs" / f"{name}.ipynb",
+        )
+    command = [
+        str(Path(sys.executable).parent / "hookviz"),
+        "grade",
+        "subs",
+        "--assignment",
+        "tiny.ipynb",
+        "--out",
+        "out",
+        "-j",
+        "1",
+        "--timeout",
+        str(CELL_TIMEOUT),
+        "--memory-mb",
+        "3072",
+    ]
+    runs = [
+        subprocess.Popen(
+            command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        for _ in range(2)
+    ]
+    outputs = [run.communicate(timeout=240) for run in runs]
+    assert [run.returncode for run in runs] == [0, 0], outputs
+    with open(tmp_path / "out" / "gradebook.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert sorted(r["student"] for r in rows) == names
+    assert {r["student"]: r["total"] for r in rows} == {"ann": "5", "bo": "3", "cy": "5"}
+    # Each student was graded by exactly one of the runs; the other waited, then skipped.
+    logs = "".join(err for _, err in outputs)
+    assert logs.count("already graded") == len(names)
+    assert json.loads((tmp_path / "out" / "gradebook.json").read_text())["max_total"] == 5
+
+
+# -- a real assignment ---------------------------------------------------------------------------
+
+
+def real_assignments() -> list[Path]:
+    return sorted((REPO / "solutions").glob("*.ipynb"))
+
+
+def test_a_real_assignment_grades_its_solution_full_and_its_exercise_zero(tmp_path: Path) -> None:
+    assert real_assignments(), "solutions/ has no assignment"
+    assignment = real_assignments()[0]
+    notebook = nbformat.read(assignment, as_version=4)
+    (tmp_path / "subs").mkdir()
+    nbformat.write(notebook, tmp_path / "subs" / "solver.ipynb")
+    stubbed = exercise_from_solution(notebook, CONFIG, "solutions/x.ipynb", "exercises/x.ipynb")
+    nbformat.write(stubbed, tmp_path / "subs" / "starter.ipynb")
+    options = GradeOptions(jobs=2, cell_timeout=60, submission_timeout=200, memory_mb=4096)
+    summary = grade_folder(tmp_path / "subs", assignment, tmp_path / "out", options)
+    by_student = {r.student: r for r in summary.results}
+    solver, starter = by_student["solver"], by_student["starter"]
+    assert solver.total == solver.max_total > 0 and solver.status == "ok", solver.checks
+    assert starter.total == 0 and starter.status == "ok"
+    assert starter.notes == []  # the exercise as handed out: nothing edited, nothing missing
+    assert all("not written yet" in c.detail or c.outcome == "mismatch" for c in starter.checks)

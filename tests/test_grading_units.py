@@ -1,0 +1,363 @@
+"""The grader's parts without kernels: merging, flags, finding submissions, gradebook, sandbox, probe."""
+
+from __future__ import annotations
+
+import copy
+import csv
+import json
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from hookviz.course import regions
+from hookviz.course.build import exercise_from_solution
+from hookviz.course.notebooks import NotebookError, grade_id, is_check
+from hookviz.course.stamp import CourseConfig
+from hookviz.grading import probe
+from hookviz.grading.engine import CheckResult, SubmissionResult
+from hookviz.grading.flags import scan_answers
+from hookviz.grading.gradebook import OutFolder, feedback_markdown, safe_name
+from hookviz.grading.merge import load_assignment, merge
+from hookviz.grading.sandbox import Limits, Sandbox, detect_sandbox
+from hookviz.grading.submissions import SubmissionError, find_submissions, read_submission
+
+TINY = Path(__file__).resolve().parent / "fixtures" / "grading" / "tiny.ipynb"
+CONFIG = CourseConfig("https://github.com/a/b", "main", "a", "b")
+
+
+@pytest.fixture(scope="module")
+def assignment():
+    return load_assignment(TINY)
+
+
+def exercise():
+    return exercise_from_solution(nbformat.read(TINY, as_version=4), CONFIG, "s.ipynb", "e.ipynb")
+
+
+def cell(notebook, gid):
+    return next(c for c in notebook.cells if grade_id(c) == gid)
+
+
+# -- the instructor's notebook -------------------------------------------------------------------
+
+
+def test_assignment_lists_checks_answers_and_points(assignment) -> None:
+    assert [(c.grade_id, c.points, c.index) for c in assignment.checks] == [
+        ("check_double", 2, 2), ("check_shout", 1, 4), ("check_triple", 2, 6),
+    ]
+    assert [(a.grade_id, a.functions) for a in assignment.answers] == [
+        ("double", ("double",)), ("shout", ("shout",)), ("triple", ("triple",)),
+    ]
+    assert assignment.max_points == 5
+    assert assignment.checks[0].expected == "✓ double(2) is 4\n[hookviz] check_double: finished\n"
+
+
+@pytest.mark.parametrize(
+    "mutate, message",
+    [
+        (lambda c: setattr(c, "outputs", []), "must end with its sentinel line"),
+        (lambda c: setattr(c, "execution_count", None), "must end with its sentinel line"),
+        (lambda c: setattr(c, "source", "# NBVAL_IGNORE_OUTPUT\n" + c.source), "must have its output compared"),
+        (lambda c: c.metadata.setdefault("tags", []).append("nbval-skip"), "must have its output compared"),
+        (lambda c: c.metadata.nbgrader.pop("points"), "a check cell needs points"),
+    ],
+)
+def test_an_assignment_that_cannot_be_graded_fairly_is_refused(tmp_path, mutate, message) -> None:
+    notebook = nbformat.read(TINY, as_version=4)
+    mutate(cell(notebook, "check_shout"))
+    nbformat.write(notebook, tmp_path / "tiny.ipynb")
+    with pytest.raises(NotebookError, match="check_shout") as caught:
+        load_assignment(tmp_path / "tiny.ipynb")
+    assert message in str(caught.value)
+
+
+# -- merging ---------------------------------------------------------------------------------
+
+
+def test_only_answer_sources_come_from_the_student(assignment) -> None:
+    student = exercise()
+    cell(student, "double").source = "def double(x):\n    return x * 2\n"
+    cell(student, "check_double").source = "print('forged')"
+    cell(student, "check_double").outputs = [nbformat.v4.new_output("stream", name="stdout", text="forged\n")]
+    cell(student, "setup").source = "FACTOR = 1000"
+    merged = merge(assignment, student)
+    graded = merged.notebook
+    assert cell(graded, "double").source == "def double(x):\n    return x * 2\n"
+    assert cell(graded, "check_double").source == cell(assignment.notebook, "check_double").source
+    assert "BEGIN HIDDEN TESTS" in cell(graded, "check_double").source
+    assert cell(graded, "check_double").outputs == cell(assignment.notebook, "check_double").outputs
+    assert cell(graded, "setup").source == "FACTOR = 3\nprint(\"ready\")"
+    assert cell(graded, "setup").execution_count is None  # only check cells are compared
+    assert merged.matched_by == {"double": "grade_id", "shout": "grade_id", "triple": "grade_id"}
+    assert merged.notes == ["You edited the check cell check_double; the original was used."]
+
+
+def test_answers_without_metadata_match_by_functions_then_position(assignment) -> None:
+    student = exercise()
+    cell(student, "shout").source = "def helper():\n    pass\n"  # defines no `shout`: position only
+    for c in student.cells:
+        c.metadata = {}  # lost, as when answers are pasted into a new notebook
+    merged = merge(assignment, student)
+    assert merged.matched_by == {"double": "functions", "shout": "position", "triple": "functions"}
+    assert any("by its position" in note for note in merged.notes)
+
+
+def test_a_missing_answer_is_graded_as_the_stub(assignment) -> None:
+    student = exercise()
+    student.cells = [c for c in student.cells if grade_id(c) != "triple"]
+    for c in student.cells:
+        if c.cell_type == "code" and grade_id(c) != "double":
+            c.metadata = {}
+            c.source = "x = 1"
+    merged = merge(assignment, student)
+    assert merged.matched_by["triple"] == "missing"
+    assert cell(merged.notebook, "triple").source == regions.replace_solutions(
+        cell(assignment.notebook, "triple").source
+    )
+    assert "No answer for triple was found; it was graded as not done." in merged.notes
+
+
+def test_duplicated_answer_cells_grade_the_last_one(assignment) -> None:
+    student = exercise()
+    first = cell(student, "double")
+    second = copy.deepcopy(first)
+    second.id = "again"
+    first.source, second.source = "def double(x):\n    return 0\n", "def double(x):\n    return 2 * x\n"
+    student.cells.insert(student.cells.index(first) + 1, second)
+    merged = merge(assignment, student)
+    assert cell(merged.notebook, "double").source.endswith("return 2 * x\n")
+    assert any("2 answer cells for double" in note for note in merged.notes)
+
+
+# -- flags -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "source, flag",
+    [
+        ("get_ipython().showtraceback = print", "traceback-machinery"),
+        ("from IPython.core.interactiveshell import InteractiveShell", "traceback-machinery"),
+        ("import sys\nsys.modules['hookviz'] = None", "sys.modules"),
+        ("import builtins\nbuiltins.print = len", "builtins"),
+        ("__builtins__['len'] = max", "builtins"),
+        ("from hookviz.course import checks", "grader"),
+        ("import hookviz.course.checks as c", "grader"),
+        ("print('[hookviz] check_x: finished')", "prints-sentinel"),
+        ("print(f'{1}: finished')", "prints-sentinel"),
+        ("import os\nos._exit(0)", "interpreter"),
+        ("%time x = 1\nget_ipython().events.register('post_run_cell', f)", "traceback-machinery"),
+        ("def f(:\n    sys.modules.clear()", "sys.modules"),  # does not parse: text search
+    ],
+)
+def test_suspicious_answers_are_flagged(source: str, flag: str) -> None:
+    assert f"{flag} (answer)" in scan_answers({"answer": source})
+
+
+def test_ordinary_answers_raise_no_flag() -> None:
+    source = (
+        "import torch\nfrom torch import nn\n\n"
+        "def hook(module, inputs, output):\n    print(type(module).__name__, output.shape)\n"
+        "    checks = [1, 2]\n    return None\n"
+    )
+    assert scan_answers({"hook": source}) == []
+
+
+# -- submissions -----------------------------------------------------------------------------------
+
+
+def test_submissions_are_found_in_both_layouts(tmp_path: Path) -> None:
+    (tmp_path / "ann").mkdir()
+    (tmp_path / "ann" / "tiny.ipynb").write_text("{}")
+    (tmp_path / "bo" / "tiny").mkdir(parents=True)
+    (tmp_path / "bo" / "tiny" / "tiny.ipynb").write_text("{}")
+    (tmp_path / "cy.ipynb").write_text("{}")
+    (tmp_path / "di").mkdir()
+    (tmp_path / "di" / "Untitled.ipynb").write_text("{}")
+    (tmp_path / "ed").mkdir()
+    (tmp_path / "ed" / ".ipynb_checkpoints").mkdir()
+    (tmp_path / "ed" / ".ipynb_checkpoints" / "tiny.ipynb").write_text("{}")
+    (tmp_path / ".hidden.ipynb").write_text("{}")
+    found = {s.student: s for s in find_submissions(tmp_path, "tiny")}
+    assert sorted(found) == ["ann", "bo", "cy", "di", "ed"]
+    assert found["bo"].path == tmp_path / "bo" / "tiny" / "tiny.ipynb"
+    assert found["di"].path.name == "Untitled.ipynb" and "the only notebook" in found["di"].note
+    assert found["ed"].path is None and "no tiny.ipynb" in found["ed"].note
+
+
+def test_a_student_with_a_folder_and_a_file_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / "ann").mkdir()
+    (tmp_path / "ann.ipynb").write_text("{}")
+    with pytest.raises(NotebookError, match="both a folder and"):
+        find_submissions(tmp_path, "tiny")
+
+
+@pytest.mark.parametrize(
+    "content, status, words",
+    [
+        (b"", "empty", "empty"),
+        (b"   \n", "empty", "empty"),
+        (b"\xff\xfe", "invalid", "not UTF-8"),
+        (b"[1, 2]", "invalid", "not a notebook"),
+        (b'{"nbformat": 4, "cells": "no"}', "invalid", "notebook"),
+        (b"[" * 100_000, "invalid", "not valid JSON"),
+    ],
+)
+def test_unreadable_submissions_say_why(tmp_path: Path, content: bytes, status: str, words: str) -> None:
+    path = tmp_path / "x.ipynb"
+    path.write_bytes(content)
+    with pytest.raises(SubmissionError) as caught:
+        read_submission(path)
+    assert caught.value.status == status and words in str(caught.value)
+
+
+# -- gradebook ---------------------------------------------------------------------------------------
+
+
+def result_for(student: str, assignment, total: float = 5.0) -> SubmissionResult:
+    return SubmissionResult(
+        student=student, assignment=assignment.name, assignment_sha256=assignment.sha256,
+        submission="", submission_sha256="", status="ok", detail="", total=total,
+        max_total=assignment.max_points,
+        checks=[CheckResult(c.grade_id, c.points, points=c.points, outcome="passed") for c in assignment.checks],
+        flags=["grader (double)"] if student.startswith("=") else [],
+    )
+
+
+def test_gradebook_rows_are_safe_for_spreadsheets_and_names_for_files(tmp_path: Path, assignment) -> None:
+    out = OutFolder(tmp_path)
+    for name in ("ann", "=HYPERLINK(evil)", "../../etc/passwd"):
+        out.save(result_for(name, assignment))
+    with out.locked():
+        out.rebuild(assignment)
+    rows = list(csv.reader((tmp_path / "gradebook.csv").open()))
+    assert rows[0] == ["student", "total", "check_double", "check_shout", "check_triple", "status", "flags"]
+    assert sorted(r[0] for r in rows[1:]) == ["'=HYPERLINK(evil)", "../../etc/passwd", "ann"]
+    assert all(p.parent == tmp_path / "results" for p in (tmp_path / "results").iterdir())
+    assert safe_name("ann") == "ann" and "/" not in safe_name("../../etc/passwd")
+
+
+def test_an_out_folder_belongs_to_one_assignment(tmp_path: Path, assignment) -> None:
+    (tmp_path / "assignment.json").write_text(json.dumps({"name": "other"}))
+    with pytest.raises(NotebookError, match="holds grades for 'other'"):
+        OutFolder(tmp_path).check_assignment(assignment)
+
+
+def test_concurrent_saves_and_rebuilds_lose_nothing(tmp_path: Path, assignment) -> None:
+    out = OutFolder(tmp_path)
+
+    def work(prefix: str) -> None:
+        for n in range(25):
+            out.save(result_for(f"{prefix}{n}", assignment))
+            with out.locked():
+                out.rebuild(assignment)
+
+    threads = [threading.Thread(target=work, args=(p,)) for p in "ab"]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    rows = list(csv.DictReader((tmp_path / "gradebook.csv").open()))
+    assert len(rows) == 50 and len(json.loads((tmp_path / "gradebook.json").read_text())["students"]) == 50
+
+
+def test_feedback_fences_survive_backticks_and_long_outputs(assignment) -> None:
+    result = result_for("ann", assignment)
+    result.checks[0] = CheckResult("check_double", 2, outcome="mismatch", expected="ok\n",
+                                   actual="```\n" + "x" * 50_000 + "\nHint: multiply by 2\n")
+    text = feedback_markdown(result)
+    assert "````text" in text and "characters left out" in text and "- Hint: multiply by 2" in text
+
+
+# -- sandbox ------------------------------------------------------------------------------------------
+
+
+def test_bwrap_options_hide_before_they_show(tmp_path: Path) -> None:
+    shown = Path(sys.prefix)
+    sandbox = Sandbox("bwrap", bwrap="/usr/bin/bwrap", hidden=(shown.parent,), shown=(shown,))
+    argv = sandbox.command(["true"], tmp_path, Limits(), 0)
+    hide, show = argv.index(str(shown.parent)), argv.index(str(shown))
+    assert argv[hide - 1] == "--tmpfs" and argv[show - 1] == "--ro-bind" and hide < show
+    assert "--unshare-net" in argv and "--die-with-parent" in argv
+    assert argv[argv.index("--bind") + 1] == str(tmp_path)
+    spec = json.loads(argv[argv.index("-c", argv.index("--")) + 2])
+    assert spec["limits"]["RLIMIT_AS"] == 4096 * 2**20 and spec["limits"]["RLIMIT_NPROC"] == 256
+
+
+def test_the_launcher_applies_limits_before_exec(tmp_path: Path) -> None:
+    sandbox = Sandbox("none")
+    limits = Limits(memory_mb=1024, file_mb=1, processes=100)
+    program = [sys.executable, "-I", "-S", "-c",
+               "import resource; print(resource.getrlimit(resource.RLIMIT_AS)[0] // 2**20, "
+               "resource.getrlimit(resource.RLIMIT_FSIZE)[0] // 2**20, resource.getrlimit(resource.RLIMIT_CORE)[0])"]
+    done = subprocess.run(sandbox.command(program, tmp_path, limits, 0), capture_output=True, text=True, timeout=60)
+    assert done.stdout.split() == ["1024", "1", "0"], done.stderr
+
+
+def test_an_unknown_sandbox_mode_is_refused() -> None:
+    with pytest.raises(Exception, match="auto, bwrap or none"):
+        detect_sandbox("docker", [])
+
+
+# -- the integrity probe, run in this process --------------------------------------------------
+
+
+def run_probe(code: str, tmp_path: Path) -> list[str]:
+    """Run ``code`` as if typed in a notebook cell under tmp_path, then the probe, in a fresh Python."""
+    script = (
+        "import json, sys\n"
+        f"sys.path.insert(0, {str(Path(probe.__file__).parent)!r})\n"
+        "import probe\n"
+        f"exec(compile({code!r}, {str(tmp_path / 'cell.py')!r}, 'exec'), {{}})\n"
+        f"sys.stdout.write(probe.probe({{'workdir': {str(tmp_path)!r}, 'checks_path': None}}) + '\\n')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return [p for p in json.loads(done.stdout.splitlines()[-1]) if "sys.stdout was replaced" not in p
+            and "sys.stderr was replaced" not in p]  # plain Python has no ipykernel streams
+
+
+@pytest.mark.parametrize(
+    "code, words",
+    [
+        ("", None),
+        ("import builtins\nbuiltins.print = lambda *a, **k: None", "builtins.print"),
+        ("import builtins\nbuiltins.isinstance = len", "builtins"),  # breaks the probe itself: said so
+        ("import math\nmath.isclose = lambda *a, **k: True", "math.isclose"),
+        ("import sys\nsys.settrace(lambda *a: None)", "tracer"),
+        ("import sys, types\nsys.modules['traceback'] = types.SimpleNamespace()", "sys.modules['traceback']"),
+    ],
+)
+def test_probe_finds_code_planted_in_the_interpreter(tmp_path: Path, code: str, words: str | None) -> None:
+    problems = run_probe(code, tmp_path)
+    if words is None:
+        assert problems == []
+    else:
+        assert any(words in p for p in problems), problems
+
+
+def test_probe_recognises_the_genuine_checks_module_and_a_forged_one(tmp_path: Path) -> None:
+    checks = Path(probe.__file__).resolve().parent.parent / "course" / "checks.py"
+    script = (
+        "import json\nfrom hookviz.course import checks\nfrom hookviz.grading import probe\n"
+        f"config = {{'workdir': {str(tmp_path)!r}, 'checks_path': {str(checks)!r}}}\n"
+        "print(json.loads(probe.probe(config)))\n"
+        # A look-alike compiled under the genuine file name still differs in its code.
+        f"exec(compile('def sentinel(grade_id):\\n    return None\\n', {str(checks)!r}, 'exec'), ns := {{}})\n"
+        "checks.sentinel = ns['sentinel']\n"
+        "print(json.loads(probe.probe(config)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    before, after = (eval(line) for line in done.stdout.splitlines()[-2:])
+    assert not any("checks" in p for p in before), before
+    assert "hookviz.course.checks.sentinel is not the genuine function" in after
+
+
+def test_check_cells_in_the_fixture_end_with_their_sentinel() -> None:
+    for c in nbformat.read(TINY, as_version=4).cells:
+        if is_check(c):
+            assert c.outputs[-1].text.endswith(f"[hookviz] {grade_id(c)}: finished\n")
