@@ -185,11 +185,16 @@ class Check:
 
     # -- expectations ----------------------------------------------------------------------
 
-    def equal(self, actual: Any, expected: Any, claim: str, hint: str) -> bool:
-        """✓ when ``actual`` equals ``expected`` exactly: same types, tensors by ``torch.equal``."""
+    def equal(
+        self, actual: Any, expected: Any, claim: str, hint: str, *, why: str | None = None
+    ) -> bool:
+        """✓ when ``actual`` equals ``expected`` exactly: same types, tensors by ``torch.equal``.
+
+        ``why`` is printed under the ✓ only: an explanation that would give the answer away.
+        """
         if self.stopped or actual is STOPPED:
             return False
-        return self._report(difference(actual, expected), claim, hint)
+        return self._report(difference(actual, expected), claim, hint, why)
 
     def close(
         self,
@@ -207,15 +212,16 @@ class Check:
         return self._report(difference(actual, expected, rtol=rtol, atol=atol), claim, hint)
 
     def is_type(self, value: Any, expected_type: type, claim: str, hint: str) -> bool:
-        """✓ when ``type(value) is expected_type`` (a subclass does not count)."""
+        """✓ when ``type(value) is expected_type`` (a subclass does not count); a ✗ stops the check."""
         if self.stopped or value is STOPPED:
             return False
-        problem = (
-            None
-            if type(value) is expected_type
-            else f"it is {_kind(value)}, expected {_article(expected_type.__name__)}"
+        if type(value) is expected_type:
+            return self._report(None, claim, hint)
+        self._report(
+            f"it is {_kind(value)}, expected {_article(expected_type.__name__)}", claim, hint
         )
-        return self._report(problem, claim, hint)
+        self.stopped = True  # the checks after this one need a value of the right type
+        return False
 
     def true(self, condition: bool, claim: str, hint: str, problem: str | None = None) -> bool:
         """✓ when ``condition`` (computed by the check cell) is exactly True."""
@@ -229,10 +235,10 @@ class Check:
 
     # -- printing --------------------------------------------------------------------------
 
-    def _report(self, problem: str | None, claim: str, hint: str) -> bool:
+    def _report(self, problem: str | None, claim: str, hint: str, why: str | None = None) -> bool:
         if problem is None:
             self.passed += 1
-            print(f"{PASSED} {claim}")
+            print(f"{PASSED} {claim}" + (f"\n    Why: {why}" if why else ""))
             return True
         self.failed += 1
         detail = f"\n    {_clean(problem)}" if problem else ""
@@ -258,6 +264,8 @@ def difference(
         return _tensor_difference(actual, expected, label, rtol, atol)
     if isinstance(expected, (list, tuple)):
         if len(actual) != len(expected):
+            if _plain(actual) and _plain(expected) and len(repr(actual) + repr(expected)) < 120:
+                return f"{label} is {actual!r}, expected {expected!r}"
             return f"{label} has {len(actual)} items, expected {len(expected)}"
         for i, (a, e) in enumerate(zip(actual, expected, strict=True)):
             found = difference(a, e, rtol=rtol, atol=atol, where=f"{where or 'item'}[{i}]")
@@ -326,6 +334,13 @@ def _text_difference(actual: str, expected: str, label: str) -> str:
     if len(got) != len(want):
         return f"{label} has {len(got)} lines, expected {len(want)}"
     return f"{label} differs from the expected text in its whitespace"
+
+
+def _plain(value: Any) -> bool:
+    """True for None, numbers, strings and lists or tuples of them: safe to show with repr."""
+    if type(value) in (list, tuple):
+        return all(_plain(item) for item in value)
+    return value is None or type(value) in (bool, int, float, str)
 
 
 def _has_key(mapping: dict, key: Any) -> bool:

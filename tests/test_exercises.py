@@ -1,0 +1,270 @@
+"""exercises/ is up to date with solutions/, and its check cells behave for every kind of answer.
+
+- A fresh exercise runs top to bottom: every check says "not done yet", nothing else fails.
+- A copy solved with the answers from solutions/ prints exactly the instructor's check output.
+- A copy with the blog posts' mistakes (and other likely ones) gets a ✗ in every check cell.
+
+``make test-colab`` runs this file again in the Colab-pinned environment.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import io
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from hookviz.cli import main as hookviz_main
+from hookviz.course.checks import FAILED, NOT_DONE, PASSED
+
+REPO = Path(__file__).resolve().parent.parent
+SOLUTIONS = sorted((REPO / "solutions").glob("*.ipynb"))
+MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION", "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS")
+
+
+def _runner():
+    spec = importlib.util.spec_from_file_location("run_notebooks", REPO / "tools" / "run_notebooks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+RUNNER = _runner()
+
+
+@pytest.fixture(scope="module")
+def settings(tmp_path_factory) -> Path:
+    """One folder of Jupyter/IPython/matplotlib settings for every kernel started here."""
+    return tmp_path_factory.mktemp("exercise-settings")
+
+
+def grading(cell) -> dict:
+    return cell.get("metadata", {}).get("nbgrader", {})
+
+
+def stdout_of(cell) -> str:
+    return "".join(o.text for o in cell.get("outputs", []) if o.output_type == "stream" and o.name == "stdout")
+
+
+def check_cells(nb) -> list:
+    return [cell for cell in nb.cells if grading(cell).get("grade")]
+
+
+def execute_copy(
+    exercise: Path, tmp_path: Path, settings: Path, answers: dict[str, str] | None = None, *, allow_errors: bool = False
+):
+    """Run a copy of ``exercise`` alone in a fresh folder (as a student's would), with some answers replaced."""
+    nb = nbformat.read(exercise, as_version=4)
+    for cell in nb.cells:
+        grade_id = grading(cell).get("grade_id")
+        if answers and grade_id in answers:
+            cell.source = answers[grade_id]
+    folder = tmp_path / "student"
+    folder.mkdir()
+    nbformat.write(nb, folder / exercise.name)
+    return RUNNER.execute(nb, folder, settings=settings, allow_errors=allow_errors)
+
+
+def ids(path: Path) -> str:
+    return path.stem
+
+
+# -- the files ----------------------------------------------------------------------------
+
+
+def test_exercises_are_up_to_date():
+    """`hookviz build --check` finds nothing to rebuild (exercises/, badges, install cells)."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+        code = hookviz_main(["build", "--check", "--root", str(REPO)])
+    assert code == 0, out.getvalue()
+    assert sorted(p.name for p in (REPO / "exercises").glob("*.ipynb")) == [p.name for p in SOLUTIONS]
+
+
+@pytest.mark.parametrize("solution", SOLUTIONS, ids=ids)
+def test_check_cells_follow_the_contract(solution: Path):
+    """Unique grade ids, points, hidden tests, the sentinel last; the stored instructor output is all ✓."""
+    nb = nbformat.read(solution, as_version=4)
+    grade_ids = [grading(c)["grade_id"] for c in nb.cells if grading(c).get("grade_id")]
+    assert len(grade_ids) == len(set(grade_ids)), f"duplicate grade ids: {grade_ids}"
+    checks = check_cells(nb)
+    assert checks, "an assignment without a check cell"
+    for cell in checks:
+        grade_id = grading(cell)["grade_id"]
+        points = grading(cell).get("points")
+        assert type(points) is int and points > 0, f"{grade_id}: points must be a positive int, got {points!r}"
+        lines = [line for line in cell.source.splitlines() if line.strip()]
+        assert lines[-1] == f'checks.sentinel("{grade_id}")', f"{grade_id}: the sentinel must be the last line"
+        assert cell.source.index("### BEGIN HIDDEN TESTS") < cell.source.index("### END HIDDEN TESTS"), grade_id
+        printed = stdout_of(cell).splitlines()
+        assert printed[-1] == f"[hookviz] {grade_id}: finished", f"{grade_id}: stored output lacks the sentinel"
+        assert printed[0].startswith(PASSED + " ") and all(
+            line.startswith((PASSED + " ", "    Why: ")) for line in printed[:-1]
+        ), (
+            f"{grade_id}: the instructor's stored output must be only ✓ lines:\n{stdout_of(cell)}"
+        )
+    answers = [c for c in nb.cells if grading(c).get("solution")]
+    assert answers and all("### BEGIN SOLUTION" in c.source for c in answers)
+
+
+@pytest.mark.parametrize("solution", SOLUTIONS, ids=ids)
+def test_exercise_has_no_answers_hidden_tests_or_outputs(solution: Path):
+    """What a student gets: stubs, visible checks only, no stored outputs."""
+    exercise = nbformat.read(REPO / "exercises" / solution.name, as_version=4)
+    for cell in exercise.cells:
+        assert not any(marker in cell.source for marker in MARKERS), cell.source[:200]
+        assert not cell.get("outputs"), f"stored output in {solution.name}: {cell.source[:80]!r}"
+    stubs = [c for c in exercise.cells if grading(c).get("solution")]
+    assert stubs and all("raise NotImplementedError()" in c.source for c in stubs)
+
+
+# -- running them -------------------------------------------------------------------------
+
+
+@pytest.mark.notebook
+@pytest.mark.parametrize("solution", SOLUTIONS, ids=ids)
+def test_fresh_exercise_says_not_done_yet_everywhere(solution: Path, tmp_path: Path, settings: Path):
+    """Top to bottom with no answer: no cell raises, and each check reports "not done yet" and finishes."""
+    nb = execute_copy(REPO / "exercises" / solution.name, tmp_path, settings)  # raises if any cell errors
+    for cell in nb.cells:
+        assert not any(o.output_type == "stream" and o.name == "stderr" for o in cell.get("outputs", [])), cell.source
+        assert FAILED not in stdout_of(cell), f"{cell.source[:120]!r} printed:\n{stdout_of(cell)}"
+    for cell in check_cells(nb):
+        grade_id = grading(cell)["grade_id"]
+        printed = stdout_of(cell).splitlines()
+        assert printed[-1] == f"[hookviz] {grade_id}: finished", stdout_of(cell)
+        assert printed[0].startswith(NOT_DONE + " ") and "not done yet" in printed[0], stdout_of(cell)
+        assert not any(line.startswith(PASSED) for line in printed), stdout_of(cell)
+
+
+def solution_answers(solution: Path) -> dict[str, str]:
+    nb = nbformat.read(solution, as_version=4)
+    return {grading(c)["grade_id"]: c.source for c in nb.cells if grading(c).get("solution")}
+
+
+@pytest.mark.notebook
+@pytest.mark.parametrize("solution", SOLUTIONS, ids=ids)
+def test_solved_exercise_prints_the_instructors_check_output(solution: Path, tmp_path: Path, settings: Path):
+    """With the answers from solutions/, every check cell prints exactly what the instructor's copy stores."""
+    nb = execute_copy(REPO / "exercises" / solution.name, tmp_path, settings, solution_answers(solution))
+    expected = {grading(c)["grade_id"]: stdout_of(c) for c in check_cells(nbformat.read(solution, as_version=4))}
+    got = {grading(c)["grade_id"]: stdout_of(c) for c in check_cells(nb)}
+    assert got == expected
+
+
+# Wrong answers a student is likely to write, most of them straight from the blog posts.
+# Each check cell must answer with a ✗ (not a traceback, not a ✓ for everything).
+WRONG_ANSWERS: dict[str, dict[str, str]] = {
+    "01-apply": {
+        "print_module": "def print_module(module):\n    print(module)\n",
+        "visit_order": (
+            "def visit_order(model):\n"
+            "    return [type(m).__name__ for m in reversed(list(model.modules()))]\n"
+        ),
+        "weight_initialization": (  # the blog's answer
+            "def weight_initialization(module):\n"
+            "    for param in module.parameters():\n"
+            "        param.data = torch.ones_like(param)\n"
+        ),
+        "weight_init": (
+            "def weight_init(module):\n"
+            "    if isinstance(module, nn.Linear):\n"
+            "        nn.init.xavier_normal_(module.weight)\n"
+        ),
+    },
+    "02-forward-hooks": {
+        "relu_output": (  # never removes its hook
+            "def relu_output(model, x):\n"
+            "    kept = []\n"
+            "    model[1].register_forward_hook(lambda m, i, o: kept.append(o))\n"
+            "    model(x)\n"
+            "    return kept[0]\n"
+        ),
+        "add_bias": (  # the blog's bias shape
+            "def add_bias(module):\n"
+            "    if is_function(module):\n"
+            "        module.b = nn.Parameter(torch.rand(2, 1))\n"
+        ),
+        "weight_initialization": (  # the blog's .data
+            "def weight_initialization(module):\n"
+            "    if is_function(module):\n"
+            "        module.W.data.fill_(1.0)\n"
+            "        module.b.data.fill_(1.0)\n"
+        ),
+        "hook": "def hook(module, inputs, output):\n    return inputs[0] @ module.W + module.b\n",
+        "linear_transformation": "def linear_transformation(module):\n    module.register_forward_hook(hook)\n",
+    },
+    "03-backward-hooks": {
+        "gradient_norms": (  # right numbers, but the hooks stay on the model
+            "def gradient_norms(model, x):\n"
+            "    norms = {}\n"
+            "    for path, module in model.named_modules():\n"
+            "        if isinstance(module, nn.Linear):\n"
+            "            module.register_full_backward_hook(\n"
+            "                lambda m, gi, go, path=path: norms.__setitem__(path, go[0].norm().item()))\n"
+            "    model(x).sum().backward()\n"
+            "    return norms\n"
+        ),
+        "clip_gradient": (  # clips each element, not the norm
+            "def clip_gradient(tensor, max_norm):\n"
+            "    return tensor.register_hook(lambda grad: grad.clamp(-max_norm, max_norm))\n"
+        ),
+        "doubled_gradients": 'def doubled_gradients():\n    return {"4.weight", "4.bias"}\n',
+    },
+    "04-hook-hygiene": {
+        "capture_outputs": (  # swallows the error
+            "def capture_outputs(model, x):\n"
+            "    outputs, handles = {}, []\n"
+            "    for path, module in model.named_modules():\n"
+            "        if next(module.children(), None) is None:\n"
+            "            handles.append(module.register_forward_hook(\n"
+            "                lambda m, i, o, path=path: outputs.__setitem__(path, o)))\n"
+            "    try:\n"
+            "        model(x)\n"
+            "    except Exception:\n"
+            "        pass\n"
+            "    for handle in handles:\n"
+            "        handle.remove()\n"
+            "    return outputs\n"
+        ),
+        "register_once": "def register_once(module, hook):\n    return module.register_forward_hook(hook)\n",
+        "count_leaked": "def count_leaked(model):\n    return len(hv.find_duplicate_hooks(model))\n",
+    },
+}
+
+
+def test_every_answer_cell_has_a_wrong_answer():
+    """The wrong-answer test below covers every answer cell of every assignment."""
+    assert sorted(WRONG_ANSWERS) == [p.stem for p in SOLUTIONS]
+    for solution in SOLUTIONS:
+        assert sorted(WRONG_ANSWERS[solution.stem]) == sorted(solution_answers(solution))
+
+
+@pytest.mark.notebook
+@pytest.mark.parametrize("solution", SOLUTIONS, ids=ids)
+def test_wrong_answers_get_a_cross_in_every_check(solution: Path, tmp_path: Path, settings: Path):
+    """Each check cell prints at least one ✗ with a hint, then its sentinel, and raises nothing."""
+    nb = execute_copy(
+        REPO / "exercises" / solution.name, tmp_path, settings, WRONG_ANSWERS[solution.stem], allow_errors=True
+    )
+    for cell in check_cells(nb):
+        grade_id = grading(cell)["grade_id"]
+        assert not any(o.output_type == "error" for o in cell.outputs), f"{grade_id} raised"
+        printed = stdout_of(cell)
+        assert re.search(rf"^{FAILED} .*\n(.*\n)?    Hint: ", printed, re.M), f"{grade_id}:\n{printed}"
+        assert printed.splitlines()[-1] == f"[hookviz] {grade_id}: finished", printed
+        assert re.search(r"0x[0-9a-f]{6,}", printed) is None, printed
+
+
+def test_solutions_are_not_exercises():
+    """Guard against a build that copied solutions over exercises: the two differ in every answer cell."""
+    for solution in SOLUTIONS:
+        answers = solution_answers(solution)
+        exercise = nbformat.read(REPO / "exercises" / solution.name, as_version=4)
+        stubs = {grading(c)["grade_id"]: c.source for c in exercise.cells if grading(c).get("solution")}
+        assert stubs.keys() == answers.keys()
+        assert all(stubs[key] != answers[key] for key in answers)

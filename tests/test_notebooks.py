@@ -1,0 +1,133 @@
+"""The walkthrough (notebooks/) and the assignments (solutions/) pass ``pytest --nbval`` strictly.
+
+Each notebook runs in its own pytest subprocess, so a cell whose output changed fails its test
+with nbval's report. ``make test-colab`` runs this file again in the Colab-pinned environment
+(ipywidgets 7.7.1, anywidget 0.9): the same stored outputs must match under both stacks.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import subprocess
+import sys
+from pathlib import Path
+from xml.etree import ElementTree
+
+import nbformat
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+WALKTHROUGH = sorted((REPO / "notebooks").glob("*.ipynb"))
+SOLUTIONS = sorted((REPO / "solutions").glob("*.ipynb"))
+CHECKED = WALKTHROUGH + SOLUTIONS
+
+pytestmark = pytest.mark.notebook
+
+
+def _runner():
+    spec = importlib.util.spec_from_file_location("run_notebooks", REPO / "tools" / "run_notebooks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def kernel_env(tmp_path_factory) -> dict[str, str]:
+    """Jupyter, IPython and matplotlib settings in one temporary folder, shared by every kernel here."""
+    return _runner().isolated_env(tmp_path_factory.mktemp("notebook-settings"))
+
+
+def relative(path: Path) -> str:
+    return path.relative_to(REPO).as_posix()
+
+
+def test_the_course_has_its_notebooks():
+    """00 to 06 in notebooks/, and the four assignments in solutions/."""
+    assert [p.name[:2] for p in WALKTHROUGH] == ["00", "01", "02", "03", "04", "05", "06"]
+    assert WALKTHROUGH[0].name == "00-start-here.ipynb"
+    assert len(SOLUTIONS) >= 4
+
+
+@pytest.fixture(scope="module")
+def nbval_run(kernel_env: dict[str, str], tmp_path_factory) -> dict:
+    """One ``pytest --nbval`` subprocess over every checked notebook; cell results by notebook."""
+    report_file = tmp_path_factory.mktemp("nbval") / "report.xml"
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "--nbval", "--nbval-current-env", "-p", "no:cacheprovider",
+         "-q", f"--junitxml={report_file}", *map(relative, CHECKED)],
+        cwd=REPO,
+        env=kernel_env,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
+    cells: dict[str, list[tuple[str, str, str]]] = {}
+    if report_file.exists():
+        for case in ElementTree.parse(report_file).iter("testcase"):
+            problem = next(iter(case), None)  # <failure>, <error> or <skipped>, if any
+            outcome = "passed" if problem is None else problem.tag
+            message = "" if problem is None else f"{problem.get('message', '')}\n{problem.text or ''}"
+            cells.setdefault(case.get("classname", ""), []).append((case.get("name", ""), outcome, message))
+    return {"returncode": result.returncode, "cells": cells, "output": f"{result.stdout[-6000:]}\n{result.stderr[-2000:]}"}
+
+
+def _cells_of(nbval_run: dict, path: Path) -> list[tuple[str, str, str]]:
+    """The cells of ``path`` (junit names a notebook "notebooks.00-start-here.ipynb")."""
+    return nbval_run["cells"].get(relative(path).replace("/", "."), [])
+
+
+@pytest.mark.parametrize("path", CHECKED, ids=relative)
+def test_notebook_matches_its_stored_outputs(path: Path, nbval_run: dict):
+    """A fresh kernel reproduces every stored output (nbval compares text, HTML, streams, errors)."""
+    code_cells = sum(1 for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "code")
+    cells = _cells_of(nbval_run, path)
+    assert cells, f"nbval reported nothing for {relative(path)}:\n{nbval_run['output']}"
+    problems = [f"{name}: {outcome}\n{message[-3000:]}" for name, outcome, message in cells if outcome != "passed"]
+    assert not problems, "\n\n".join(problems)
+    assert len(cells) == code_cells, f"nbval ran {len(cells)} of {code_cells} code cells:\n{nbval_run['output']}"
+
+
+def test_nbval_run_passed(nbval_run: dict):
+    """The nbval subprocess as a whole exits cleanly (nothing failed outside a cell)."""
+    assert nbval_run["returncode"] == 0, nbval_run["output"]
+
+
+# Text that changes between runs or machines, and so must never be stored as output.
+UNSTABLE = {
+    "a memory address": re.compile(r"0x[0-9a-fA-F]{6,}"),
+    "a kernel's temporary file": re.compile(r"ipykernel_\d+|/tmp/"),
+    "an absolute path": re.compile(r"/(work|home|root|Users)/"),
+    "a timing": re.compile(r"\b\d+(\.\d+)?\s?(ms|µs|us)\b|\d+\.\d+ ?s\b"),
+}
+
+
+def _stored_text(path: Path) -> list[tuple[int, str]]:
+    texts = []
+    for index, cell in enumerate(nbformat.read(path, as_version=4).cells):
+        for output in cell.get("outputs", []):
+            if output.output_type == "stream":
+                texts.append((index, output.text))
+            elif output.output_type == "error":
+                texts.append((index, f"{output.ename}: {output.evalue}"))
+            else:
+                data = output.get("data", {})
+                texts.extend((index, data[kind]) for kind in ("text/plain", "text/html") if kind in data)
+    return texts
+
+
+@pytest.mark.parametrize("path", CHECKED, ids=relative)
+def test_stored_outputs_are_deterministic(path: Path):
+    """Outputs come from one top-to-bottom run, show no addresses, paths or timings, and skip nothing."""
+    nb = nbformat.read(path, as_version=4)
+    counts = [cell.execution_count for cell in nb.cells if cell.cell_type == "code"]
+    assert counts == list(range(1, len(counts) + 1)), f"{relative(path)}: re-run it with tools/run_notebooks.py"
+    for index, text in _stored_text(path):
+        for what, pattern in UNSTABLE.items():
+            found = pattern.search(text)
+            assert not found, f"{relative(path)} cell {index} stores {what}: {found.group(0)!r}"
+    for index, cell in enumerate(nb.cells):
+        assert "NBVAL_SKIP" not in cell.source, f"{relative(path)} cell {index}: a skipped cell proves nothing"
+        assert not any(o.output_type == "stream" and o.name == "stderr" for o in cell.get("outputs", [])), (
+            f"{relative(path)} cell {index} writes to stderr (a warning?): catch it and print a stable message"
+        )
