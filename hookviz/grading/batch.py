@@ -179,14 +179,16 @@ def grade_folder(
         f"sandbox: {sandbox.kind}",
         file=stream,
     )
+    pool = ThreadPoolExecutor(max_workers=options.jobs)
     try:
-        with ThreadPoolExecutor(max_workers=options.jobs) as pool:
-            for future in [pool.submit(grade_one, s) for s in found]:
-                future.result()
-    except BaseException:
+        for future in [pool.submit(grade_one, s) for s in found]:
+            future.result()
+    except BaseException:  # Ctrl-C or a grader bug: stop every child now, not after its timeout
+        pool.shutdown(wait=False, cancel_futures=True)
         sandbox.kill_all()
         raise
     finally:
+        pool.shutdown(wait=True)
         shutil.rmtree(scratch, ignore_errors=True)
     with out.locked():
         summary.results = out.rebuild(assignment)
