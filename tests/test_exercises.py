@@ -12,7 +12,10 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import io
+import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import nbformat
@@ -268,3 +271,35 @@ def test_solutions_are_not_exercises():
         stubs = {grading(c)["grade_id"]: c.source for c in exercise.cells if grading(c).get("solution")}
         assert stubs.keys() == answers.keys()
         assert all(stubs[key] != answers[key] for key in answers)
+
+
+@pytest.mark.notebook
+@pytest.mark.slow
+@pytest.mark.parametrize("solution", SOLUTIONS, ids=ids)
+def test_hookviz_grade_scores_solved_stub_and_wrong_submissions(solution: Path, tmp_path: Path, settings: Path):
+    """The grader gives the solved copy every point, and the stub and the wrong answers none."""
+    exercise = nbformat.read(REPO / "exercises" / solution.name, as_version=4)
+    submissions = {"solved": solution_answers(solution), "stub": {}, "wrong": WRONG_ANSWERS[solution.stem]}
+    for student, answers in submissions.items():
+        nb = nbformat.from_dict(exercise)
+        for cell in nb.cells:
+            grade_id = grading(cell).get("grade_id")
+            if grade_id in answers:
+                cell.source = answers[grade_id]
+        (tmp_path / "submissions" / student).mkdir(parents=True)
+        nbformat.write(nb, tmp_path / "submissions" / student / solution.name)
+    result = subprocess.run(
+        [sys.executable, "-m", "hookviz.cli", "grade", str(tmp_path / "submissions"),
+         "--assignment", str(solution), "--out", str(tmp_path / "out"), "--jobs", "2"],
+        cwd=tmp_path,
+        env=RUNNER.isolated_env(settings),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    book = json.loads((tmp_path / "out" / "gradebook.json").read_text())
+    totals = {entry["student"]: entry["total"] for entry in book["students"]}
+    points = sum(grading(c)["points"] for c in check_cells(nbformat.read(solution, as_version=4)))
+    assert book["max_total"] == points
+    assert totals == {"solved": points, "stub": 0, "wrong": 0}, result.stdout
