@@ -14,6 +14,7 @@ import json
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -202,6 +203,14 @@ CASES = {
     "missing": None,
     "deep": student(),
 }
+
+
+# A process that leaves the kernel's session, to outlive the grading run if it can.
+DAEMON_START = (
+    "import subprocess, sys\n"
+    "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(300)'], start_new_session=True)\n\n"
+)
+DAEMON = student({"shout": DAEMON_START + "def shout(text):\n    return text.upper() + '!'\n"})
 
 
 def write_submissions(folder: Path) -> None:
@@ -513,11 +522,15 @@ def test_bwrap_hides_instructor_files_network_and_writes(tmp_path: Path) -> None
     assert result["sandbox"] == "bwrap"
 
 
-def test_without_bwrap_the_limits_and_timeouts_still_hold(tmp_path: Path, capsys) -> None:
+def test_without_bwrap_the_limits_and_timeouts_still_hold(
+    tmp_path: Path, capsys, monkeypatch
+) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # work folders go here, to be found
     shutil.copy(TINY, tmp_path / "tiny.ipynb")
     (tmp_path / "subs").mkdir()
     nbformat.write(CASES["correct"], tmp_path / "subs" / "ann.ipynb")
     nbformat.write(CASES["os_exit"], tmp_path / "subs" / "bo.ipynb")
+    nbformat.write(DAEMON, tmp_path / "subs" / "cy.ipynb")
     options = GradeOptions(
         jobs=2, cell_timeout=CELL_TIMEOUT, submission_timeout=60, memory_mb=3072, sandbox="none"
     )
@@ -526,7 +539,55 @@ def test_without_bwrap_the_limits_and_timeouts_still_hold(tmp_path: Path, capsys
     by_student = {r.student: r for r in summary.results}
     assert (by_student["ann"].total, by_student["ann"].status) == (5, "ok")
     assert (by_student["bo"].total, by_student["bo"].status) == (2, "crashed")
+    assert (by_student["cy"].total, by_student["cy"].status) == (5, "ok")
     assert {r.sandbox for r in summary.results} == {"none"}
+    assert (
+        grading_processes(tmp_path) == []
+    )  # the kernels, in sessions of their own, were killed too
+
+    # A re-run grades only what changed (a resubmission); --force grades everyone again.
+    nbformat.write(CASES["correct"], tmp_path / "subs" / "bo.ipynb")
+    again = grade_folder(tmp_path / "subs", tmp_path / "tiny.ipynb", tmp_path / "out", options)
+    assert (again.graded, sorted(again.skipped)) == (["bo"], ["ann", "cy"])
+    assert {r.student: r.total for r in again.results} == {"ann": 5, "bo": 5, "cy": 5}
+    forced = GradeOptions(**{**options.__dict__, "force": True})
+    regraded = grade_folder(tmp_path / "subs", tmp_path / "tiny.ipynb", tmp_path / "out", forced)
+    assert sorted(regraded.graded) == ["ann", "bo", "cy"]
+
+
+def grading_processes(scratch: Path) -> list[int]:
+    """Processes of grading children whose work folders were under ``scratch``."""
+    marker, where = b"HOOKVIZ_GRADE_TOKEN=", str(scratch).encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                environ = (entry / "environ").read_bytes()
+            except OSError:
+                continue
+            if marker in environ and where in environ:
+                found.append(int(entry.name))
+    return found
+
+
+def test_the_submission_wall_clock_stops_the_whole_run(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    shutil.copy(TINY, tmp_path / "tiny.ipynb")
+    (tmp_path / "subs").mkdir()
+    nbformat.write(
+        student({"double": DAEMON_START + "def double(x):\n    while True:\n        pass\n"}),
+        tmp_path / "subs" / "ann.ipynb",
+    )
+    options = GradeOptions(jobs=1, cell_timeout=120, submission_timeout=8, memory_mb=3072)
+    started = time.monotonic()
+    summary = grade_folder(tmp_path / "subs", tmp_path / "tiny.ipynb", tmp_path / "out", options)
+    assert time.monotonic() - started < 30
+    (ann,) = summary.results
+    assert (ann.total, ann.status) == (0, "timeout")
+    assert "ran longer than 8 s" in ann.detail
+    assert [c.outcome for c in ann.checks] == ["not-run"] * 3
+    assert "ran out of time (8 s)" in ann.checks[0].detail
+    assert grading_processes(tmp_path) == []
 
 
 # -- two runs, one out folder ------------------------------------------------------------------
