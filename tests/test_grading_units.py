@@ -22,7 +22,7 @@ from hookviz.grading.engine import CheckResult, SubmissionResult
 from hookviz.grading.flags import scan_answers
 from hookviz.grading.gradebook import OutFolder, feedback_markdown, safe_name
 from hookviz.grading.merge import load_assignment, merge
-from hookviz.grading.sandbox import Limits, Sandbox, detect_sandbox
+from hookviz.grading.sandbox import Limits, Sandbox, SandboxError, detect_sandbox
 from hookviz.grading.submissions import SubmissionError, find_submissions, read_submission
 
 TINY = Path(__file__).resolve().parent / "fixtures" / "grading" / "tiny.ipynb"
@@ -47,10 +47,14 @@ def cell(notebook, gid):
 
 def test_assignment_lists_checks_answers_and_points(assignment) -> None:
     assert [(c.grade_id, c.points, c.index) for c in assignment.checks] == [
-        ("check_double", 2, 2), ("check_shout", 1, 4), ("check_triple", 2, 6),
+        ("check_double", 2, 2),
+        ("check_shout", 1, 4),
+        ("check_triple", 2, 6),
     ]
     assert [(a.grade_id, a.functions) for a in assignment.answers] == [
-        ("double", ("double",)), ("shout", ("shout",)), ("triple", ("triple",)),
+        ("double", ("double",)),
+        ("shout", ("shout",)),
+        ("triple", ("triple",)),
     ]
     assert assignment.max_points == 5
     assert assignment.checks[0].expected == "✓ double(2) is 4\n[hookviz] check_double: finished\n"
@@ -61,8 +65,14 @@ def test_assignment_lists_checks_answers_and_points(assignment) -> None:
     [
         (lambda c: setattr(c, "outputs", []), "must end with its sentinel line"),
         (lambda c: setattr(c, "execution_count", None), "must end with its sentinel line"),
-        (lambda c: setattr(c, "source", "# NBVAL_IGNORE_OUTPUT\n" + c.source), "must have its output compared"),
-        (lambda c: c.metadata.setdefault("tags", []).append("nbval-skip"), "must have its output compared"),
+        (
+            lambda c: setattr(c, "source", "# NBVAL_IGNORE_OUTPUT\n" + c.source),
+            "must have its output compared",
+        ),
+        (
+            lambda c: c.metadata.setdefault("tags", []).append("nbval-skip"),
+            "must have its output compared",
+        ),
         (lambda c: c.metadata.nbgrader.pop("points"), "a check cell needs points"),
     ],
 )
@@ -82,7 +92,9 @@ def test_only_answer_sources_come_from_the_student(assignment) -> None:
     student = exercise()
     cell(student, "double").source = "def double(x):\n    return x * 2\n"
     cell(student, "check_double").source = "print('forged')"
-    cell(student, "check_double").outputs = [nbformat.v4.new_output("stream", name="stdout", text="forged\n")]
+    cell(student, "check_double").outputs = [
+        nbformat.v4.new_output("stream", name="stdout", text="forged\n")
+    ]
     cell(student, "setup").source = "FACTOR = 1000"
     merged = merge(assignment, student)
     graded = merged.notebook
@@ -90,7 +102,7 @@ def test_only_answer_sources_come_from_the_student(assignment) -> None:
     assert cell(graded, "check_double").source == cell(assignment.notebook, "check_double").source
     assert "BEGIN HIDDEN TESTS" in cell(graded, "check_double").source
     assert cell(graded, "check_double").outputs == cell(assignment.notebook, "check_double").outputs
-    assert cell(graded, "setup").source == "FACTOR = 3\nprint(\"ready\")"
+    assert cell(graded, "setup").source == 'FACTOR = 3\nprint("ready")'
     assert cell(graded, "setup").execution_count is None  # only check cells are compared
     assert merged.matched_by == {"double": "grade_id", "shout": "grade_id", "triple": "grade_id"}
     assert merged.notes == ["You edited the check cell check_double; the original was used."]
@@ -126,7 +138,10 @@ def test_duplicated_answer_cells_grade_the_last_one(assignment) -> None:
     first = cell(student, "double")
     second = copy.deepcopy(first)
     second.id = "again"
-    first.source, second.source = "def double(x):\n    return 0\n", "def double(x):\n    return 2 * x\n"
+    first.source, second.source = (
+        "def double(x):\n    return 0\n",
+        "def double(x):\n    return 2 * x\n",
+    )
     student.cells.insert(student.cells.index(first) + 1, second)
     merged = merge(assignment, student)
     assert cell(merged.notebook, "double").source.endswith("return 2 * x\n")
@@ -206,7 +221,9 @@ def test_a_student_with_a_folder_and_a_file_is_an_error(tmp_path: Path) -> None:
         (b"[" * 100_000, "invalid", "not valid JSON"),
     ],
 )
-def test_unreadable_submissions_say_why(tmp_path: Path, content: bytes, status: str, words: str) -> None:
+def test_unreadable_submissions_say_why(
+    tmp_path: Path, content: bytes, status: str, words: str
+) -> None:
     path = tmp_path / "x.ipynb"
     path.write_bytes(content)
     with pytest.raises(SubmissionError) as caught:
@@ -219,22 +236,41 @@ def test_unreadable_submissions_say_why(tmp_path: Path, content: bytes, status: 
 
 def result_for(student: str, assignment, total: float = 5.0) -> SubmissionResult:
     return SubmissionResult(
-        student=student, assignment=assignment.name, assignment_sha256=assignment.sha256,
-        submission="", submission_sha256="", status="ok", detail="", total=total,
+        student=student,
+        assignment=assignment.name,
+        assignment_sha256=assignment.sha256,
+        submission="",
+        submission_sha256="",
+        status="ok",
+        detail="",
+        total=total,
         max_total=assignment.max_points,
-        checks=[CheckResult(c.grade_id, c.points, points=c.points, outcome="passed") for c in assignment.checks],
+        checks=[
+            CheckResult(c.grade_id, c.points, points=c.points, outcome="passed")
+            for c in assignment.checks
+        ],
         flags=["grader (double)"] if student.startswith("=") else [],
     )
 
 
-def test_gradebook_rows_are_safe_for_spreadsheets_and_names_for_files(tmp_path: Path, assignment) -> None:
+def test_gradebook_rows_are_safe_for_spreadsheets_and_names_for_files(
+    tmp_path: Path, assignment
+) -> None:
     out = OutFolder(tmp_path)
     for name in ("ann", "=HYPERLINK(evil)", "../../etc/passwd"):
         out.save(result_for(name, assignment))
     with out.locked():
         out.rebuild(assignment)
     rows = list(csv.reader((tmp_path / "gradebook.csv").open()))
-    assert rows[0] == ["student", "total", "check_double", "check_shout", "check_triple", "status", "flags"]
+    assert rows[0] == [
+        "student",
+        "total",
+        "check_double",
+        "check_shout",
+        "check_triple",
+        "status",
+        "flags",
+    ]
     assert sorted(r[0] for r in rows[1:]) == ["'=HYPERLINK(evil)", "../../etc/passwd", "ann"]
     assert all(p.parent == tmp_path / "results" for p in (tmp_path / "results").iterdir())
     assert safe_name("ann") == "ann" and "/" not in safe_name("../../etc/passwd")
@@ -261,13 +297,21 @@ def test_concurrent_saves_and_rebuilds_lose_nothing(tmp_path: Path, assignment) 
     for thread in threads:
         thread.join()
     rows = list(csv.DictReader((tmp_path / "gradebook.csv").open()))
-    assert len(rows) == 50 and len(json.loads((tmp_path / "gradebook.json").read_text())["students"]) == 50
+    assert (
+        len(rows) == 50
+        and len(json.loads((tmp_path / "gradebook.json").read_text())["students"]) == 50
+    )
 
 
 def test_feedback_fences_survive_backticks_and_long_outputs(assignment) -> None:
     result = result_for("ann", assignment)
-    result.checks[0] = CheckResult("check_double", 2, outcome="mismatch", expected="ok\n",
-                                   actual="```\n" + "x" * 50_000 + "\nHint: multiply by 2\n")
+    result.checks[0] = CheckResult(
+        "check_double",
+        2,
+        outcome="mismatch",
+        expected="ok\n",
+        actual="```\n" + "x" * 50_000 + "\nHint: multiply by 2\n",
+    )
     text = feedback_markdown(result)
     assert "````text" in text and "characters left out" in text and "- Hint: multiply by 2" in text
 
@@ -289,17 +333,60 @@ def test_bwrap_options_hide_before_they_show(tmp_path: Path) -> None:
 
 def test_the_launcher_applies_limits_before_exec(tmp_path: Path) -> None:
     sandbox = Sandbox("none")
-    limits = Limits(memory_mb=1024, file_mb=1, processes=100)
-    program = [sys.executable, "-I", "-S", "-c",
-               "import resource; print(resource.getrlimit(resource.RLIMIT_AS)[0] // 2**20, "
-               "resource.getrlimit(resource.RLIMIT_FSIZE)[0] // 2**20, resource.getrlimit(resource.RLIMIT_CORE)[0])"]
-    done = subprocess.run(sandbox.command(program, tmp_path, limits, 0), capture_output=True, text=True, timeout=60)
-    assert done.stdout.split() == ["1024", "1", "0"], done.stderr
+    limits = Limits(memory_mb=1024, file_mb=1, processes=100, submission_timeout=20)
+    program = [sys.executable, "-I", "-S", "-c", (
+        "import resource\n"
+        "print(*(resource.getrlimit(getattr(resource, n))[0] for n in ('RLIMIT_AS', 'RLIMIT_FSIZE', "
+        "'RLIMIT_CPU', 'RLIMIT_CORE')))\n"
+        "try:\n"
+        "    open('big', 'wb').write(bytes(2 * 2**20))\n"
+        "except OSError as error:\n"
+        "    print(type(error).__name__, error.errno)\n"
+        "try:\n"
+        "    bytearray(2 * 2**30)\n"
+        "except MemoryError:\n"
+        "    print('MemoryError')\n"
+    )]  # fmt: skip
+    done = subprocess.run(
+        sandbox.command(program, tmp_path, limits, 0),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.stdout.splitlines() == [f"{2**30} {2**20} 50 0", "OSError 27", "MemoryError"], (
+        done.stderr
+    )
+    assert (tmp_path / "big").stat().st_size == 2**20  # written up to the limit, not past it
 
 
 def test_an_unknown_sandbox_mode_is_refused() -> None:
     with pytest.raises(Exception, match="auto, bwrap or none"):
         detect_sandbox("docker", [])
+
+
+def test_without_bwrap_auto_warns_and_bwrap_mode_refuses(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))  # no bwrap on it
+    sandbox = detect_sandbox("auto", [])
+    assert sandbox.kind == "none" and "bubblewrap (bwrap) is not installed" in sandbox.warning
+    with pytest.raises(SandboxError, match="apt-get install bubblewrap"):
+        detect_sandbox("bwrap", [])
+
+
+def test_a_bwrap_that_cannot_make_namespaces_is_an_error_with_a_way_out(
+    tmp_path: Path, monkeypatch
+) -> None:
+    fake = tmp_path / "bwrap"
+    fake.write_text(
+        "#!/bin/sh\necho 'bwrap: No permissions to creating new namespace' >&2\nexit 1\n"
+    )
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(SandboxError) as caught:
+        detect_sandbox("auto", [])
+    message = str(caught.value)
+    assert "cannot create its namespaces" in message and "No permissions" in message
+    assert "--sandbox none" in message
 
 
 # -- the integrity probe, run in this process --------------------------------------------------
@@ -314,10 +401,15 @@ def run_probe(code: str, tmp_path: Path) -> list[str]:
         f"exec(compile({code!r}, {str(tmp_path / 'cell.py')!r}, 'exec'), {{}})\n"
         f"sys.stdout.write(probe.probe({{'workdir': {str(tmp_path)!r}, 'checks_path': None}}) + '\\n')\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0, done.stderr
-    return [p for p in json.loads(done.stdout.splitlines()[-1]) if "sys.stdout was replaced" not in p
-            and "sys.stderr was replaced" not in p]  # plain Python has no ipykernel streams
+    return [
+        p
+        for p in json.loads(done.stdout.splitlines()[-1])
+        if "sys.stdout was replaced" not in p and "sys.stderr was replaced" not in p
+    ]  # plain Python has no ipykernel streams
 
 
 @pytest.mark.parametrize(
@@ -325,13 +417,21 @@ def run_probe(code: str, tmp_path: Path) -> list[str]:
     [
         ("", None),
         ("import builtins\nbuiltins.print = lambda *a, **k: None", "builtins.print"),
-        ("import builtins\nbuiltins.isinstance = len", "builtins"),  # breaks the probe itself: said so
+        (
+            "import builtins\nbuiltins.isinstance = len",
+            "builtins",
+        ),  # breaks the probe itself: said so
         ("import math\nmath.isclose = lambda *a, **k: True", "math.isclose"),
         ("import sys\nsys.settrace(lambda *a: None)", "tracer"),
-        ("import sys, types\nsys.modules['traceback'] = types.SimpleNamespace()", "sys.modules['traceback']"),
+        (
+            "import sys, types\nsys.modules['traceback'] = types.SimpleNamespace()",
+            "sys.modules['traceback']",
+        ),
     ],
 )
-def test_probe_finds_code_planted_in_the_interpreter(tmp_path: Path, code: str, words: str | None) -> None:
+def test_probe_finds_code_planted_in_the_interpreter(
+    tmp_path: Path, code: str, words: str | None
+) -> None:
     problems = run_probe(code, tmp_path)
     if words is None:
         assert problems == []
@@ -350,7 +450,9 @@ def test_probe_recognises_the_genuine_checks_module_and_a_forged_one(tmp_path: P
         "checks.sentinel = ns['sentinel']\n"
         "print(json.loads(probe.probe(config)))\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     before, after = (eval(line) for line in done.stdout.splitlines()[-2:])
     assert not any("checks" in p for p in before), before
