@@ -53,6 +53,11 @@ def record_changes(locator, name: str) -> None:
     )
 
 
+def badges(widget) -> list[str]:
+    """The visit number shown on each row of the tree, top to bottom."""
+    return widget.locator(".hv-badge").evaluate_all("(spans) => spans.map((s) => s.textContent)")
+
+
 def focus(locator) -> None:
     locator.scroll_into_view_if_needed()
     locator.click(position={"x": 4, "y": 4})
@@ -104,6 +109,7 @@ def test_apply_traversal_plays_post_order_with_no_kernel_message_per_frame(lab):
     assert lab.notebook.execute("print(traversal.step, traversal.current)") == "5 cd.d\n"
     lab.page.keyboard.press("End")
     assert data(widget, "current") == "Model"
+    assert badges(widget) == ["7", "3", "1", "2", "6", "4", "5"]  # rows in tree order, numbered post-order
     lab.notebook.execute("traversal.step = 2")
     wait_data(lab, widget, "current", "ab.b")
     printed = widget.locator(".hv-side pre").text_content().strip()
@@ -123,10 +129,12 @@ def test_apply_traversal_switches_to_modules_pre_order(lab):
         lab.page.keyboard.press("ArrowRight")
         seen.append(data(widget, "current"))
     assert seen == BLOG_PREORDER
+    assert badges(widget) == ["1", "2", "3", "4", "5", "6", "7"]  # pre-order numbers follow the tree's rows
     lab.page.wait_for_timeout(300)
     assert lab.notebook.execute("print(traversal.order, traversal.step)") == "modules 7\n"
     widget.get_by_role("button", name="Play apply(): children first, then the module (post-order)").click()
     wait_data(lab, widget, "order", "apply")
+    assert badges(widget) == [""] * 7 and data(widget, "step") == "0"
 
 
 def test_a_thousand_module_tree_stays_readable(lab):
@@ -143,6 +151,8 @@ def test_a_thousand_module_tree_stays_readable(lab):
         lab.page.keyboard.press("ArrowLeft")
     current = widget.locator(".hv-row.hv-current")
     assert current.count() == 1
+    counts = widget.locator(".hv-count").evaluate_all("(spans) => spans.map((s) => s.textContent)")
+    assert counts.count("111/111 visited") == 8  # finished subtrees fold away, with their count
     tree_box, row_box = tree.bounding_box(), current.bounding_box()
     assert tree_box["height"] <= 440  # the tree scrolls instead of growing
     assert tree_box["y"] <= row_box["y"] and row_box["y"] + row_box["height"] <= tree_box["y"] + tree_box["height"]

@@ -63,7 +63,12 @@ function render({ model, el }) {
 
   const makeNode = (node) => {
     const caret = node.children.length
-      ? button(`open or close ${node.label}`, () => { autoOpened.delete(node.i); setOpen(node, !isOpen(node)); show(player.step); },
+      ? button(`open or close ${node.label}`, () => {
+        autoOpened.delete(node.i);
+        setOpen(node, !isOpen(node));
+        dirty.add(node.i);
+        show(player.step);
+      },
         { iconName: "caret", cls: "hv-caret" })
       : h("span", { class: "hv-caret-space" });
     badgeOf[node.i] = h("span", { class: "hv-badge" });
@@ -125,38 +130,64 @@ function render({ model, el }) {
     return chain;
   }
 
+  // What the tree shows is kept between frames, so that one step repaints a few rows, not all.
+  const numberOf = new Int32Array(nodes.length); // visit number shown on each row, 0 for none
+  const doneOf = new Int32Array(nodes.length); // numbered rows in each subtree
+  const painted = { step: 0, order: model.get("order"), current: -1, hidden: -1 };
+  const dirty = new Set(); // rows whose "k/n visited" count may be stale
+
+  function setNumber(i, value) {
+    const was = numberOf[i];
+    if ((was > 0) !== (value > 0)) {
+      const delta = value > 0 ? 1 : -1;
+      doneOf[i] += delta;
+      dirty.add(i);
+      for (const a of ancestors(i)) { doneOf[a] += delta; dirty.add(a); }
+    }
+    numberOf[i] = value;
+    badgeOf[i].textContent = value ? String(value) : "";
+    rowOf[i].classList.toggle("hv-visited", value > 0);
+  }
+
+  function paintTree(step, seq) {
+    const order = model.get("order");
+    if (painted.order !== order) {
+      for (let k = painted.step - 1; k >= 0; k--) setNumber((painted.order === "modules" ? preorder : applyOrder)[k], 0);
+      painted.step = 0;
+      painted.order = order;
+    }
+    for (let k = painted.step; k < step; k++) setNumber(seq[k], k + 1);
+    for (let k = painted.step - 1; k >= step; k--) setNumber(seq[k], 0);
+    painted.step = step;
+    const current = step ? seq[step - 1] : -1;
+    if (current >= 0 && follow.checked) {
+      const keep = new Set([current, ...ancestors(current)]);
+      for (const i of [...autoOpened]) if (!keep.has(i)) { setOpen(nodes[i], false); autoOpened.delete(i); dirty.add(i); }
+      for (const i of ancestors(current)) if (!isOpen(nodes[i])) { setOpen(nodes[i], true); autoOpened.add(i); dirty.add(i); }
+    }
+    let hidden = -1; // the nearest visible ancestor of a current module inside a closed subtree
+    if (current >= 0) for (const a of ancestors(current).reverse()) if (!isOpen(nodes[a])) { hidden = a; break; }
+    if (painted.current >= 0) rowOf[painted.current].classList.remove("hv-current");
+    if (current >= 0) rowOf[current].classList.add("hv-current");
+    if (painted.hidden >= 0) rowOf[painted.hidden].classList.remove("hv-has-current");
+    if (hidden >= 0) rowOf[hidden].classList.add("hv-has-current");
+    painted.current = current;
+    painted.hidden = hidden;
+    for (const i of dirty) {
+      const node = nodes[i];
+      const count = node.children.length && !isOpen(node) ? `${doneOf[i]}/${node.size} visited` : "";
+      if (countOf[i].textContent !== count) countOf[i].textContent = count;
+    }
+    dirty.clear();
+    if (current >= 0) reveal(rowOf[hidden >= 0 ? hidden : current]);
+    return current;
+  }
+
   function show(step) {
     const seq = sequence();
     step = Math.max(0, Math.min(step, seq.length));
     const modules = model.get("order") === "modules";
-    const number = new Map();
-    for (let k = 0; k < step; k++) number.set(seq[k], k + 1);
-    const current = step ? seq[step - 1] : -1;
-
-    if (current >= 0 && follow.checked) {
-      const keep = new Set([current, ...ancestors(current)]);
-      for (const i of [...autoOpened]) if (!keep.has(i)) { setOpen(nodes[i], false); autoOpened.delete(i); }
-      for (const i of ancestors(current)) if (!isOpen(nodes[i])) { setOpen(nodes[i], true); autoOpened.add(i); }
-    }
-    const done = new Array(nodes.length).fill(0);
-    for (const i of number.keys()) {
-      done[i] += 1;
-      for (const a of ancestors(i)) done[a] += 1;
-    }
-    let hidden = -1; // the nearest visible ancestor of a current module inside a closed subtree
-    if (current >= 0) for (const a of ancestors(current).reverse()) if (!isOpen(nodes[a])) { hidden = a; break; }
-    for (const node of nodes) {
-      const row = rowOf[node.i];
-      const badge = number.has(node.i) ? String(number.get(node.i)) : "";
-      if (badgeOf[node.i].textContent !== badge) badgeOf[node.i].textContent = badge;
-      row.classList.toggle("hv-current", node.i === current);
-      row.classList.toggle("hv-visited", number.has(node.i) && node.i !== current);
-      row.classList.toggle("hv-has-current", node.i === hidden);
-      const count = node.children.length && !isOpen(node) ? `${done[node.i]}/${node.size} visited` : "";
-      if (countOf[node.i].textContent !== count) countOf[node.i].textContent = count;
-    }
-    if (current >= 0) reveal(rowOf[hidden >= 0 ? hidden : current]);
-
+    const current = paintTree(step, seq);
     status.textContent = `step ${step} / ${seq.length}`;
     root.dataset.step = String(step);
     root.dataset.order = modules ? "modules" : "apply";
@@ -164,7 +195,7 @@ function render({ model, el }) {
     applyButton.classList.toggle("hv-on", !modules);
     modulesButton.classList.toggle("hv-on", modules);
     controls.refresh(step, seq.length);
-    showSide(step, current, modules, number);
+    showSide(step, current, modules);
     showStrip(step, modules);
   }
 
@@ -175,7 +206,7 @@ function render({ model, el }) {
     else if (r.bottom > box.bottom) treePanel.scrollTop += r.bottom - box.bottom + 8;
   }
 
-  function showSide(step, current, modules, number) {
+  function showSide(step, current, modules) {
     const total = sequence().length;
     stack.parentElement.hidden = modules;
     printed.parentElement.hidden = modules;
@@ -214,7 +245,7 @@ function render({ model, el }) {
       const frame = nodes[frames[k]];
       const inner = k + 1 < frames.length ? frames[k + 1] : -1;
       const kids = frame.children.map((c) => {
-        const state = inner === c.i ? "hv-kid-now" : (number.has(c.i) && number.get(c.i) <= step ? "hv-kid-done" : "hv-kid-wait");
+        const state = inner === c.i ? "hv-kid-now" : (numberOf[c.i] > 0 ? "hv-kid-done" : "hv-kid-wait");
         const mark = state === "hv-kid-done" ? "✓" : state === "hv-kid-now" ? "…" : "·";
         return h("span", { class: `hv-kid ${state}`, text: `${c.name} ${mark}` });
       });
@@ -252,6 +283,7 @@ function render({ model, el }) {
       line("modules()", preorder, modules));
   }
 
+  for (const node of nodes) dirty.add(node.i);
   show(player.step);
   return () => cleanups.forEach((f) => f());
 }

@@ -138,7 +138,13 @@ function sparkline(counts, { width = 64, height = 18, cls = "hv-spark" } = {}) {
 function createPlayer(model, { length, show }) {
   let step = model.get("step");
   let timer = null;
+  let due = 0; // when the next frame is due: the pace holds however long drawing a frame takes
   const delay = () => 1000 / Math.max(0.1, model.get("speed") || 1);
+  const schedule = () => {
+    const now = performance.now();
+    due = Math.max(due + delay(), now);
+    timer = setTimeout(tick, due - now);
+  };
   const commit = () => {
     if (model.get("step") !== step) {
       model.set("step", step);
@@ -148,7 +154,7 @@ function createPlayer(model, { length, show }) {
   const halt = () => { if (timer !== null) clearTimeout(timer); timer = null; };
   const tick = () => {
     step = Math.min(step + 1, length());
-    if (step >= length()) { timer = null; commit(); } else timer = setTimeout(tick, delay());
+    if (step >= length()) { timer = null; commit(); } else schedule();
     show(step);
   };
   const player = {
@@ -158,7 +164,8 @@ function createPlayer(model, { length, show }) {
     play() {
       if (timer !== null) return;
       if (step >= length()) step = 0;
-      timer = setTimeout(tick, delay());
+      due = performance.now();
+      schedule();
       show(step);
     },
     pause() { if (timer === null) return; halt(); commit(); show(step); },

@@ -60,6 +60,7 @@ function render({ model, el }) {
 
   let marks = [];
   let items = [];
+  let intervals = []; // [index of forward() starting, bar]
   let cursor = null;
 
   function markSvg(kind, who) {
@@ -106,12 +107,15 @@ function render({ model, el }) {
     });
     // forward() as an interval on its lane, from the start marker to the return marker
     const open = new Map();
+    intervals = [];
     seq.forEach((f, k) => {
       if (f.kind === "forward_call") open.set(f.lane, k);
       if (f.kind === "forward_return" && open.has(f.lane)) {
         const from = open.get(f.lane);
         open.delete(f.lane);
-        svg.append(s("rect", { x: x(from), y: y(f.lane) - 3, width: x(k) - x(from), height: 6, class: "hv-interval" }));
+        const bar = s("rect", { x: x(from), y: y(f.lane) - 3, width: x(k) - x(from), height: 6, class: "hv-interval" });
+        intervals.push([from, bar]);
+        svg.append(bar);
       }
     });
     cursor = s("rect", { x: 0, y: TOP - 4, width: COL, height: lanes.length * ROW + 8, class: "hv-cursor" });
@@ -147,6 +151,7 @@ function render({ model, el }) {
       g.classList.toggle("hv-future", k >= step);
       g.classList.toggle("hv-now", k === step - 1);
     });
+    for (const [from, bar] of intervals) bar.classList.toggle("hv-future", from >= step);
     items.forEach((li, k) => {
       li.classList.toggle("hv-future", k >= step);
       li.classList.toggle("hv-now", k === step - 1);

@@ -1,0 +1,194 @@
+"""The widgets' figures in one run: ApplyTraversal on 1,000 modules (build time, state size, and,
+in a real JupyterLab, kernel messages while it plays) and HookMonitor on a 1,000-step conv-net
+training loop (interleaved ratio to the bare loop, and memory).
+
+Run: .venv/bin/python bench/bench_widgets.py [--no-browser]   (about 4 minutes on 2 cores)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import statistics
+import sys
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+
+import torch
+from torch import nn
+
+ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT.parent / "tests" / "browser"))
+from harness import Config, interleaved, report  # noqa: E402
+
+import hookviz as hv  # noqa: E402
+
+
+def training_step(model: nn.Module, x: torch.Tensor, y: torch.Tensor):
+    """zero_grad, forward, loss, backward, SGD step."""
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+
+    def step():
+        optimizer.zero_grad(set_to_none=True)
+        nn.functional.cross_entropy(model(x), y).backward()
+        optimizer.step()
+
+    return step
+
+
+def apply_traversal_figures() -> list[str]:
+    model = hv.examples.wide_tree(1000)
+    built = []
+
+    def build():
+        started = time.perf_counter()
+        widget = hv.ApplyTraversal(model)
+        built.append(time.perf_counter() - started)
+        widget.close()
+        return widget
+
+    configs = [
+        Config("trace_apply alone", lambda: hv.trace_apply(model, echo=False)),
+        Config("ApplyTraversal (trace + tree + widget)", build),
+    ]
+    medians = interleaved(configs, rounds=7, block=3, warmup=1)
+    lines = report("ApplyTraversal on wide_tree(1000): build", medians, "trace_apply alone")
+    widget = hv.ApplyTraversal(model)
+    state = len(json.dumps(widget.get_state(), allow_nan=False).encode())
+    esm = len(widget._esm.encode()) + len(widget._css.encode())
+    seconds = statistics.median(built)
+    lines += [
+        f"build: median {seconds:.3f} s (limit 0.5 s: {'ok' if seconds <= 0.5 else 'OVER'})",
+        f"initial widget state: {state / 1000:.1f} KB, of which front-end code {esm / 1000:.1f} KB "
+        f"(limit 300 KB: {'ok' if state <= 300_000 else 'OVER'})",
+    ]
+    print("\n".join(lines[-2:]), flush=True)
+    widget.close()
+    return lines
+
+
+def monitor_overhead(steps: int = 1000, batch: int = 32) -> list[str]:
+    model = hv.examples.small_convnet()
+    x, y = torch.randn(batch, 3, 32, 32), torch.randint(0, 10, (batch,))
+    step = training_step(model, x, y)
+    monitor = hv.HookMonitor(model)
+    configs = [
+        Config("bare loop", step),
+        Config("HookMonitor (13 modules, outputs + gradients)", step, monitor.start, monitor.stop),
+    ]
+    block = 100
+    medians = interleaved(configs, rounds=steps // block, block=block, warmup=1)
+    lines = report(
+        f"HookMonitor on small_convnet, batch {batch}: {steps} steps per config, in blocks of {block}",
+        medians, "bare loop", {configs[1].name: 1.15},
+    )
+    line = f"monitor saw {monitor.steps} steps; snapshot {len(json.dumps(monitor.snapshot).encode()) / 1000:.1f} KB per update"
+    print(line, flush=True)
+    monitor.close()
+    return [*lines, line]
+
+
+def monitor_memory(steps: int = 1000, batch: int = 8) -> list[str]:
+    """Python memory held after 200 and after `steps` monitored steps (tracemalloc), and peak RSS."""
+    model = hv.examples.small_convnet()
+    x, y = torch.randn(batch, 3, 32, 32), torch.randint(0, 10, (batch,))
+    step = training_step(model, x, y)
+    tracemalloc.start()
+    with hv.HookMonitor(model) as monitor:
+        for _ in range(200):
+            step()
+        monitor._recording.flush()
+        early, rss_early = tracemalloc.get_traced_memory()[0], resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        for _ in range(steps - 200):
+            step()
+        monitor._recording.flush()
+        late, rss_late = tracemalloc.get_traced_memory()[0], resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    tracemalloc.stop()
+    line = (
+        f"## HookMonitor memory over {steps} steps (batch {batch})\n"
+        f"Python objects held: {early / 1e6:.2f} MB after 200 steps, {late / 1e6:.2f} MB after {steps} "
+        f"({(late - early) / 1e3:+.1f} KB); peak RSS grew {(rss_late - rss_early) / 1024:.1f} MB"
+    )
+    print(line, flush=True)
+    return [line]
+
+
+BENCH_NOTEBOOK = {
+    "cells": [
+        {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+         "source": "import hookviz as hv\nbig = hv.ApplyTraversal(hv.examples.wide_tree(1000), speed=64)\nbig"},
+    ],
+    "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+    "nbformat": 4,
+    "nbformat_minor": 5,
+}
+
+
+def playing_in_the_browser(seconds: float = 4.0) -> list[str]:
+    """Play the 1,000-module traversal at 64 steps/s in JupyterLab; count the page's kernel messages."""
+    from jupyter_ui import JupyterServer, NotebookPage, launch_chromium
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory() as home:
+        server = JupyterServer(Path(home)).start()
+        (server.root / "bench.ipynb").write_text(json.dumps(BENCH_NOTEBOOK))
+        try:
+            with sync_playwright() as playwright:
+                browser = launch_chromium(playwright)
+                page = browser.new_page(viewport={"width": 1280, "height": 1000})
+                sent: list[bytes] = []
+                page.on("websocket", lambda ws: ws.on("framesent", lambda p: sent.append(
+                    p if isinstance(p, bytes) else p.encode())))
+                notebook = NotebookPage(page, server, "bench.ipynb")
+                notebook.open()
+                notebook.run_all()
+                widget = page.locator(".hv-apply")
+                widget.click(position={"x": 4, "y": 4})
+
+                def comms() -> int:
+                    return sum(1 for frame in sent if b'"msg_type":"comm_msg"' in frame)
+
+                before = comms()
+                page.keyboard.press("Space")
+                started = time.perf_counter()
+                time.sleep(seconds)
+                step = int(widget.evaluate("(el) => el.dataset.step"))
+                elapsed = time.perf_counter() - started
+                during = comms() - before
+                page.keyboard.press("Space")
+                page.wait_for_timeout(500)
+                after_pause = comms() - before - during
+                synced = notebook.execute("print(big.step)").strip()
+                browser.close()
+        finally:
+            server.stop()
+    line = (
+        f"## ApplyTraversal playing in JupyterLab (1,000 modules, 64 steps/s asked)\n"
+        f"{step} steps in {elapsed:.1f} s ({step / elapsed:.0f} steps/s drawn); kernel messages while playing: "
+        f"{during} ({'ok' if during == 0 else 'OVER'}); on pause: {after_pause}; Python's step after pause: "
+        f"{synced} (page: {step}+)"
+    )
+    print(line, flush=True)
+    return [line]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--no-browser", action="store_true", help="skip the JupyterLab + Chromium part")
+    args = parser.parse_args()
+    torch.set_num_threads(2)
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads\n", flush=True)
+    parts = [apply_traversal_figures, monitor_overhead, monitor_memory]
+    if not args.no_browser:
+        parts.append(playing_in_the_browser)
+    for part in parts:
+        part()
+        print(flush=True)
+
+
+if __name__ == "__main__":
+    main()
