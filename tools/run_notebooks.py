@@ -20,6 +20,7 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 CELL_TIMEOUT = 300  # seconds; a cell stuck this long is a bug, not a slow machine
 SETTINGS_DIRS = ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR", "IPYTHONDIR", "MPLCONFIGDIR")
 
@@ -73,6 +74,7 @@ def execute(
             kernel_name="python3",
             allow_errors=allow_errors,
             record_timing=False,
+            store_widget_state=False,
             resources={"metadata": {"path": str(cwd)}},
         )
         client.execute()
@@ -88,8 +90,13 @@ def store_outputs(path: Path, settings: Path | None = None) -> float:
             cell.execution_count = None
     start = time.monotonic()
     execute(nb, path.parent.resolve(), settings=settings)
+    nb.metadata.pop("widgets", None)
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
+        for output in cell.get("outputs", []):
+            # A widget view points at a kernel-side model that is gone once the kernel stops: keep
+            # only its text (the widget's repr) until the reader runs the cell again.
+            output.get("data", {}).pop(WIDGET_VIEW, None)
     nbformat.write(nb, path)
     return time.monotonic() - start
 
