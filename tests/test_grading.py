@@ -367,6 +367,7 @@ def test_a_fork_bomb_hits_the_process_limit(batch) -> None:
 def test_outputs_pasted_from_the_solution_count_for_nothing(batch) -> None:
     assert points(batch, "pasted_outputs") == ("0", "0", "0", "0", "ok")
     assert "not written yet" in check(batch, "pasted_outputs", "check_double")["detail"]
+    assert "write it where it says YOUR CODE HERE" in feedback(batch, "pasted_outputs")
 
 
 def test_edited_check_cells_are_replaced_by_the_originals(batch) -> None:

@@ -227,6 +227,8 @@ def feedback_markdown(result: SubmissionResult) -> str:
         lines += ["", "Your output:", "", _fence(check.actual or "(nothing)")]
         hints = [line.strip() for line in check.actual.splitlines() if "Hint:" in line]
         advice = ADVICE.get(check.outcome)
+        if "not written yet" in check.detail or "not done yet" in check.actual:
+            advice = "An answer this check needs is not written yet: write it where it says YOUR CODE HERE."
         if hints or advice:
             lines += (
                 ["", "Hints:", ""]

@@ -105,6 +105,7 @@ class Sandbox:
 
     @property
     def as_root(self) -> bool:
+        """True when the grader runs as root (children then get users of their own, under bwrap)."""
         return os.geteuid() == 0
 
     def user_for(self, slot: int) -> tuple[int, int] | None:
@@ -361,11 +362,15 @@ def detect_sandbox(mode: str, hidden: list[Path]) -> Sandbox:
         raise SandboxError(f"--sandbox must be auto, bwrap or none, not {mode!r}.")
     shown = tuple(python_paths())
     to_hide = tuple(sorted({p.resolve() for p in [*hidden, *home_folders()]}))
+    # Linux never applies RLIMIT_NPROC to root: without bwrap's user switch, say so.
+    root_note = (
+        " Running as root, the process-count limit does not hold." if os.geteuid() == 0 else ""
+    )
     if mode == "none":
         return Sandbox(
             "none",
             warning="--sandbox none: submissions run with your user's rights "
-            "(limits and timeouts still apply).",
+            "(limits and timeouts still apply)." + root_note,
         )
     bwrap = shutil.which("bwrap")
     if bwrap is None:
@@ -377,7 +382,8 @@ def detect_sandbox(mode: str, hidden: list[Path]) -> Sandbox:
         return Sandbox(
             "none",
             warning="bubblewrap (bwrap) is not installed: submissions run with your user's rights, "
-            "network and files (limits and timeouts still apply). Install bubblewrap to contain them.",
+            "network and files (limits and timeouts still apply). Install bubblewrap to contain them."
+            + root_note,
         )
     sandbox = Sandbox("bwrap", bwrap=bwrap, hidden=to_hide, shown=shown)
     with tempfile.TemporaryDirectory(prefix="hookviz-sandbox-check-") as folder:
