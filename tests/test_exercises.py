@@ -26,11 +26,18 @@ from hookviz.course.checks import FAILED, NOT_DONE, PASSED
 
 REPO = Path(__file__).resolve().parent.parent
 SOLUTIONS = sorted((REPO / "solutions").glob("*.ipynb"))
-MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION", "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS")
+MARKERS = (
+    "### BEGIN SOLUTION",
+    "### END SOLUTION",
+    "### BEGIN HIDDEN TESTS",
+    "### END HIDDEN TESTS",
+)
 
 
 def _runner():
-    spec = importlib.util.spec_from_file_location("run_notebooks", REPO / "tools" / "run_notebooks.py")
+    spec = importlib.util.spec_from_file_location(
+        "run_notebooks", REPO / "tools" / "run_notebooks.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -50,7 +57,9 @@ def grading(cell) -> dict:
 
 
 def stdout_of(cell) -> str:
-    return "".join(o.text for o in cell.get("outputs", []) if o.output_type == "stream" and o.name == "stdout")
+    return "".join(
+        o.text for o in cell.get("outputs", []) if o.output_type == "stream" and o.name == "stdout"
+    )
 
 
 def check_cells(nb) -> list:
@@ -58,7 +67,12 @@ def check_cells(nb) -> list:
 
 
 def execute_copy(
-    exercise: Path, tmp_path: Path, settings: Path, answers: dict[str, str] | None = None, *, allow_errors: bool = False
+    exercise: Path,
+    tmp_path: Path,
+    settings: Path,
+    answers: dict[str, str] | None = None,
+    *,
+    allow_errors: bool = False,
 ):
     """Run a copy of ``exercise`` alone in a fresh folder (as a student's would), with some answers replaced."""
     nb = nbformat.read(exercise, as_version=4)
@@ -85,7 +99,9 @@ def test_exercises_are_up_to_date():
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
         code = hookviz_main(["build", "--check", "--root", str(REPO)])
     assert code == 0, out.getvalue()
-    assert sorted(p.name for p in (REPO / "exercises").glob("*.ipynb")) == [p.name for p in SOLUTIONS]
+    assert sorted(p.name for p in (REPO / "exercises").glob("*.ipynb")) == [
+        p.name for p in SOLUTIONS
+    ]
 
 
 @pytest.mark.parametrize("solution", SOLUTIONS, ids=ids)
@@ -99,17 +115,23 @@ def test_check_cells_follow_the_contract(solution: Path):
     for cell in checks:
         grade_id = grading(cell)["grade_id"]
         points = grading(cell).get("points")
-        assert type(points) is int and points > 0, f"{grade_id}: points must be a positive int, got {points!r}"
+        assert type(points) is int and points > 0, (
+            f"{grade_id}: points must be a positive int, got {points!r}"
+        )
         lines = [line for line in cell.source.splitlines() if line.strip()]
-        assert lines[-1] == f'checks.sentinel("{grade_id}")', f"{grade_id}: the sentinel must be the last line"
-        assert cell.source.index("### BEGIN HIDDEN TESTS") < cell.source.index("### END HIDDEN TESTS"), grade_id
+        assert lines[-1] == f'checks.sentinel("{grade_id}")', (
+            f"{grade_id}: the sentinel must be the last line"
+        )
+        assert cell.source.index("### BEGIN HIDDEN TESTS") < cell.source.index(
+            "### END HIDDEN TESTS"
+        ), grade_id
         printed = stdout_of(cell).splitlines()
-        assert printed[-1] == f"[hookviz] {grade_id}: finished", f"{grade_id}: stored output lacks the sentinel"
+        assert printed[-1] == f"[hookviz] {grade_id}: finished", (
+            f"{grade_id}: stored output lacks the sentinel"
+        )
         assert printed[0].startswith(PASSED + " ") and all(
             line.startswith((PASSED + " ", "    Why: ")) for line in printed[:-1]
-        ), (
-            f"{grade_id}: the instructor's stored output must be only ✓ lines:\n{stdout_of(cell)}"
-        )
+        ), f"{grade_id}: the instructor's stored output must be only ✓ lines:\n{stdout_of(cell)}"
     answers = [c for c in nb.cells if grading(c).get("solution")]
     assert answers and all("### BEGIN SOLUTION" in c.source for c in answers)
 
@@ -130,17 +152,25 @@ def test_exercise_has_no_answers_hidden_tests_or_outputs(solution: Path):
 
 @pytest.mark.notebook
 @pytest.mark.parametrize("solution", SOLUTIONS, ids=ids)
-def test_fresh_exercise_says_not_done_yet_everywhere(solution: Path, tmp_path: Path, settings: Path):
+def test_fresh_exercise_says_not_done_yet_everywhere(
+    solution: Path, tmp_path: Path, settings: Path
+):
     """Top to bottom with no answer: no cell raises, and each check reports "not done yet" and finishes."""
-    nb = execute_copy(REPO / "exercises" / solution.name, tmp_path, settings)  # raises if any cell errors
+    nb = execute_copy(
+        REPO / "exercises" / solution.name, tmp_path, settings
+    )  # raises if any cell errors
     for cell in nb.cells:
-        assert not any(o.output_type == "stream" and o.name == "stderr" for o in cell.get("outputs", [])), cell.source
+        assert not any(
+            o.output_type == "stream" and o.name == "stderr" for o in cell.get("outputs", [])
+        ), cell.source
         assert FAILED not in stdout_of(cell), f"{cell.source[:120]!r} printed:\n{stdout_of(cell)}"
     for cell in check_cells(nb):
         grade_id = grading(cell)["grade_id"]
         printed = stdout_of(cell).splitlines()
         assert printed[-1] == f"[hookviz] {grade_id}: finished", stdout_of(cell)
-        assert printed[0].startswith(NOT_DONE + " ") and "not done yet" in printed[0], stdout_of(cell)
+        assert printed[0].startswith(NOT_DONE + " ") and "not done yet" in printed[0], stdout_of(
+            cell
+        )
         assert not any(line.startswith(PASSED) for line in printed), stdout_of(cell)
 
 
@@ -151,10 +181,17 @@ def solution_answers(solution: Path) -> dict[str, str]:
 
 @pytest.mark.notebook
 @pytest.mark.parametrize("solution", SOLUTIONS, ids=ids)
-def test_solved_exercise_prints_the_instructors_check_output(solution: Path, tmp_path: Path, settings: Path):
+def test_solved_exercise_prints_the_instructors_check_output(
+    solution: Path, tmp_path: Path, settings: Path
+):
     """With the answers from solutions/, every check cell prints exactly what the instructor's copy stores."""
-    nb = execute_copy(REPO / "exercises" / solution.name, tmp_path, settings, solution_answers(solution))
-    expected = {grading(c)["grade_id"]: stdout_of(c) for c in check_cells(nbformat.read(solution, as_version=4))}
+    nb = execute_copy(
+        REPO / "exercises" / solution.name, tmp_path, settings, solution_answers(solution)
+    )
+    expected = {
+        grading(c)["grade_id"]: stdout_of(c)
+        for c in check_cells(nbformat.read(solution, as_version=4))
+    }
     got = {grading(c)["grade_id"]: stdout_of(c) for c in check_cells(nb)}
     assert got == expected
 
@@ -252,13 +289,19 @@ def test_every_answer_cell_has_a_wrong_answer():
 def test_wrong_answers_get_a_cross_in_every_check(solution: Path, tmp_path: Path, settings: Path):
     """Each check cell prints at least one ✗ with a hint, then its sentinel, and raises nothing."""
     nb = execute_copy(
-        REPO / "exercises" / solution.name, tmp_path, settings, WRONG_ANSWERS[solution.stem], allow_errors=True
+        REPO / "exercises" / solution.name,
+        tmp_path,
+        settings,
+        WRONG_ANSWERS[solution.stem],
+        allow_errors=True,
     )
     for cell in check_cells(nb):
         grade_id = grading(cell)["grade_id"]
         assert not any(o.output_type == "error" for o in cell.outputs), f"{grade_id} raised"
         printed = stdout_of(cell)
-        assert re.search(rf"^{FAILED} .*\n(.*\n)?    Hint: ", printed, re.M), f"{grade_id}:\n{printed}"
+        assert re.search(rf"^{FAILED} .*\n(.*\n)?    Hint: ", printed, re.M), (
+            f"{grade_id}:\n{printed}"
+        )
         assert printed.splitlines()[-1] == f"[hookviz] {grade_id}: finished", printed
         assert re.search(r"0x[0-9a-f]{6,}", printed) is None, printed
 
@@ -268,7 +311,9 @@ def test_solutions_are_not_exercises():
     for solution in SOLUTIONS:
         answers = solution_answers(solution)
         exercise = nbformat.read(REPO / "exercises" / solution.name, as_version=4)
-        stubs = {grading(c)["grade_id"]: c.source for c in exercise.cells if grading(c).get("solution")}
+        stubs = {
+            grading(c)["grade_id"]: c.source for c in exercise.cells if grading(c).get("solution")
+        }
         assert stubs.keys() == answers.keys()
         assert all(stubs[key] != answers[key] for key in answers)
 
@@ -276,10 +321,16 @@ def test_solutions_are_not_exercises():
 @pytest.mark.notebook
 @pytest.mark.slow
 @pytest.mark.parametrize("solution", SOLUTIONS, ids=ids)
-def test_hookviz_grade_scores_solved_stub_and_wrong_submissions(solution: Path, tmp_path: Path, settings: Path):
+def test_hookviz_grade_scores_solved_stub_and_wrong_submissions(
+    solution: Path, tmp_path: Path, settings: Path
+):
     """The grader gives the solved copy every point, and the stub and the wrong answers none."""
     exercise = nbformat.read(REPO / "exercises" / solution.name, as_version=4)
-    submissions = {"solved": solution_answers(solution), "stub": {}, "wrong": WRONG_ANSWERS[solution.stem]}
+    submissions = {
+        "solved": solution_answers(solution),
+        "stub": {},
+        "wrong": WRONG_ANSWERS[solution.stem],
+    }
     for student, answers in submissions.items():
         nb = nbformat.from_dict(exercise)
         for cell in nb.cells:
@@ -289,8 +340,19 @@ def test_hookviz_grade_scores_solved_stub_and_wrong_submissions(solution: Path, 
         (tmp_path / "submissions" / student).mkdir(parents=True)
         nbformat.write(nb, tmp_path / "submissions" / student / solution.name)
     result = subprocess.run(
-        [sys.executable, "-m", "hookviz.cli", "grade", str(tmp_path / "submissions"),
-         "--assignment", str(solution), "--out", str(tmp_path / "out"), "--jobs", "2"],
+        [
+            sys.executable,
+            "-m",
+            "hookviz.cli",
+            "grade",
+            str(tmp_path / "submissions"),
+            "--assignment",
+            str(solution),
+            "--out",
+            str(tmp_path / "out"),
+            "--jobs",
+            "2",
+        ],
         cwd=tmp_path,
         env=RUNNER.isolated_env(settings),
         capture_output=True,

@@ -79,7 +79,17 @@ def test_difference_is_type_strict(actual, expected):
 
 @pytest.mark.parametrize(
     "value",
-    [42, 4.5, "text", None, True, [1, "a", (2.0, None)], {"a": torch.ones(2)}, {"x", "y"}, torch.arange(20.0)],
+    [
+        42,
+        4.5,
+        "text",
+        None,
+        True,
+        [1, "a", (2.0, None)],
+        {"a": torch.ones(2)},
+        {"x", "y"},
+        torch.arange(20.0),
+    ],
     ids=repr,
 )
 def test_difference_accepts_equal_values(value):
@@ -90,9 +100,14 @@ def test_difference_accepts_equal_values(value):
 def test_difference_describes_the_first_mismatch():
     assert difference([1, 2, 3], [1, 5, 3]) == "item[1] is 2, expected 5"
     assert difference((2, 1), (2,)) == "the result is (2, 1), expected (2,)"
-    assert difference(torch.ones(2, 2), torch.ones(2)) == "the result has shape (2, 2), expected (2,)"
+    assert (
+        difference(torch.ones(2, 2), torch.ones(2)) == "the result has shape (2, 2), expected (2,)"
+    )
     assert "line 2" in difference("a\nb\nc", "a\nx\nc")
-    assert difference({"b": 1.0}, {"a": 1.0}) == "the result has missing keys [a] and unexpected keys [b]"
+    assert (
+        difference({"b": 1.0}, {"a": 1.0})
+        == "the result has missing keys [a] and unexpected keys [b]"
+    )
 
 
 def test_close_allows_rounding_but_not_other_types():
@@ -122,7 +137,9 @@ def test_a_stub_is_not_done_yet(capsys):
 
 def test_a_stub_inside_apply_is_not_done_yet(capsys):
     check = Check("stub")
-    check.run(hv.trace_apply, hv.examples.model(), stub, echo=False)  # raises ApplyFnError from the stub
+    check.run(
+        hv.trace_apply, hv.examples.model(), stub, echo=False
+    )  # raises ApplyFnError from the stub
     assert "stub: not done yet" in capsys.readouterr().out
 
 
@@ -165,13 +182,17 @@ def test_every_correct_answer_prints_the_same(capsys):
         check.equal(check.run(answer), 42, "the answer is 42", hint="-")
         checks.sentinel("check_answer")
         outputs.append(capsys.readouterr().out)
-    assert outputs[0] == outputs[1] == f"{PASSED} the answer is 42\n[hookviz] check_answer: finished\n"
+    assert (
+        outputs[0] == outputs[1] == f"{PASSED} the answer is 42\n[hookviz] check_answer: finished\n"
+    )
 
 
 def test_a_missing_name_is_not_done_yet(capsys):
     check = Check("answer_42", "never_defined_anywhere")
     assert not check.ok
-    assert capsys.readouterr().out.startswith(f"{NOT_DONE} never_defined_anywhere is not defined yet")
+    assert capsys.readouterr().out.startswith(
+        f"{NOT_DONE} never_defined_anywhere is not defined yet"
+    )
 
 
 def test_a_name_that_is_not_a_function_gets_a_hint(capsys):
@@ -187,7 +208,10 @@ def test_a_wrong_type_stops_the_check(capsys):
     assert not check.is_type([1, 2], dict, "returns a dict", hint="return a dict")
     check.equal(1, 2, "never printed", hint="-")
     out = capsys.readouterr().out
-    assert out == f"{FAILED} returns a dict\n    it is a list of 2 items, expected a dict\n    Hint: return a dict\n"
+    assert (
+        out
+        == f"{FAILED} returns a dict\n    it is a list of 2 items, expected a dict\n    Hint: return a dict\n"
+    )
 
 
 def test_raises(capsys):

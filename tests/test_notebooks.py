@@ -26,7 +26,9 @@ pytestmark = pytest.mark.notebook
 
 
 def _runner():
-    spec = importlib.util.spec_from_file_location("run_notebooks", REPO / "tools" / "run_notebooks.py")
+    spec = importlib.util.spec_from_file_location(
+        "run_notebooks", REPO / "tools" / "run_notebooks.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -54,8 +56,18 @@ def nbval_run(kernel_env: dict[str, str], tmp_path_factory) -> dict:
     """One ``pytest --nbval`` subprocess over every checked notebook; cell results by notebook."""
     report_file = tmp_path_factory.mktemp("nbval") / "report.xml"
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", "--nbval", "--nbval-current-env", "-p", "no:cacheprovider",
-         "-q", f"--junitxml={report_file}", *map(relative, CHECKED)],
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--nbval",
+            "--nbval-current-env",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            f"--junitxml={report_file}",
+            *map(relative, CHECKED),
+        ],
         cwd=REPO,
         env=kernel_env,
         capture_output=True,
@@ -67,9 +79,17 @@ def nbval_run(kernel_env: dict[str, str], tmp_path_factory) -> dict:
         for case in ElementTree.parse(report_file).iter("testcase"):
             problem = next(iter(case), None)  # <failure>, <error> or <skipped>, if any
             outcome = "passed" if problem is None else problem.tag
-            message = "" if problem is None else f"{problem.get('message', '')}\n{problem.text or ''}"
-            cells.setdefault(case.get("classname", ""), []).append((case.get("name", ""), outcome, message))
-    return {"returncode": result.returncode, "cells": cells, "output": f"{result.stdout[-6000:]}\n{result.stderr[-2000:]}"}
+            message = (
+                "" if problem is None else f"{problem.get('message', '')}\n{problem.text or ''}"
+            )
+            cells.setdefault(case.get("classname", ""), []).append(
+                (case.get("name", ""), outcome, message)
+            )
+    return {
+        "returncode": result.returncode,
+        "cells": cells,
+        "output": f"{result.stdout[-6000:]}\n{result.stderr[-2000:]}",
+    }
 
 
 def _cells_of(nbval_run: dict, path: Path) -> list[tuple[str, str, str]]:
@@ -80,12 +100,20 @@ def _cells_of(nbval_run: dict, path: Path) -> list[tuple[str, str, str]]:
 @pytest.mark.parametrize("path", CHECKED, ids=relative)
 def test_notebook_matches_its_stored_outputs(path: Path, nbval_run: dict):
     """A fresh kernel reproduces every stored output (nbval compares text, HTML, streams, errors)."""
-    code_cells = sum(1 for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "code")
+    code_cells = sum(
+        1 for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "code"
+    )
     cells = _cells_of(nbval_run, path)
     assert cells, f"nbval reported nothing for {relative(path)}:\n{nbval_run['output']}"
-    problems = [f"{name}: {outcome}\n{message[-3000:]}" for name, outcome, message in cells if outcome != "passed"]
+    problems = [
+        f"{name}: {outcome}\n{message[-3000:]}"
+        for name, outcome, message in cells
+        if outcome != "passed"
+    ]
     assert not problems, "\n\n".join(problems)
-    assert len(cells) == code_cells, f"nbval ran {len(cells)} of {code_cells} code cells:\n{nbval_run['output']}"
+    assert len(cells) == code_cells, (
+        f"nbval ran {len(cells)} of {code_cells} code cells:\n{nbval_run['output']}"
+    )
 
 
 def test_nbval_run_passed(nbval_run: dict):
@@ -112,7 +140,9 @@ def _stored_text(path: Path) -> list[tuple[int, str]]:
                 texts.append((index, f"{output.ename}: {output.evalue}"))
             else:
                 data = output.get("data", {})
-                texts.extend((index, data[kind]) for kind in ("text/plain", "text/html") if kind in data)
+                texts.extend(
+                    (index, data[kind]) for kind in ("text/plain", "text/html") if kind in data
+                )
     return texts
 
 
@@ -121,13 +151,19 @@ def test_stored_outputs_are_deterministic(path: Path):
     """Outputs come from one top-to-bottom run, show no addresses, paths or timings, and skip nothing."""
     nb = nbformat.read(path, as_version=4)
     counts = [cell.execution_count for cell in nb.cells if cell.cell_type == "code"]
-    assert counts == list(range(1, len(counts) + 1)), f"{relative(path)}: re-run it with tools/run_notebooks.py"
+    assert counts == list(range(1, len(counts) + 1)), (
+        f"{relative(path)}: re-run it with tools/run_notebooks.py"
+    )
     for index, text in _stored_text(path):
         for what, pattern in UNSTABLE.items():
             found = pattern.search(text)
             assert not found, f"{relative(path)} cell {index} stores {what}: {found.group(0)!r}"
     for index, cell in enumerate(nb.cells):
-        assert "NBVAL_SKIP" not in cell.source, f"{relative(path)} cell {index}: a skipped cell proves nothing"
-        assert not any(o.output_type == "stream" and o.name == "stderr" for o in cell.get("outputs", [])), (
+        assert "NBVAL_SKIP" not in cell.source, (
+            f"{relative(path)} cell {index}: a skipped cell proves nothing"
+        )
+        assert not any(
+            o.output_type == "stream" and o.name == "stderr" for o in cell.get("outputs", [])
+        ), (
             f"{relative(path)} cell {index} writes to stderr (a warning?): catch it and print a stable message"
         )

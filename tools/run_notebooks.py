@@ -22,7 +22,13 @@ from nbclient import NotebookClient
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 CELL_TIMEOUT = 300  # seconds; a cell stuck this long is a bug, not a slow machine
-SETTINGS_DIRS = ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR", "IPYTHONDIR", "MPLCONFIGDIR")
+SETTINGS_DIRS = (
+    "JUPYTER_CONFIG_DIR",
+    "JUPYTER_DATA_DIR",
+    "JUPYTER_RUNTIME_DIR",
+    "IPYTHONDIR",
+    "MPLCONFIGDIR",
+)
 
 
 def isolated_env(base: Path) -> dict[str, str]:
@@ -66,7 +72,9 @@ def execute(
     """
     with contextlib.ExitStack() as stack:
         if settings is None:
-            settings = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="hookviz-kernel-")))
+            settings = Path(
+                stack.enter_context(tempfile.TemporaryDirectory(prefix="hookviz-kernel-"))
+            )
         stack.enter_context(environment(isolated_env(settings)))
         client = NotebookClient(
             nb,
