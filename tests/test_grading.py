@@ -477,6 +477,11 @@ SNOOP = (
     "        seen.append('venv: writable')\n"
     "    except OSError:\n"
     "        seen.append('venv: read-only')\n"
+    "    try:  # the grader's pytest holds the results pipe: its descriptors stay out of reach\n"
+    "        os.listdir(f'/proc/{{os.getppid()}}/fd')\n"
+    "        seen.append('pytest fds: open')\n"
+    "    except OSError:\n"
+    "        seen.append('pytest fds: closed')\n"
     "    print('|'.join(seen))\n"
     "    return 2 * x\n"
 )
@@ -519,6 +524,7 @@ def test_bwrap_hides_instructor_files_network_and_writes(tmp_path: Path) -> None
         python: "True",  # Python itself stays visible, read-only
         "network": "no",
         "venv": "read-only",
+        "pytest fds": "closed",
     }
     assert result["sandbox"] == "bwrap"
 
