@@ -99,6 +99,7 @@ def store_outputs(path: Path, settings: Path | None = None) -> float:
     start = time.monotonic()
     execute(nb, path.parent.resolve(), settings=settings)
     nb.metadata.pop("widgets", None)
+    nb.metadata.get("language_info", {}).pop("version", None)  # the same notebook for every Python
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
         for output in cell.get("outputs", []):
