@@ -538,6 +538,7 @@ def test_without_bwrap_the_limits_and_timeouts_still_hold(
     nbformat.write(CASES["correct"], tmp_path / "subs" / "ann.ipynb")
     nbformat.write(CASES["os_exit"], tmp_path / "subs" / "bo.ipynb")
     nbformat.write(DAEMON, tmp_path / "subs" / "cy.ipynb")
+    (tmp_path / "subs" / "di.ipynb").write_text("")
     options = GradeOptions(
         jobs=2, cell_timeout=CELL_TIMEOUT, submission_timeout=60, memory_mb=3072, sandbox="none"
     )
@@ -552,14 +553,17 @@ def test_without_bwrap_the_limits_and_timeouts_still_hold(
         grading_processes(tmp_path) == []
     )  # the kernels, in sessions of their own, were killed too
 
-    # A re-run grades only what changed (a resubmission); --force grades everyone again.
+    assert by_student["di"].status == "empty"
+
+    # A re-run grades only what changed (resubmissions); --force grades everyone again.
     nbformat.write(CASES["correct"], tmp_path / "subs" / "bo.ipynb")
+    nbformat.write(CASES["correct"], tmp_path / "subs" / "di.ipynb")
     again = grade_folder(tmp_path / "subs", tmp_path / "tiny.ipynb", tmp_path / "out", options)
-    assert (again.graded, sorted(again.skipped)) == (["bo"], ["ann", "cy"])
-    assert {r.student: r.total for r in again.results} == {"ann": 5, "bo": 5, "cy": 5}
+    assert (sorted(again.graded), sorted(again.skipped)) == (["bo", "di"], ["ann", "cy"])
+    assert {r.student: r.total for r in again.results} == {"ann": 5, "bo": 5, "cy": 5, "di": 5}
     forced = GradeOptions(**{**options.__dict__, "force": True})
     regraded = grade_folder(tmp_path / "subs", tmp_path / "tiny.ipynb", tmp_path / "out", forced)
-    assert sorted(regraded.graded) == ["ann", "bo", "cy"]
+    assert sorted(regraded.graded) == ["ann", "bo", "cy", "di"]
 
 
 def grading_processes(scratch: Path) -> list[int]:

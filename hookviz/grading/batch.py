@@ -104,7 +104,7 @@ def _already_graded(
         return None
     return (
         stored
-        if stored.submission_sha256 in (current, "") and stored.submission == str(submission.path)
+        if stored.submission_sha256 == current and stored.submission == str(submission.path)
         else None
     )
 

@@ -20,7 +20,7 @@ from . import probe
 from .flags import scan_answers
 from .merge import Assignment, merge, outputs_text
 from .sandbox import ChildResult, Limits, Sandbox
-from .submissions import Submission, SubmissionError, read_submission
+from .submissions import Submission, SubmissionError, file_sha256, read_submission
 
 PLUGIN_DIR = Path(__file__).resolve().parent / "plugin"
 # The child's entry point. rfc3987_syntax is an optional jsonschema format checker that takes
@@ -150,7 +150,11 @@ def _grade(
     try:
         student_notebook, sha = read_submission(submission.path)
     except SubmissionError as error:
-        return empty_result(submission, assignment, error.status, str(error))
+        try:  # the hash lets a re-run notice a fixed resubmission
+            sha = file_sha256(submission.path)
+        except OSError:
+            sha = ""
+        return empty_result(submission, assignment, error.status, str(error), sha)
     merged = merge(assignment, student_notebook)
     notes = ([submission.note] if submission.note else []) + merged.notes
     present = {
