@@ -2,13 +2,18 @@
 in a real JupyterLab, kernel messages while it plays) and HookMonitor on a 1,000-step conv-net
 training loop (interleaved ratio to the bare loop, and memory).
 
-Run: .venv/bin/python bench/bench_widgets.py [--no-browser]   (about 4 minutes on 2 cores)
+Run: .venv/bin/python bench/bench_widgets.py [--threads N] [--no-browser]   (about 4 minutes on 2 cores)
+
+On a machine shared with other work, torch's 2 OpenMP threads wait for each other in every
+parallel op, and every op the monitor adds pays that wait too: the load average is printed
+first, and --threads 1 shows the work itself.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import statistics
 import sys
@@ -179,9 +184,11 @@ def playing_in_the_browser(seconds: float = 4.0) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--no-browser", action="store_true", help="skip the JupyterLab + Chromium part")
+    parser.add_argument("--threads", type=int, default=2, help="torch threads (default 2)")
     args = parser.parse_args()
-    torch.set_num_threads(2)
-    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads\n", flush=True)
+    torch.set_num_threads(args.threads)
+    load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, load average {load}\n", flush=True)
     parts = [apply_traversal_figures, monitor_overhead, monitor_memory]
     if not args.no_browser:
         parts.append(playing_in_the_browser)

@@ -28,7 +28,9 @@ def train(model: nn.Module, steps: int, x: torch.Tensor | None = None, scale: fl
 
 
 def row(monitor: hv.HookMonitor, path: str) -> dict:
-    return monitor.snapshot["rows"][list(monitor._summaries).index(path)]
+    """The snapshot row the browser draws for ``path`` (labels show the root by its class name)."""
+    labels = [label for label, _, _ in monitor.modules]
+    return monitor.snapshot["rows"][labels.index(path or type(monitor._model).__name__)]
 
 
 def test_with_block_records_every_call_and_removes_every_hook():
@@ -152,9 +154,12 @@ def test_memory_stays_bounded_over_many_steps():
     with hv.HookMonitor(model) as monitor:
         train(model, 600)
         assert len(monitor._recording) <= MAX_EVENTS
-    for summary in monitor._summaries.values():
+    for path in ("", "0", "1", "2"):
+        summary = monitor.summary(path)
         assert summary.calls == 600
         assert len(summary.output.trend) == TREND and len(summary.grad.trend) == TREND
+    with pytest.raises(ValueError, match="'3' is not a watched module; watched paths are '', '0', '1', '2'"):
+        monitor.summary("3")
 
 
 def test_a_monitor_entered_again_counts_on():
@@ -183,7 +188,7 @@ def test_without_gradients_only_forward_is_watched():
     with hv.HookMonitor(model, gradients=False) as monitor:
         train(model, 2)
     assert all(r["grad"] is None for r in monitor.snapshot["rows"])
-    assert monitor.thresholds["gradients"] is False
+    assert monitor.gradients is False and monitor.get_state()["gradients"] is False
 
 
 def test_every_records_only_some_steps():

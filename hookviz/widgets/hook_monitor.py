@@ -109,7 +109,8 @@ class HookMonitor(HookvizWidget):
     modules = traitlets.List().tag(sync=True)  # [label, class name, depth] per watched module
     snapshot = traitlets.Dict().tag(sync=True)  # the live numbers
     selected = traitlets.Int(-1).tag(sync=True)  # index into modules; -1: none
-    thresholds = traitlets.Dict().tag(sync=True)
+    thresholds = traitlets.Dict().tag(sync=True)  # gradient norms flagged: {"vanishing": ..., "exploding": ...}
+    gradients = traitlets.Bool(True).tag(sync=True)  # False: no gradient view
 
     def __init__(
         self,
@@ -143,7 +144,6 @@ class HookMonitor(HookvizWidget):
             )
         self._model = model
         self._selector = modules
-        self._gradients = bool(gradients)
         self._every = every
         self._interval = 1.0 / updates_per_second
         self._vanishing = float(vanishing_below)
@@ -152,7 +152,6 @@ class HookMonitor(HookvizWidget):
             path: ModuleSummary(path, type(m).__name__, 0 if not path else path.count(".") + 1)
             for path, m in targets
         }
-        self._order = list(self._summaries)
         self._recording: Recording | None = None
         self._steps_before = 0  # steps seen by earlier recordings (a monitor can be entered again)
         self._last_push = 0.0
@@ -162,7 +161,8 @@ class HookMonitor(HookvizWidget):
         super().__init__(
             title=f"HookMonitor · {type(model).__name__}",
             modules=[[display_name(p, model), s.type_name, s.depth] for p, s in self._summaries.items()],
-            thresholds={"vanishing": self._vanishing, "exploding": self._exploding, "gradients": self._gradients},
+            thresholds={"vanishing": self._vanishing, "exploding": self._exploding},
+            gradients=bool(gradients),
             theme=theme,
         )
         self.snapshot = self._snapshot()
@@ -181,8 +181,12 @@ class HookMonitor(HookvizWidget):
 
     def __enter__(self) -> HookMonitor:
         self.start()
-        if not self._shown:
-            _display(self)
+        try:
+            if not self._shown:
+                _display(self)
+        except BaseException:
+            self.stop()
+            raise
         return self
 
     def __exit__(self, *exc) -> None:
@@ -192,17 +196,18 @@ class HookMonitor(HookvizWidget):
         """Add the hooks and start recording (``with`` does this for you)."""
         if self.running:
             raise RuntimeError("this HookMonitor is already recording; stop() it first, or use it in one `with` block.")
-        self._recording = record(
+        recording = record(
             self._model,
             modules=self._selector,
-            gradients=self._gradients,
-            phases=("forward", "backward_pre") if self._gradients else ("forward",),
+            gradients=self.gradients,
+            phases=("forward", "backward_pre") if self.gradients else ("forward",),
             stats=MONITOR_STATS,
             every=self._every,
             max_events=MAX_EVENTS,
         )
-        self._recording.on_step(self._take)
-        self._recording.start()
+        recording.on_step(self._take)
+        recording.start()  # on failure it removes what it added, and raises
+        self._recording = recording
         self._push()
         return self
 
@@ -238,7 +243,7 @@ class HookMonitor(HookvizWidget):
         except KeyError:
             raise ValueError(
                 f"{path!r} is not a watched module; watched paths are "
-                + ", ".join(repr(p) for p in self._order) + "."
+                + ", ".join(repr(p) for p in self._summaries) + "."
             ) from None
 
     def gradient_flags(self) -> dict[str, str]:
@@ -283,8 +288,7 @@ class HookMonitor(HookvizWidget):
 
     def _snapshot(self) -> dict[str, Any]:
         rows = []
-        for path in self._order:
-            summary = self._summaries[path]
+        for summary in self._summaries.values():
             rows.append({
                 "calls": summary.calls,
                 "out": summary.output.as_json(),
@@ -308,7 +312,7 @@ class HookMonitor(HookvizWidget):
         flags = self.gradient_flags()
         warn = f", {len(flags)} gradient warning{'s' if len(flags) != 1 else ''}" if flags else ""
         return (
-            f"HookMonitor({type(self._model).__name__}, {len(self._order)} modules, {state}, "
+            f"HookMonitor({type(self._model).__name__}, {len(self._summaries)} modules, {state}, "
             f"{self.steps} steps{warn})"
         )
 
@@ -317,8 +321,7 @@ class HookMonitor(HookvizWidget):
     def to_html(self) -> str:
         """A self-contained HTML table of the latest numbers (no scripts)."""
         rows = []
-        for (label, type_name, depth), path in zip(self.modules, self._order, strict=True):
-            summary = self._summaries[path]
+        for (label, type_name, depth), summary in zip(self.modules, self._summaries.values(), strict=True):
             out = summary.output.latest
             grad = summary.grad.latest
             flag = self._flag(grad)

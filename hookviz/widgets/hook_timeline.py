@@ -14,7 +14,7 @@ from ..tree import check_model, display_name
 from . import static_html
 from .base import HookvizWidget, check_speed, front_end, number
 
-# What each kind of firing means, for people (the browser has the same words).
+# What each kind of firing means, for people; the browser receives these words too.
 MEANING = {
     "forward_pre": "forward pre-hook: runs BEFORE forward()",
     "forward": "forward hook: runs AFTER forward() returned",
@@ -46,6 +46,7 @@ class HookTimeline(HookvizWidget):
     title = traitlets.Unicode("").tag(sync=True)
     lanes = traitlets.List().tag(sync=True)  # [label, depth] per row of the diagram
     firings = traitlets.List().tag(sync=True)  # [lane, kind, who, name, replaced or ""]
+    kinds = traitlets.Dict().tag(sync=True)  # kind -> {"meaning": words, "backward": bool}
     show_torch = traitlets.Bool(True).tag(sync=True)
     step = traitlets.Int(0).tag(sync=True)
     speed = traitlets.Float(4.0).tag(sync=True)
@@ -83,6 +84,7 @@ class HookTimeline(HookvizWidget):
             title=f"{type(model).__name__}: one forward and backward pass{loss}",
             lanes=lanes,
             firings=firings,
+            kinds={kind: {"meaning": text, "backward": kind in BACKWARD_KINDS} for kind, text in MEANING.items()},
             show_torch=bool(show_torch),
             speed=float(speed),
             theme=theme,

@@ -196,6 +196,16 @@ def test_hook_monitor_updates_live_while_the_loop_runs(lab):
     assert lab.notebook.execute("print(monitor.modules[monitor.selected][0])") == "head.3\n"
     lab.notebook.screenshot(widget, "hook-monitor")
 
+    lab.page.keyboard.press("Space")  # freeze the view: new numbers wait
+    assert "view frozen" in widget.locator(".hv-status").text_content()
+    lab.notebook.execute(
+        "with monitor:\n    for _ in range(3):\n        net(images).sum().backward()"
+    )
+    lab.page.wait_for_timeout(300)
+    assert data(widget, "steps") == "80"
+    lab.page.keyboard.press("Space")
+    assert data(widget, "steps") == "83"
+
 
 def test_hook_timeline_shows_the_forward_hook_after_forward(lab):
     widget = lab.page.locator(".hv-timeline")
@@ -228,6 +238,12 @@ def test_hook_inventory_remove_button_takes_the_hook_off_in_python(lab):
     assert widget.locator("tr.hv-dup").count() == 0
     assert widget.locator(".hv-inv-status").text_content() == f"removed ab.a: forward hook double_output (id {copy_id})"
     assert lab.notebook.execute("print(len(blog.ab.a._forward_hooks), len(hv.list_hooks(blog)))") == "1 2\n"
+
+    focus(widget)  # keys: choose the second row (cd's backward hook) and delete it
+    lab.page.keyboard.press("ArrowDown")
+    lab.page.keyboard.press("Delete")
+    wait_data(lab, widget, "count", "1")
+    assert lab.notebook.execute("print([h.where for h in hv.list_hooks(blog)])") == "['ab.a']\n"
 
 
 def test_widgets_follow_jupyterlab_dark_theme(lab):

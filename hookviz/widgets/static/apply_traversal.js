@@ -1,6 +1,6 @@
 // ApplyTraversal: the module tree, apply()'s visits played back in the browser, the call stack.
 
-const STRIP_WINDOW = 15; // chips shown on each side of the current one in a long order strip
+const STRIP_PAGE = 30; // chips shown at once in the order strip of a long order
 const AUTO_COLLAPSE = 150; // trees bigger than this start with only the top level open
 
 function buildTree(rows) {
@@ -179,7 +179,6 @@ function render({ model, el }) {
       if (countOf[i].textContent !== count) countOf[i].textContent = count;
     }
     dirty.clear();
-    if (current >= 0) reveal(rowOf[hidden >= 0 ? hidden : current]);
     return current;
   }
 
@@ -197,6 +196,8 @@ function render({ model, el }) {
     controls.refresh(step, seq.length);
     showSide(step, current, modules);
     showStrip(step, modules);
+    // Last, after every write: measuring the layout once per frame, not once per change.
+    if (current >= 0) reveal(rowOf[painted.hidden >= 0 ? painted.hidden : current]);
   }
 
   function reveal(row) {
@@ -263,24 +264,41 @@ function render({ model, el }) {
       : h("span", { class: "hv-muted", text: "(no parameter changed)" }));
   }
 
+  // The two orders as chips. A long order shows one page of STRIP_PAGE chips around the
+  // current one; chips are rebuilt only when the page changes, otherwise restyled.
+  const lines = [
+    { label: "apply()", seq: applyOrder, key: null, chips: [] },
+    { label: "modules()", seq: preorder, key: null, chips: [] },
+  ];
+  strip.append(...lines.map((line) => (line.el = h("div", { class: "hv-line" }))));
+
   function showStrip(step, modules) {
-    const line = (label, seq, active) => {
-      const chips = [];
+    lines.forEach((line, which) => {
+      const active = (which === 1) === modules;
       const at = active ? step - 1 : -1;
-      const from = seq.length > 2 * STRIP_WINDOW + 1 ? Math.max(0, Math.min(at, seq.length - 1) - STRIP_WINDOW) : 0;
-      const to = Math.min(seq.length, from + 2 * STRIP_WINDOW + 1);
-      if (from > 0) chips.push(h("span", { class: "hv-muted", text: `… ${from} before` }));
-      for (let k = from; k < to; k++) {
-        const cls = active && k === at ? "hv-chip hv-chip-now" : active && k < at ? "hv-chip hv-chip-done" : "hv-chip";
-        chips.push(h("span", { class: cls, text: nodes[seq[k]].label }));
-        if (k + 1 < to) chips.push(h("span", { class: "hv-arrow", text: "→" }));
+      const { seq } = line;
+      const from = Math.floor(Math.max(0, at) / STRIP_PAGE) * STRIP_PAGE;
+      const to = Math.min(seq.length, from + STRIP_PAGE);
+      if (line.key !== from) {
+        line.key = from;
+        line.chips = [];
+        const parts = [h("span", { class: "hv-line-label", text: line.label })];
+        if (from > 0) parts.push(h("span", { class: "hv-muted", text: `… ${from} before` }));
+        for (let k = from; k < to; k++) {
+          const chip = h("span", { class: "hv-chip", text: nodes[seq[k]].label });
+          line.chips.push(chip);
+          parts.push(chip);
+          if (k + 1 < to) parts.push(h("span", { class: "hv-arrow", text: "→" }));
+        }
+        if (to < seq.length) parts.push(h("span", { class: "hv-muted", text: `… ${seq.length - to} more` }));
+        line.el.replaceChildren(...parts);
       }
-      if (to < seq.length) chips.push(h("span", { class: "hv-muted", text: `… ${seq.length - to} more` }));
-      return h("div", { class: active ? "hv-line hv-line-active" : "hv-line" }, h("span", { class: "hv-line-label", text: label }), chips);
-    };
-    strip.replaceChildren(
-      line("apply()", applyOrder, !modules),
-      line("modules()", preorder, modules));
+      line.el.classList.toggle("hv-line-active", active);
+      line.chips.forEach((chip, j) => {
+        chip.classList.toggle("hv-chip-now", from + j === at);
+        chip.classList.toggle("hv-chip-done", from + j < at);
+      });
+    });
   }
 
   for (const node of nodes) dirty.add(node.i);

@@ -173,13 +173,13 @@ function render({ model, el }) {
     detail.replaceChildren(
       h("div", { class: "hv-detail-title" }, h("b", { text: label }), h("span", { class: "hv-muted", text: ` ${type} · ${row.calls} calls` })),
       tensorBlock("output", row.out, "mean over recent calls"),
-      model.get("thresholds").gradients ? tensorBlock("gradient w.r.t. the output", row.grad, "norm over recent steps") : null);
+      model.get("gradients") ? tensorBlock("gradient w.r.t. the output", row.grad, "norm over recent steps") : null);
   }
 
   function drawGradients(rows) {
     const limits = model.get("thresholds");
-    grads.hidden = !limits.gradients;
-    if (!limits.gradients) return;
+    grads.hidden = !model.get("gradients");
+    if (grads.hidden) return;
     const norms = rows.map((r) => (r.grad ? r.grad.norm : null));
     const logs = norms.filter((v) => finite(v) && v > 0).map(Math.log10);
     const lo = logs.length ? Math.floor(Math.min(...logs, Math.log10(limits.vanishing))) : -6;

@@ -1,24 +1,14 @@
 // HookTimeline: modules down, time across; each hook firing is a mark, played in order.
 
-const MEANING = {
-  forward_pre: "forward pre-hook: runs BEFORE forward()",
-  forward: "forward hook: runs AFTER forward() returned",
-  backward_pre: "backward pre-hook: the gradient w.r.t. the output is ready",
-  backward: "backward hook: the gradient w.r.t. the input is ready (during backward)",
-  tensor: "tensor hook: this parameter's gradient is ready",
-  post_accumulate_grad: "post-accumulate-grad hook: .grad was just updated",
-  forward_call: "forward() starts",
-  forward_return: "forward() returns",
-  grad_output_ready: "gradient w.r.t. the output is ready (backward pre-hooks fire here)",
-  grad_input_ready: "gradient w.r.t. the input is ready (backward hooks fire here)",
-};
-const BACKWARD = new Set(["backward_pre", "backward", "tensor", "post_accumulate_grad", "grad_output_ready", "grad_input_ready"]);
 const COL = 18;
 const ROW = 22;
 const GUTTER = 150;
 const TOP = 22;
 
 function render({ model, el }) {
+  const kinds = model.get("kinds"); // kind -> {meaning, backward}, from Python
+  const MEANING = Object.fromEntries(Object.entries(kinds).map(([k, v]) => [k, v.meaning]));
+  const BACKWARD = new Set(Object.keys(kinds).filter((k) => kinds[k].backward));
   const lanes = model.get("lanes");
   const all = model.get("firings").map(([lane, kind, who, name, replaced], seq) => ({ seq, lane, kind, who, name, replaced }));
   const sequence = () => (model.get("show_torch") ? all : all.filter((f) => f.who === "user"));
