@@ -199,11 +199,16 @@ class Recorder:
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_call(self, item: Any):
         check = self._is_check(item)
+        started = time.perf_counter()
         if check:
             item._hookviz_tamper = self.probe(item)
+        probing = time.perf_counter() - started
         yield
         if check:
+            started = time.perf_counter()
             item._hookviz_tamper = item._hookviz_tamper + self.probe(item)
+            probing += time.perf_counter() - started
+        item._hookviz_probe_seconds = probing
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item: Any, call: Any):
@@ -227,6 +232,7 @@ class Recorder:
                     "seconds": round(call.duration, 3),
                     "outputs": _outputs_as_records(getattr(item, "test_outputs", None), self.limit),
                     "tamper": list(getattr(item, "_hookviz_tamper", [])),
+                    "probe_seconds": round(getattr(item, "_hookviz_probe_seconds", 0.0), 4),
                 }
             )
 
