@@ -85,7 +85,7 @@ def monitor_overhead(steps: int = 1000, batch: int = 32) -> list[str]:
         Config("bare loop", step),
         Config("HookMonitor (13 modules, outputs + gradients)", step, monitor.start, monitor.stop),
     ]
-    block = 100
+    block = 50  # short blocks, many rounds: a burst of other work lands on both configs
     medians = interleaved(configs, rounds=steps // block, block=block, warmup=1)
     lines = report(
         f"HookMonitor on small_convnet, batch {batch}: {steps} steps per config, in blocks of {block}",

@@ -11,14 +11,14 @@ from torch import nn
 from ..tracing import ApplyTrace, trace_apply
 from ..tree import check_model, module_tree, preorder
 from . import static_html
-from .base import HookvizWidget, check_speed, front_end
+from .base import PlayedWidget, check_speed, front_end
 
 ORDERS = ("apply", "modules")
 MAX_PRINTED = 2_000  # characters of fn's output kept per visit
 MAX_CHANGES = 20  # parameter changes listed per visit
 
 
-class ApplyTraversal(HookvizWidget):
+class ApplyTraversal(PlayedWidget):
     """Animate ``model.apply(fn)``: the tree, the current module, visit numbers, the call stack.
 
     ``ApplyTraversal(model, fn)`` runs the real ``model.apply(fn)`` once (through
@@ -37,8 +37,6 @@ class ApplyTraversal(HookvizWidget):
     preorder = traitlets.List().tag(sync=True)  # node indices in modules() order
     complete = traitlets.Bool(True).tag(sync=True)
     order = traitlets.Unicode("apply").tag(sync=True)
-    step = traitlets.Int(0).tag(sync=True)
-    speed = traitlets.Float(2.0).tag(sync=True)
 
     def __init__(
         self,
@@ -51,6 +49,8 @@ class ApplyTraversal(HookvizWidget):
         echo: bool = False,
     ):
         """Trace ``model.apply(fn)`` (``fn=None``: a no-op) and show it; ``echo`` also prints fn's output."""
+        _check_order(order)
+        check_speed(speed)
         if isinstance(model, ApplyTrace):
             if fn is not None:
                 raise TypeError(
@@ -61,13 +61,9 @@ class ApplyTraversal(HookvizWidget):
             pre = [index[p] for p in preorder(trace.model)]
         else:
             check_model(model, what="ApplyTraversal's first argument")
-            _check_order(order)
-            check_speed(speed)
             nodes, index = _nodes(model)  # the tree apply is about to walk
             pre = [index[p] for p in preorder(model)]
             trace = trace_apply(model, fn, echo=echo)
-        _check_order(order)
-        check_speed(speed)
         self._trace = trace
         visits = _visits(trace, nodes, index)
         self._node_paths = [node.pop() for node in nodes]  # the path travels as the last field
@@ -92,25 +88,9 @@ class ApplyTraversal(HookvizWidget):
         except ValueError as error:
             raise traitlets.TraitError(str(error)) from None
 
-    @traitlets.validate("speed")
-    def _valid_speed(self, proposal):
-        try:
-            return check_speed(proposal["value"])
-        except (TypeError, ValueError) as error:
-            raise traitlets.TraitError(str(error)) from None
-
-    @traitlets.validate("step")
-    def _valid_step(self, proposal):
-        step, total = proposal["value"], len(self._sequence_nodes())
-        if not 0 <= step <= total:
-            raise traitlets.TraitError(
-                f"step must be between 0 (nothing visited yet) and {total} (the end), got {step}."
-            )
-        return step
-
     @traitlets.observe("order")
     def _order_changed(self, change):
-        self.step = min(self.step, len(self._sequence_nodes()))
+        self.step = min(self.step, self.total)
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -156,12 +136,10 @@ class ApplyTraversal(HookvizWidget):
         if not isinstance(step, int) or not 0 <= step <= self.total:
             raise ValueError(f"step must be a whole number from 0 to {self.total}, got {step!r}.")
         sequence = self._sequence_nodes()
-        number = {}
-        for position, node in enumerate(sequence[:step]):
-            number[node] = position + 1
+        number = {node: position + 1 for position, node in enumerate(sequence[:step])}
         current = sequence[step - 1] if step else None
         rows = []
-        for i, (name, type_name, _parent, params, shared) in enumerate(self.nodes):
+        for i, (name, type_name, parent, params, shared) in enumerate(self.nodes):
             depth = self._depth(i)
             badge = number.get(i)
             classes = ["hvs-node"]
@@ -174,8 +152,7 @@ class ApplyTraversal(HookvizWidget):
                     "div",
                     static_html.tag("span", str(badge) if badge else "", cls="hvs-badge")
                     + static_html.tag("span", name, cls="hvs-name")
-                    + " "
-                    + static_html.tag("span", type_name, cls="hvs-type")
+                    + (" " + static_html.tag("span", type_name, cls="hvs-type") if parent >= 0 else "")
                     + (" " + static_html.tag("span", params, cls="hvs-muted") if params else "")
                     + (" " + static_html.tag("span", "shared", cls="hvs-tag") if shared else ""),
                     cls=" ".join(classes),

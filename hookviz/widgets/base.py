@@ -87,3 +87,33 @@ def shape_text(shape: tuple[int, ...] | None) -> str:
     if shape is None:
         return ""
     return "×".join(str(s) for s in shape) if shape else "scalar"
+
+
+class PlayedWidget(HookvizWidget):
+    """A widget the browser plays step by step: ``step`` and ``speed`` are synced both ways.
+
+    Subclasses say how many steps there are (``total``); the browser animates on its own and
+    sends ``step`` back once playing stops.
+    """
+
+    step = traitlets.Int(0).tag(sync=True)  # 0: nothing shown yet; total: the end
+    speed = traitlets.Float(2.0).tag(sync=True)  # steps per second
+
+    @property
+    def total(self) -> int:
+        """How many steps there are to play."""
+        raise NotImplementedError
+
+    @traitlets.validate("speed")
+    def _valid_speed(self, proposal):
+        try:
+            return check_speed(proposal["value"])
+        except (TypeError, ValueError) as error:
+            raise traitlets.TraitError(str(error)) from None
+
+    @traitlets.validate("step")
+    def _valid_step(self, proposal):
+        step, total = proposal["value"], self.total
+        if not 0 <= step <= total:
+            raise traitlets.TraitError(f"step must be between 0 (nothing shown yet) and {total} (the end), got {step}.")
+        return step

@@ -12,7 +12,7 @@ from torch import nn
 from ..timeline import HookTrace, trace_hooks
 from ..tree import check_model, display_name
 from . import static_html
-from .base import HookvizWidget, check_speed, front_end, number
+from .base import PlayedWidget, check_speed, front_end, number
 
 # What each kind of firing means, for people; the browser receives these words too.
 MEANING = {
@@ -30,7 +30,7 @@ MEANING = {
 BACKWARD_KINDS = {"backward_pre", "backward", "tensor", "post_accumulate_grad", "grad_output_ready", "grad_input_ready"}
 
 
-class HookTimeline(HookvizWidget):
+class HookTimeline(PlayedWidget):
     """One forward + backward pass as the ordered list of hook firings, the model's own hooks included.
 
     ``HookTimeline(model, inputs)`` runs ``model(*inputs)`` and a backward of ``loss_fn(output)``
@@ -48,8 +48,6 @@ class HookTimeline(HookvizWidget):
     firings = traitlets.List().tag(sync=True)  # [lane, kind, who, name, replaced or ""]
     kinds = traitlets.Dict().tag(sync=True)  # kind -> {"meaning": words, "backward": bool}
     show_torch = traitlets.Bool(True).tag(sync=True)
-    step = traitlets.Int(0).tag(sync=True)
-    speed = traitlets.Float(4.0).tag(sync=True)
 
     def __init__(
         self,
@@ -89,20 +87,6 @@ class HookTimeline(HookvizWidget):
             speed=float(speed),
             theme=theme,
         )
-
-    @traitlets.validate("speed")
-    def _valid_speed(self, proposal):
-        try:
-            return check_speed(proposal["value"])
-        except (TypeError, ValueError) as error:
-            raise traitlets.TraitError(str(error)) from None
-
-    @traitlets.validate("step")
-    def _valid_step(self, proposal):
-        step, total = proposal["value"], self.total
-        if not 0 <= step <= total:
-            raise traitlets.TraitError(f"step must be between 0 (nothing shown yet) and {total}, got {step}.")
-        return step
 
     @traitlets.observe("show_torch")
     def _filter_changed(self, change):
