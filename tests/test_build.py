@@ -445,3 +445,24 @@ def test_the_repository_exercises_and_stamps_are_up_to_date() -> None:
         for cell in read_notebook(path).cells:
             if is_check(cell):
                 assert regions.BEGIN_HIDDEN not in cell.source
+
+
+def test_written_notebooks_are_readable_by_others_and_keep_their_mode(tmp_path):
+    from hookviz.course.notebooks import atomic_write_text
+
+    fresh = tmp_path / "fresh.ipynb"
+    atomic_write_text(fresh, "{}")
+    assert fresh.stat().st_mode & 0o777 == 0o666 & ~_current_umask()
+    kept = tmp_path / "kept.ipynb"
+    kept.write_text("{}")
+    kept.chmod(0o640)
+    atomic_write_text(kept, "{}\n")
+    assert kept.stat().st_mode & 0o777 == 0o640
+
+
+def _current_umask() -> int:
+    import os
+
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

@@ -22,7 +22,8 @@ def requirement_name(spec: str) -> str:
 
 def test_environment_yml_names_the_same_packages_as_pyproject():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    runtime = {requirement_name(d): d.replace(" ", "") for d in project["dependencies"]}
+    # conda has no environment markers: compare what comes before "; python_version ..."
+    runtime = {requirement_name(d): d.split(";")[0].replace(" ", "") for d in project["dependencies"]}
     conda: dict[str, str] = {}
     pip_section = False
     text = (ROOT / "environment.yml").read_text()
@@ -36,6 +37,7 @@ def test_environment_yml_names_the_same_packages_as_pyproject():
             continue
         if pip_section or item in ("pip",) or item.startswith("python"):
             continue
+        item = item.split("#")[0].strip()
         name = requirement_name(item)
         pypi = CONDA_NAMES.get(name, name)
         conda[pypi] = pypi + item[len(name):]
