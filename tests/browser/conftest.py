@@ -6,7 +6,6 @@ from dataclasses import dataclass, field
 
 import pytest
 from jupyter_ui import JupyterServer, NotebookPage, launch_chromium
-from playwright.sync_api import sync_playwright
 
 VIEWPORT = {"width": 1280, "height": 1000}
 
@@ -28,6 +27,9 @@ def jupyter_server(tmp_path_factory):
 @pytest.fixture(scope="session")
 def chromium():
     """Debian's Chromium, headless."""
+    # Imported here: the Colab-pinned run collects this folder too, without Playwright installed.
+    from playwright.sync_api import sync_playwright
+
     with sync_playwright() as playwright:
         browser = launch_chromium(playwright)
         yield browser
