@@ -119,6 +119,20 @@ def test_apply_traversal_plays_post_order_with_no_kernel_message_per_frame(lab):
     lab.notebook.screenshot(widget, "apply-traversal")
 
 
+def test_the_widgets_keys_stay_in_the_widget_and_the_notebooks_keys_still_work(lab):
+    widget = lab.page.locator(".hv-apply").first
+    focus(widget)
+    active = "() => [...document.querySelectorAll('.jp-Notebook .jp-Cell')].findIndex(c => c.classList.contains('jp-mod-active'))"
+    cell = lab.page.evaluate(active)
+    lab.page.keyboard.press("ArrowDown")  # not the widget's key: JupyterLab selects the next cell
+    assert lab.page.evaluate(active) == cell + 1
+    focus(widget)
+    lab.page.keyboard.press("Home")
+    lab.page.keyboard.press("ArrowRight")  # the widget's key: it steps, and the notebook does not move
+    assert data(widget, "step") == "1"
+    assert lab.page.evaluate(active) == cell
+
+
 def test_apply_traversal_switches_to_modules_pre_order(lab):
     widget = lab.page.locator(".hv-apply").first
     focus(widget)

@@ -58,16 +58,14 @@ function button(label, onClick, { iconName = null, cls = "", title = label } = {
   return b;
 }
 
-// The root of every widget: focusable, and JupyterLab leaves its keys alone
-// (data-lm-suppress-shortcuts stops Lumino's shortcut matching at this element).
+// The root of every widget: focusable, so that its keys reach it.
 function widgetRoot(kind, label) {
-  return h("div", {
-    class: `hv-root ${kind}`, tabindex: 0, role: "group", "aria-label": label,
-    "data-lm-suppress-shortcuts": "true",
-  });
+  return h("div", { class: `hv-root ${kind}`, tabindex: 0, role: "group", "aria-label": label });
 }
 
 // keys: {" ": fn, ArrowRight: fn, ...}. Form controls keep their own keys, except space.
+// A handled key stops here: JupyterLab and Notebook 7 read shortcuts as the event bubbles up
+// to the document, so they never see it, while every other key (Shift+Enter...) still works.
 function onKeys(root, keys) {
   root.addEventListener("keydown", (event) => {
     if (event.altKey || event.ctrlKey || event.metaKey) return;
