@@ -97,26 +97,28 @@ def monitor_overhead(steps: int = 1000, batch: int = 32) -> list[str]:
     return [*lines, line]
 
 
-def monitor_memory(steps: int = 1000, batch: int = 8) -> list[str]:
-    """Python memory held after 200 and after `steps` monitored steps (tracemalloc), and peak RSS."""
+def monitor_memory(steps: int = 1000, batch: int = 8, every: int = 200) -> list[str]:
+    """Python memory held (tracemalloc) every `every` monitored steps, and the peak RSS growth."""
     model = hv.examples.small_convnet()
     x, y = torch.randn(batch, 3, 32, 32), torch.randint(0, 10, (batch,))
     step = training_step(model, x, y)
+    held = []
     tracemalloc.start()
     with hv.HookMonitor(model) as monitor:
-        for _ in range(200):
+        for done in range(1, steps + 1):
             step()
-        monitor._recording.flush()
-        early, rss_early = tracemalloc.get_traced_memory()[0], resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        for _ in range(steps - 200):
-            step()
-        monitor._recording.flush()
-        late, rss_late = tracemalloc.get_traced_memory()[0], resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+            if done % every == 0:
+                monitor._recording.flush()
+                held.append(tracemalloc.get_traced_memory()[0])
+                if done == every:
+                    rss_early = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        rss_late = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     tracemalloc.stop()
     line = (
         f"## HookMonitor memory over {steps} steps (batch {batch})\n"
-        f"Python objects held: {early / 1e6:.2f} MB after 200 steps, {late / 1e6:.2f} MB after {steps} "
-        f"({(late - early) / 1e3:+.1f} KB); peak RSS grew {(rss_late - rss_early) / 1024:.1f} MB"
+        f"Python objects held after every {every} steps: "
+        + ", ".join(f"{b / 1e6:.2f}" for b in held)
+        + f" MB; peak RSS grew {(rss_late - rss_early) / 1024:.1f} MB after step {every}"
     )
     print(line, flush=True)
     return [line]

@@ -78,8 +78,9 @@ function onKeys(root, keys) {
     event.stopPropagation();
     action(event);
   });
+  // A click anywhere but in a form control gives the widget the keys (buttons never keep focus).
   root.addEventListener("mousedown", (event) => {
-    if (!["INPUT", "SELECT", "BUTTON"].includes(event.target.tagName)) root.focus({ preventScroll: true });
+    if (!["INPUT", "SELECT"].includes(event.target.tagName)) root.focus({ preventScroll: true });
   });
 }
 
@@ -158,7 +159,8 @@ function createPlayer(model, { length, show }) {
   const player = {
     get step() { return step; },
     get playing() { return timer !== null; },
-    go(to) { halt(); step = Math.max(0, Math.min(length(), to)); commit(); show(step); },
+    go(to) { player.preview(to); commit(); },
+    preview(to) { halt(); step = Math.max(0, Math.min(length(), to)); show(step); }, // nothing sent yet
     play() {
       if (timer !== null) return;
       if (step >= length()) step = 0;
@@ -189,13 +191,19 @@ function transport(model, player, noun) {
   const play = button("Play", () => player.toggle(), { iconName: "play", cls: "hv-play", title: "Play (space)" });
   const speed = h("select", { class: "hv-speed", title: `${noun} per second`, "aria-label": `${noun} per second` },
     SPEEDS.map((v) => h("option", { value: v, text: `${v}/s` })));
-  speed.value = String(model.get("speed"));
   speed.addEventListener("change", () => { model.set("speed", Number(speed.value)); model.save_changes(); });
-  const onSpeed = () => { speed.value = String(model.get("speed")); };
+  const onSpeed = () => {
+    const value = String(model.get("speed"));
+    if (![...speed.options].some((o) => o.value === value)) speed.append(h("option", { value, text: `${value}/s` }));
+    speed.value = value;
+  };
+  onSpeed();
   model.on("change:speed", onSpeed);
   const slider = h("input", { type: "range", class: "hv-slider", min: 0, value: player.step,
     "aria-label": `${noun}` });
-  slider.addEventListener("input", () => player.go(Number(slider.value)));
+  // Dragging draws each step; the kernel hears of the step the slider is let go at.
+  slider.addEventListener("input", () => player.preview(Number(slider.value)));
+  slider.addEventListener("change", () => player.go(Number(slider.value)));
   const bar = h("div", { class: "hv-transport" },
     button("Start", () => player.start(), { iconName: "start", title: "Jump to start (Home)" }),
     button("Back", () => player.back(), { iconName: "back", cls: "hv-back", title: "Step back (←)" }),
@@ -203,11 +211,15 @@ function transport(model, player, noun) {
     button("Forward", () => player.forward(), { iconName: "forward", cls: "hv-forward", title: "Step forward (→)" }),
     button("End", () => player.end(), { iconName: "end", cls: "hv-end", title: "Jump to end (End)" }),
     slider, speed);
+  let shownPlaying = null;
   const refresh = (step, total) => {
-    play.replaceChildren(icon(player.playing ? "pause" : "play"));
-    play.title = player.playing ? "Pause (space)" : "Play (space)";
-    play.setAttribute("aria-label", play.title);
-    play.setAttribute("aria-pressed", player.playing ? "true" : "false");
+    if (shownPlaying !== player.playing) {
+      shownPlaying = player.playing;
+      play.replaceChildren(icon(shownPlaying ? "pause" : "play"));
+      play.title = shownPlaying ? "Pause (space)" : "Play (space)";
+      play.setAttribute("aria-label", play.title);
+      play.setAttribute("aria-pressed", shownPlaying ? "true" : "false");
+    }
     slider.max = total;
     slider.value = step;
   };
