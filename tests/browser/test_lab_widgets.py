@@ -114,6 +114,17 @@ def test_apply_traversal_plays_post_order_with_no_kernel_message_per_frame(lab):
     wait_data(lab, widget, "current", "ab.b")
     printed = widget.locator(".hv-side pre").text_content().strip()
     assert printed == "Function_B.W = 1"
+    sent = lab.comm_messages_sent()
+    widget.locator(".hv-slider").evaluate(  # a drag: the slider moves through 4, 5, 6, then is let go
+        """(slider) => { for (const v of [4, 5, 6]) { slider.value = v; slider.dispatchEvent(new Event('input')); }
+                        slider.dispatchEvent(new Event('change')); }"""
+    )
+    assert data(widget, "current") == "cd"
+    lab.page.wait_for_timeout(300)
+    assert lab.comm_messages_sent() == sent + 1
+    assert lab.notebook.execute("print(traversal.step)") == "6\n"
+    lab.notebook.execute("traversal.step = 2")
+    wait_data(lab, widget, "current", "ab.b")
     lab.page.keyboard.press("ArrowRight")  # fn(ab): both children done first, the heart of post-order
     assert widget.locator(".hv-frame").nth(1).text_content().startswith("ab.apply(fn)children done")
     lab.notebook.screenshot(widget, "apply-traversal")
