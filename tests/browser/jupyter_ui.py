@@ -248,6 +248,7 @@ class NotebookPage:
             self.page.set_viewport_size({"width": viewport["width"], "height": int(height) + 300})
         try:
             locator.scroll_into_view_if_needed()
+            self.page.mouse.move(0, 0)  # no hover highlight in the picture
             locator.screenshot(path=str(path))
         finally:
             self.page.set_viewport_size(viewport)

@@ -224,7 +224,7 @@ def test_hook_monitor_updates_live_while_the_loop_runs(lab):
     lab.page.keyboard.press("Space")  # freeze the view: new numbers wait
     assert "view frozen" in widget.locator(".hv-status").text_content()
     lab.notebook.execute(
-        "with monitor:\n    for _ in range(3):\n        net(images).sum().backward()"
+        "with monitor:\n    for _ in range(3):\n        torch.nn.functional.cross_entropy(net(images), labels).backward()"
     )
     lab.page.wait_for_timeout(300)
     assert data(widget, "steps") == "80"
