@@ -2,7 +2,7 @@
 in a real JupyterLab, kernel messages while it plays) and HookMonitor on a 1,000-step conv-net
 training loop (interleaved ratio to the bare loop, and memory).
 
-Run: .venv/bin/python bench/bench_widgets.py [--threads N] [--no-browser]   (about 4 minutes on 2 cores)
+Run: .venv/bin/python bench/bench_widgets.py [--threads N] [--no-browser]   (about 2 minutes on a quiet 2-core machine)
 
 On a machine shared with other work, torch's 2 OpenMP threads wait for each other in every
 parallel op, and every op the monitor adds pays that wait too: the load average is printed

@@ -331,9 +331,9 @@ class HookMonitor(HookvizWidget):
                 static_html.escape(type_name),
                 str(summary.calls),
                 static_html.escape(shape_text(out.shape) if out else ""),
-                *(static_html.escape(_fmt(getattr(out, k, None) if out else None)) for k in ("mean", "std", "min", "max")),
+                *(_text(getattr(out, k, None) if out else None) for k in ("mean", "std", "min", "max")),
                 static_html.bars(out.histogram if out else None, warn=bool(bad)),
-                static_html.escape(_fmt(grad.norm if grad else None)),
+                _text(grad.norm if grad else None),
                 static_html.tag("span", _warning_text(summary, flag), cls="hvs-warn"),
             ])
         body = (
@@ -365,12 +365,9 @@ def _warning_text(summary: ModuleSummary, flag: str | None) -> str:
     return "; ".join(notes)
 
 
-def _fmt(value: float | None) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    return f"{value:.4g}"
+def _text(value: float | None) -> str:
+    """A statistic as it reads in the static table: 4 significant digits, blank when unknown."""
+    return "" if value is None else str(number(value))
 
 
 def _json_values(values: Any) -> Any:
