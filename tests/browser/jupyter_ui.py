@@ -203,11 +203,12 @@ class NotebookPage:
             timeout=timeout,
         )
 
-    def run_all(self, timeout: float = 120_000) -> None:
-        """Run every cell from the menu (JupyterLab and Notebook 7 share it), and wait until all have run."""
+    def run_all(self, timeout: float = 120_000, wait: bool = True) -> None:
+        """Run every cell from the menu (JupyterLab and Notebook 7 share it); wait until all have run."""
         self.page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
         self.page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
-        self.wait_cells_done(timeout)
+        if wait:
+            self.wait_cells_done(timeout)
 
     def wait_cells_done(self, timeout: float = 120_000) -> None:
         """Wait until no cell is queued or running and every code cell has an execution count."""
