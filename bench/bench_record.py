@@ -16,8 +16,9 @@ import torch
 from torch import nn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import hookviz as hv  # noqa: E402
 from harness import Config, interleaved, report  # noqa: E402
+
+import hookviz as hv  # noqa: E402
 
 
 def training_step(model: nn.Module, x: torch.Tensor, y: torch.Tensor, lr: float = 0.01):

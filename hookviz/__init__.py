@@ -18,6 +18,7 @@ from .inventory import (
     find_duplicate_hooks,
     hook_table,
     list_hooks,
+    remove_hook,
     remove_hooks,
 )
 from .recording import HookEvent, Recording, TensorStats, record
@@ -59,6 +60,7 @@ __all__ = [
     "postorder",
     "preorder",
     "record",
+    "remove_hook",
     "remove_hooks",
     "shared_modules",
     "trace_apply",

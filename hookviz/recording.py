@@ -120,6 +120,7 @@ class Recording:
         self._path_id_of = {id(m): i for i, (_, m) in enumerate(self.targets)}
         self._path_id = {p: i for i, (p, _) in enumerate(self.targets)}
         self._wants_backward = "backward_pre" in self.phases or "backward" in self.phases
+        self._wants_input_grads = "backward" in self.phases  # grad_input: watch each call's inputs
         self._wants_forward_pre = "forward_pre" in self.phases
         self._wants_forward = "forward" in self.phases
         self._phase_id = {p: i for i, p in enumerate(PHASES)}
@@ -326,7 +327,7 @@ class Recording:
         leaves = _leaves(args, "input")
         if self._wants_forward_pre:
             self._emit(0, call.step, call.path, index, leaves)
-        if self._wants_backward and torch.is_grad_enabled():
+        if self._wants_input_grads and torch.is_grad_enabled():
             inputs = [(n, t) for n, t in leaves if _needs_grad(t)]
             call.inputs = side = _GradSide(self, call, 3, ["grad_" + n for n, _ in inputs])
             for position, (_, tensor) in enumerate(inputs):
