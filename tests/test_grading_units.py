@@ -7,6 +7,7 @@ import csv
 import json
 import subprocess
 import sys
+import tempfile
 import threading
 from pathlib import Path
 
@@ -457,6 +458,29 @@ def test_probe_recognises_the_genuine_checks_module_and_a_forged_one(tmp_path: P
     before, after = (eval(line) for line in done.stdout.splitlines()[-2:])
     assert not any("checks" in p for p in before), before
     assert "hookviz.course.checks.sentinel is not the genuine function" in after
+
+
+def test_probe_trusts_code_installed_under_tmp_but_not_ipython_cell_files(tmp_path: Path) -> None:
+    """A CI checkout may live under /tmp: only the submission's folder and IPython's cell files
+    count as the student's code."""
+    workdir = tmp_path / "submission"
+    workdir.mkdir()
+    cells = Path(tempfile.mkdtemp(prefix="ipykernel_"))
+    installed = tmp_path / "site"
+    installed.mkdir()
+    script = (
+        "import builtins, json\nfrom hookviz.grading import probe\n"
+        f"for name, folder in (('from_site', {str(installed)!r}), ('from_cell', {str(cells)!r})):\n"
+        "    ns = {}\n"
+        "    exec(compile('def planted():\\n    return 1\\n', folder + '/x.py', 'exec'), ns)\n"
+        "    setattr(builtins, name, ns['planted'])\n"
+        f"print(json.loads(probe.probe({{'workdir': {str(workdir)!r}}})))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    problems = eval(done.stdout.splitlines()[-1])
+    assert "builtins.from_cell was replaced by code from the notebook" in problems
+    assert not any("from_site" in p for p in problems), problems
 
 
 def test_check_cells_in_the_fixture_end_with_their_sentinel() -> None:

@@ -70,10 +70,11 @@ def _probe(config: dict, problems: list[str]) -> None:
     import tempfile
     import types
 
-    untrusted_roots = tuple(
-        os.path.realpath(p) + os.sep
-        for p in (config.get("workdir") or os.getcwd(), tempfile.gettempdir())
-    )
+    # Student code lives in the submission's folder, or in the files IPython compiles cells
+    # into (<tmp>/ipykernel_<pid>/<hash>.py). Not all of /tmp: hookviz itself may be installed
+    # under /tmp (a CI checkout), and that code is the genuine article.
+    untrusted_roots = (os.path.realpath(config.get("workdir") or os.getcwd()) + os.sep,)
+    cell_folders = os.path.realpath(tempfile.gettempdir()) + os.sep + "ipykernel_"
 
     verdicts: dict[str, bool] = {}
 
@@ -86,7 +87,8 @@ def _probe(config: dict, problems: list[str]) -> None:
             elif filename.startswith("<"):  # <frozen os>, <string> (dataclass-made methods)
                 verdicts[filename] = False
             else:
-                verdicts[filename] = os.path.realpath(filename).startswith(untrusted_roots)
+                real = os.path.realpath(filename)
+                verdicts[filename] = real.startswith(untrusted_roots) or real.startswith(cell_folders)
         return verdicts[filename]
 
     def code_file(value: object) -> str | None:
