@@ -30,6 +30,12 @@ SLAB = 256  # rows computed together (a slab fits in cache)
 
 _COLUMNS = ("count", "mean", "std", "norm", "zeros", "nan", "inf", "min", "max", "hist_lo", "hist_hi")
 _NCOL = len(_COLUMNS)
+# record(stats=...) name -> TensorStats field, column in _COLUMNS, type
+_FIELDS = (
+    ("mean", "mean", 1, float), ("std", "std", 2, float), ("norm", "norm", 3, float),
+    ("zeros", "zero_fraction", 4, float), ("nan", "nan_count", 5, int), ("inf", "inf_count", 6, int),
+    ("min", "min", 7, float), ("max", "max", 8, float),
+)
 _EV = 7  # ints per event: seq, step, phase, path id, call, first leaf, number of leaves
 _LF = 4  # ints per leaf: name id, kind id, shape id, row (-1: not a tensor)
 _RW = 7  # ints per row: dtype id, device id, numel, sample length, sampled, exact NaN and Inf counts (-1: none)
@@ -452,27 +458,13 @@ class Reader:
         c = chunk.stats[row * _NCOL : (row + 1) * _NCOL]
         if math.isnan(c[0]):  # no statistics for this tensor (none asked for, or not computable)
             return fields
-        count, mean, std, norm, zeros, nan, inf, lo, hi, hist_lo, hist_hi = c
         want = self.want
-        if "mean" in want:
-            fields["mean"] = mean
-        if "std" in want:
-            fields["std"] = std
-        if "min" in want:
-            fields["min"] = lo
-        if "max" in want:
-            fields["max"] = hi
-        if "norm" in want:
-            fields["norm"] = norm
-        if "zeros" in want:
-            fields["zero_fraction"] = zeros
-        if "nan" in want:
-            fields["nan_count"] = int(nan)
-        if "inf" in want:
-            fields["inf_count"] = int(inf)
+        for stat, name, column, kind in _FIELDS:
+            if stat in want:
+                fields[name] = kind(c[column])
         if "histogram" in want:
             fields["histogram"] = tuple(int(v) for v in chunk.hist[row * HIST_BINS : (row + 1) * HIST_BINS])
-            fields["hist_range"] = (hist_lo, hist_hi)
+            fields["hist_range"] = (c[9], c[10])
         if "values" in want and row in chunk.values:
             fields["values"] = chunk.values[row]
         return fields
