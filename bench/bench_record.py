@@ -68,8 +68,9 @@ def convnet_overhead(width: int) -> list[str]:
         Config("bare step", step),
         recording("record(full stats, every leaf, gradients)", model, step, modules=hv.leaves),
         recording("record(..., every=10)", model, step, modules=hv.leaves, every=10),
+        Config("bare step, again (the noise floor)", step),
     ]
-    medians = interleaved(configs, rounds=25, block=20)
+    medians = interleaved(configs, rounds=40, block=10)
     limits = {configs[1].name: 1.10, configs[2].name: 1.02}
     return report(f"small conv net (width {width}), batch 32, 3x32x32: forward + backward + SGD", medians,
                   "bare step", limits)
@@ -95,8 +96,9 @@ def against_naive() -> list[str]:
             recording("hookviz: the same three stats", model, step, **same),
             recording("hookviz: full stats, forward", model, step, modules=hv.leaves, phases=["forward"]),
             recording("hookviz: full stats, forward + backward", model, step, modules=hv.leaves),
+            Config("bare step, again (the noise floor)", step),
         ]
-        medians = interleaved(configs, rounds=20, block=20)
+        medians = interleaved(configs, rounds=40, block=10)
         lines += report(title, medians, "bare step")
         ratio = medians[configs[2].name] / medians[configs[1].name]
         verdict = "faster" if ratio < 1 else "SLOWER"

@@ -31,16 +31,25 @@ def interleaved(configs: list[Config], *, rounds: int = 30, block: int = 10, war
             config.step()
             config.exit()
     per_block: dict[str, list[float]] = {c.name: [] for c in configs}
-    gc.collect()
-    for r in range(rounds):
-        order = configs if r % 2 == 0 else list(reversed(configs))
-        for config in order:
-            start = time.perf_counter()
-            config.enter()
-            for _ in range(block):
-                config.step()
-            config.exit()
-            per_block[config.name].append((time.perf_counter() - start) / block)
+    was_enabled = gc.isenabled()
+    try:
+        for r in range(rounds):
+            # As timeit does: no garbage collection inside a timed block, where one
+            # configuration's garbage would make another one pay for the collection.
+            gc.collect()
+            gc.disable()
+            order = configs if r % 2 == 0 else list(reversed(configs))
+            for config in order:
+                start = time.perf_counter()
+                config.enter()
+                for _ in range(block):
+                    config.step()
+                config.exit()
+                per_block[config.name].append((time.perf_counter() - start) / block)
+            gc.enable()
+    finally:
+        if was_enabled:
+            gc.enable()
     return {name: statistics.median(times) for name, times in per_block.items()}
 
 

@@ -107,6 +107,11 @@ class Recording:
         self._need = Needs(self.stats)
         names, shapes, words = Interner(), Interner(), Interner()
         self._pending = Pending(self._need, names, shapes, words)
+        # One tensor is seen twice only when more than one phase is recorded (an input is the
+        # previous output) or a container is (its output is its last child's): else no lookups.
+        self._pending.dedup_on = len(self.phases) > 1 or any(
+            next(iter(m.children()), None) is not None for _, m in self.targets
+        )
         self._store = EventStore(max_events)
         self._reader = Reader(names, shapes, words, self._need.stats)
         self._seq = itertools.count()
@@ -265,8 +270,11 @@ class Recording:
         if self._module_handles:
             return
         # The pre-hook opens each call (its number, its inputs); the forward hook closes it.
+        # Recording the forward phase alone needs no pre-hook: one hook per module, not two.
+        opens_calls = self._wants_forward_pre or self._wants_backward
         for _, module in self.targets:
-            self._module_handles.append(module.register_forward_pre_hook(self._on_forward_pre))
+            if opens_calls:
+                self._module_handles.append(module.register_forward_pre_hook(self._on_forward_pre))
             self._module_handles.append(module.register_forward_hook(self._on_forward))
 
     def _detach(self) -> None:
@@ -335,15 +343,29 @@ class Recording:
 
     def _on_forward(self, module, args, output) -> None:
         if not self._recording_step:
-            return
-        stack = self._open.get(id(module))
-        if not stack:
-            return
-        call = stack.pop()
-        leaves = _leaves(output, "output")
+            if self.step >= 0:
+                return
+            self._begin_step(None)
+            if not self._recording_step:
+                return
+        key = id(module)
+        stack = self._open.get(key)
+        if stack:
+            call = stack.pop()
+            step, path_id, index = call.step, call.path, call.index
+        else:  # no pre-hook (forward phase only): the call is numbered as it returns
+            call = None
+            step, path_id, index = self.step, self._path_id_of[key], self._calls.get(key, 0)
+            self._calls[key] = index + 1
+        leaves = [("output", output)] if type(output) is torch.Tensor else _leaves(output, "output")
         if self._wants_forward:
-            self._emit(1, call.step, call.path, call.index, leaves)
+            pending = self._pending
+            if len(pending.slots) >= BUFFER_ROWS:
+                self.flush()
+            pending.add_event(next(self._seq), step, 1, path_id, index, leaves)
         if self._wants_backward and torch.is_grad_enabled():
+            if call is None:
+                call = _Call(module, path_id, step, index)
             outputs = [(n, t) for n, t in leaves if _needs_grad(t)]
             if outputs:
                 side = _GradSide(self, call, 2, ["grad_" + n for n, _ in outputs])

@@ -30,6 +30,10 @@ SLAB = 256  # rows computed together (a slab fits in cache)
 
 _COLUMNS = ("count", "mean", "std", "norm", "zeros", "nan", "inf", "min", "max", "hist_lo", "hist_hi")
 _NCOL = len(_COLUMNS)
+_SUMMARISABLE = {
+    torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.bool,
+    torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
+}
 # record(stats=...) name -> TensorStats field, column in _COLUMNS, type
 _FIELDS = (
     ("mean", "mean", 1, float), ("std", "std", 2, float), ("norm", "norm", 3, float),
@@ -94,7 +98,9 @@ class Needs:
     def __init__(self, stats: tuple[str, ...]):
         self.stats = frozenset(stats)
         self.sample = bool(self.stats)
-        self.minmax = bool(self.stats & {"min", "max", "histogram"})
+        self.lo = bool(self.stats & {"min", "histogram"})
+        self.hi = bool(self.stats & {"max", "histogram"})
+        self.minmax = self.lo or self.hi
         self.nonfinite = bool(self.stats & {"nan", "inf"})
 
 
@@ -128,6 +134,61 @@ class Interner:
         return i
 
 
+class Lane:
+    """The sample buffer of one device, and views of its rows made once and kept (so that a
+    hook needs no indexing op)."""
+
+    def __init__(self, device: torch.device, words: Interner):
+        self.device = device
+        self.buffer = torch.full((BUFFER_ROWS, SAMPLE_SIZE), math.nan, dtype=torch.float32, device=device)
+        self.small: dict[tuple, torch.Tensor] = {}  # (row, shape) -> the row's first cells in that shape
+        self.runs: list[torch.Tensor | None] = [None] * BUFFER_ROWS  # row -> (RUNS, RUN) view
+        self.used = 0
+        self.rows: list[int] = []  # the pending rows held in this lane, in order
+        # Exact min, max, NaN and Inf counts that hooks reduce on the device (NaN: none).
+        self.exact = torch.full((BUFFER_ROWS, 4), math.nan, dtype=torch.float32, device=device)
+        self._cells: list[tuple | None] = [None] * BUFFER_ROWS
+        self.type_ids: dict[torch.dtype, tuple[int, int]] = {}
+        self._words = words
+        # Work space for the batched statistics (see _compute_slab).
+        self.work = torch.empty((2, SLAB, SAMPLE_SIZE), dtype=torch.float32, device=device)
+        self.bin_index = torch.empty((SLAB, SAMPLE_SIZE), dtype=torch.int32, device=device)
+        self.ones = torch.ones(SAMPLE_SIZE, dtype=torch.float32, device=device)
+        bins = HIST_BINS + 2
+        self.bin_offsets = torch.arange(0, SLAB * bins, bins, dtype=torch.float32, device=device)[:, None]
+
+    def type_id(self, dtype: torch.dtype) -> tuple[int, int]:
+        ids = self.type_ids[dtype] = (
+            self._words(str(dtype).removeprefix("torch.")), self._words(str(self.device))
+        )
+        return ids
+
+    def exact_cells(self, slot: int) -> tuple[torch.Tensor, ...]:
+        """The row's four 0-d cells of ``exact``, made once and kept."""
+        cells = self._cells[slot]
+        if cells is None:
+            cells = self._cells[slot] = tuple(self.exact[slot].unbind())
+        return cells
+
+    def small_view(self, slot: int, shape: tuple[int, ...], n: int) -> torch.Tensor:
+        if len(self.small) > 4 * BUFFER_ROWS:
+            self.small.clear()
+        view = self.small[(slot, shape)] = self.buffer[slot, :n].view(shape)
+        return view
+
+
+def _gap(n: int) -> int:
+    """The distance between the runs of a sample: they spread over the whole tensor, and the
+    gap is odd, so that runs do not line up with power-of-two dimensions."""
+    gap = (n - RUN) // (RUNS - 1)
+    gap -= 1 - gap % 2
+    _GAPS[n] = gap
+    return gap
+
+
+_GAPS: dict[int, int] = {}
+
+
 class Pending:
     """Events and samples written by hooks, waiting for their statistics."""
 
@@ -135,8 +196,9 @@ class Pending:
         self.need = need
         self.names, self.shapes, self.words = names, shapes, words
         self.tensor_kind = words("tensor")
-        self.buffers: dict[torch.device, tuple[torch.Tensor, list, list]] = {}
-        self._type_ids: dict[tuple, tuple[int, int]] = {}
+        self.dedup_on = True  # record() turns it off when no tensor can be seen twice
+        self.lanes: dict[torch.device, Lane] = {}
+        self._cpu: Lane | None = None
         self.reset()
 
     def reset(self) -> None:
@@ -144,9 +206,11 @@ class Pending:
         self.leaves = array("q")
         self.rows = array("q")
         self.minmax = array("d")  # exact min, max per row (NaN: none)
-        self.slots: list[tuple[torch.device | None, int]] = []  # (buffer device, buffer row) per row
-        self.used: dict[torch.device, int] = {}
-        self.device_scalars: dict[int, tuple] = {}  # accelerator rows: (lo, hi, nan, inf) tensors
+        self.slots: list[tuple[Lane | None, int]] = []  # (lane, buffer row) per row
+        for lane in self.lanes.values():
+            lane.used = 0
+            lane.rows = []
+        self.tiny_rows: list[int] = []  # rows of tensors small enough to keep their values
         self.texts: dict[int, str] = {}
         self.dedup: dict[tuple, tuple] = {}
 
@@ -173,17 +237,19 @@ class Pending:
                 shape_id = shapes.get(shape)
                 if shape_id is None:
                     shape_id = self.shapes(shape)
-                # Same memory, same layout, same version: the same values (an alias or a view).
-                if value.is_contiguous():
-                    key = (value.data_ptr(), value.numel(), value.dtype, value._version)
+                # The same tensor at the same version holds the same values: one row for both
+                # (a module's input is usually the previous module's output). The weak
+                # reference tells a live tensor from a new one that reuses a freed id.
+                if self.dedup_on:
+                    key = (id(value), value._version)
+                    hit = dedup.get(key)
+                    if hit is not None and hit[0]() is value:
+                        row = hit[1]
+                    else:
+                        row = self._write(value.detach(), shape)
+                        dedup[key] = (weakref.ref(value), row)
                 else:
-                    key = (value.data_ptr(), shape, value.stride(), value.dtype, value._version)
-                hit = dedup.get(key)
-                if hit is not None and hit[0]() is not None:
-                    row = hit[1]
-                else:
-                    row = self._write(value.detach())
-                    dedup[key] = (weakref.ref(value), row)
+                    row = self._write(value.detach(), shape)
                 leaf_array.extend((name_id, self.tensor_kind, shape_id, row))
             else:
                 kind = "None" if value is None else type(value).__name__
@@ -192,87 +258,94 @@ class Pending:
             n += 1
         self.events.extend((seq, step, phase, path_id, call, first, n))
 
-    def _buffer(self, device: torch.device) -> tuple[torch.Tensor, list, list]:
-        found = self.buffers.get(device)
-        if found is None:
-            buffer = torch.full((BUFFER_ROWS, SAMPLE_SIZE), math.nan, dtype=torch.float32, device=device)
-            # Row views are made on first use and kept, so that a hook needs no indexing op.
-            found = self.buffers[device] = (buffer, [None] * BUFFER_ROWS, [None] * BUFFER_ROWS)
-        return found
+    def _lane(self, t: torch.Tensor) -> Lane:
+        lane = self._cpu if t.is_cpu else self.lanes.get(t.device)
+        if lane is None:
+            lane = self.lanes[t.device] = Lane(t.device, self.words)
+            if t.is_cpu:
+                self._cpu = lane
+        return lane
 
-    def _write(self, t: torch.Tensor) -> int:
+    def _write(self, t: torch.Tensor, shape: tuple[int, ...]) -> int:
         """Copy a sample of ``t`` into the next buffer row; for a large ``t``, one exact pass."""
         row = len(self.slots)
         n = t.numel()
-        ids = self._type_ids.get(t.dtype)
-        if ids is None or ids[0] != t.device:
-            ids = self._type_ids[t.dtype] = (
-                t.device, self.words(str(t.dtype).removeprefix("torch.")), self.words(str(t.device))
-            )
+        lane = self._cpu if t.is_cpu and self._cpu is not None else self._lane(t)
+        ids = lane.type_ids.get(t.dtype) or lane.type_id(t.dtype)
         lo = hi = math.nan
-        nan_count = inf_count = -1
-        length = sampled = 0
-        need = self.need
-        if need.sample and n and not (t.is_complex() or t.is_sparse or t.is_quantized):
-            device = ids[0]
-            buffer, rows, runs = self.buffers.get(device) or self._buffer(device)
-            slot = self.used.get(device, 0)
-            self.used[device] = slot + 1
-            self.slots.append((device, slot))
+        nan_count = inf_count = length = sampled = 0
+        if self.need.sample and n and t.dtype in _SUMMARISABLE and t.layout is torch.strided:
+            slot = lane.used
+            lane.used = slot + 1
+            lane.rows.append(row)
+            self.slots.append((lane, slot))
+            if n <= TINY:
+                self.tiny_rows.append(row)
             if not t.is_floating_point():
                 t = t.to(torch.float64)
-            if n <= SAMPLE_SIZE:
-                target = rows[slot]
+            if n <= SAMPLE_SIZE:  # small: the whole tensor, so every statistic is exact
+                # The row's first n cells, viewed in t's shape: one copy_, no reshaping.
+                target = lane.small.get((slot, shape))
                 if target is None:
-                    target = rows[slot] = buffer[slot]
-                target[:n].copy_(t.view(-1) if t.is_contiguous() else t.reshape(-1))
+                    target = lane.small_view(slot, shape, n)
+                target.copy_(t)
                 length = n  # the rest of the row stays NaN: padding the statistics skip
+                nan_count = inf_count = -1  # counted from the sample
             else:
                 if not t.is_contiguous():
                     t = t.reshape(-1)
-                target = runs[slot]
+                target = lane.runs[slot]
                 if target is None:
-                    target = runs[slot] = buffer[slot].view(RUNS, RUN)
-                # RUNS short contiguous runs spread over the tensor: few cache lines to touch,
-                # and an odd gap, so that runs do not line up with power-of-two dimensions.
-                gap = (n - RUN) // (RUNS - 1)
-                gap -= 1 - gap % 2
+                    target = lane.runs[slot] = lane.buffer[slot].view(RUNS, RUN)
+                gap = _GAPS.get(n) or _gap(n)
                 target.copy_(t.as_strided((RUNS, RUN), (gap, 1), t.storage_offset()))
                 length = SAMPLE_SIZE
                 sampled = 1
-                if need.minmax or need.nonfinite:
-                    lo, hi, nan_count, inf_count = self._exact_pass(t, row)
+                lo, hi, nan_count, inf_count = self._exact_pass(t, lane, slot)
         else:
             self.slots.append((None, -1))
-        self.rows.extend((ids[1], ids[2], n, length, sampled, nan_count, inf_count))
+        self.rows.extend((ids[0], ids[1], n, length, sampled, nan_count, inf_count))
         self.minmax.extend((lo, hi))
         return row
 
-    def _exact_pass(self, t: torch.Tensor, row: int) -> tuple[float, float, int, int]:
-        """Exact NaN and Inf counts, and min/max over finite values, of a large tensor."""
+    def _exact_pass(self, t: torch.Tensor, lane: Lane, slot: int) -> tuple[float, float, int, int]:
+        """Exact NaN and Inf counts and min/max of a large tensor, as far as they were asked for.
+
+        Returns (min, max, NaN count, Inf count); NaN or -1 where the value is deferred (a
+        reduced scalar left on the device, read with all the others at the flush) or not asked.
+        """
         need = self.need
-        if t.device.type != "cpu":
-            # On an accelerator never sync per module: reduce on the device, read at the flush.
-            lo_t, hi_t = torch.aminmax(t) if need.minmax else (None, None)
-            counts = (torch.isnan(t).sum(), torch.isinf(t).sum()) if need.nonfinite else (None, None)
-            self.device_scalars[row] = (lo_t, hi_t, *counts)
-            return math.nan, math.nan, -1, -1
-        # On the CPU a reduced scalar is already in host memory, so reading it is free; the one
-        # full pass shows whether a NaN or an Inf is there, and only then are they counted.
-        if need.minmax:
-            lo_t, hi_t = torch.aminmax(t)
-            lo, hi = lo_t.item(), hi_t.item()
-            probe = hi - lo
-        else:
-            lo = hi = math.nan
-            probe = t.sum().item()
-        if math.isfinite(probe):
-            return lo, hi, 0, 0
-        nans, infs = int(torch.isnan(t).sum()), int(torch.isinf(t).sum())
-        if need.minmax:
-            finite = t[torch.isfinite(t)]
-            lo, hi = (finite.min().item(), finite.max().item()) if finite.numel() else (math.nan, math.nan)
-        return lo, hi, nans, infs
+        if need.nonfinite and t.is_cpu:
+            # On the CPU a reduced scalar is already in host memory, so reading it costs no
+            # transfer; the one full pass shows whether a NaN or an Inf is there, and only then
+            # are they counted. Min/max are then over the finite values.
+            if need.minmax:
+                lo_t, hi_t = torch.aminmax(t)
+                lo, hi = lo_t.item(), hi_t.item()
+                probe = hi - lo
+            else:
+                lo = hi = math.nan
+                probe = t.sum().item()
+            if math.isfinite(probe):
+                return lo, hi, 0, 0
+            nans, infs = int(torch.isnan(t).sum()), int(torch.isinf(t).sum())
+            if need.minmax:
+                finite = t[torch.isfinite(t)]
+                lo, hi = (finite.min().item(), finite.max().item()) if finite.numel() else (math.nan, math.nan)
+            return lo, hi, nans, infs
+        # Otherwise (an accelerator, or no NaN/Inf counts asked for) nothing is read per module:
+        # the reductions are written, on the device, into the row's cells of lane.exact.
+        lo_cell, hi_cell, nan_cell, inf_cell = lane.exact_cells(slot)
+        if need.lo and need.hi:
+            torch.aminmax(t, out=(lo_cell, hi_cell))
+        elif need.lo:
+            torch.amin(t, dim=(), out=lo_cell)
+        elif need.hi:
+            torch.amax(t, dim=(), out=hi_cell)
+        if need.nonfinite:
+            torch.sum(torch.isnan(t), dtype=torch.float32, out=nan_cell)
+            torch.sum(torch.isinf(t), dtype=torch.float32, out=inf_cell)
+        return math.nan, math.nan, -1, -1
 
 
 def compute(pending: Pending) -> tuple[array, array, dict[int, list[float]]]:
@@ -281,93 +354,129 @@ def compute(pending: Pending) -> tuple[array, array, dict[int, list[float]]]:
     table = array("d", [math.nan]) * (n * _NCOL)
     hist = array("d", [0.0]) * (n * HIST_BINS)
     values: dict[int, list[float]] = {}
-    by_device: dict[torch.device, list[int]] = {}
-    for row, (device, _) in enumerate(pending.slots):
-        if device is not None:
-            by_device.setdefault(device, []).append(row)
-    if by_device:
+    by_lane = {lane: lane.rows for lane in pending.lanes.values() if lane.rows}
+    if by_lane:
         meta = torch.frombuffer(pending.rows, dtype=torch.int64).view(-1, _RW)
         exact = torch.frombuffer(pending.minmax, dtype=torch.float64).view(-1, 2)
-    for device, rows in by_device.items():
+    for lane, rows in by_lane.items():
         for start in range(0, len(rows), SLAB):  # slabs small enough to stay in cache
-            _compute_slab(pending, device, rows[start : start + SLAB], meta, exact, table, hist, values)
-        pending.buffers[device][0][: len(rows)].fill_(math.nan)  # ready for the next rows
+            _compute_slab(pending, lane, rows[start : start + SLAB], meta, exact, table, hist, values)
+        lane.buffer[: len(rows)].fill_(math.nan)  # ready for the next rows
+        lane.exact[: len(rows)].fill_(math.nan)
     return table, hist, values
 
 
-def _compute_slab(pending: Pending, device, rows: list[int], meta, exact, table, hist, values) -> None:
-    """One slab: batched statistics of the samples, corrected by the exact values from the hooks."""
+def _compute_slab(pending: Pending, lane: Lane, rows: list[int], meta, exact, table, hist, values) -> None:
+    """One slab: batched statistics of the samples, corrected by the exact values from the hooks.
+
+    Only what ``record(stats=...)`` asked for is computed; the other columns stay NaN.
+    """
+    need = pending.need
+    want = need.stats
     n = len(rows)
     first = pending.slots[rows[0]][1]
-    sample = pending.buffers[device][0][first : first + n]  # a device's rows are consecutive
+    device = lane.device
+    sample = lane.buffer[first : first + n]  # a device's rows are consecutive
     contiguous = rows[-1] - rows[0] == n - 1
     index = slice(rows[0], rows[0] + n) if contiguous else torch.tensor(rows)
     info = meta[index].to(device)
     numel, length, sampled = info[:, 2].double(), info[:, 3].double(), info[:, 4].bool()
-    nan_exact, inf_exact = info[:, 5].double(), info[:, 6].double()
-    lo_exact, hi_exact = exact[index].to(device).unbind(1)
+    nothing = torch.full((n,), math.nan, dtype=torch.float64, device=sample.device)
 
-    finite = torch.isfinite(sample)
-    clean = torch.nan_to_num(sample, nan=0.0, posinf=0.0, neginf=0.0)
-    count = finite.sum(1).double()
-    mean = clean.sum(1, dtype=torch.float64) / count.clamp(min=1)
-    centered = torch.where(finite, sample - mean[:, None], 0.0)
-    std = torch.linalg.vector_norm(centered, dim=1, dtype=torch.float64) / (count - 1).clamp(min=1).sqrt()
-    std = torch.where(count > 1, std, torch.where(count == 1, 0.0, math.nan))
-    mean = torch.where(count > 0, mean, math.nan)
-    norm = torch.linalg.vector_norm(clean, dim=1, dtype=torch.float64) * (numel / length).sqrt()
-    zeros = (sample == 0).sum(1) / length
-    nan_or_pad = torch.isnan(sample).sum(1)
-    inf = (SAMPLE_SIZE - count) - nan_or_pad
-    nan = nan_or_pad - (SAMPLE_SIZE - length)  # the NaN padding is not data
-    lo = torch.nan_to_num(sample, nan=math.inf, neginf=math.inf).amin(1).double()  # finite values
-    hi = torch.nan_to_num(sample, nan=-math.inf, posinf=-math.inf).amax(1).double()
-    # A sampled tensor's exact counts and extremes, taken in the hook, replace the sample's.
-    nan = torch.where(sampled & (nan_exact >= 0), nan_exact, nan)
-    inf = torch.where(sampled & (inf_exact >= 0), inf_exact, inf)
-    has_exact = sampled & ~torch.isnan(lo_exact)
-    lo = torch.where(has_exact, lo_exact, lo)
-    hi = torch.where(has_exact, hi_exact, hi)
-    scalars = pending.device_scalars
-    for i, r in enumerate(rows):  # accelerator rows: exact values still on the device
-        found = scalars.get(r)
-        if found is not None:
-            for k, column in enumerate((lo, hi, nan, inf)):
-                if found[k] is not None:
-                    column[i] = found[k].double()
-    no_value = count == 0
-    lo = torch.where(no_value, math.nan, lo)
-    hi = torch.where(no_value, math.nan, hi)
-    # The histogram spans [min, max] (for a sampled tensor, the exact range); a constant tensor
-    # lands in the middle bin.
-    ok = torch.isfinite(lo) & torch.isfinite(hi)
-    range_lo = torch.where(ok, lo, 0.0)
-    range_hi = torch.where(ok, hi, 0.0)
-    flat = range_hi <= range_lo
-    range_lo = torch.where(flat, range_lo - 0.5, range_lo)
-    range_hi = torch.where(flat, range_hi + 0.5, range_hi)
-    scale = (HIST_BINS / (range_hi - range_lo)).float()
-    bins = ((clean - range_lo.float()[:, None]) * scale[:, None]).floor_().clamp_(0, HIST_BINS - 1).long()
-    bins += torch.arange(n, device=sample.device)[:, None] * HIST_BINS
-    bins.masked_fill_(~finite, n * HIST_BINS)
-    counts = torch.bincount(bins.view(-1), minlength=n * HIST_BINS + 1)[: n * HIST_BINS]
+    # Float ops only (on the CPU, bool masks and their sums cost 5-10x more), written into the
+    # lane's two work matrices: a fresh 256 KB temporary per op would be a fresh mmap, and
+    # page faults would cost more than the arithmetic.
+    width = sample.shape[1]
+    ones = lane.ones
+    clean, work = lane.work[0][:n], lane.work[1][:n]
+    torch.nan_to_num(sample, nan=0.0, posinf=0.0, neginf=0.0, out=clean)  # non-finite -> 0
+    torch.mul(sample, 0, out=work)  # 0 where finite, NaN where NaN or Inf
+    non_finite = (work.nan_to_num_(nan=1.0) @ ones).double()
+    count = width - non_finite  # the finite values (the NaN padding is non-finite)
+    mean = std = norm = zeros = nan = inf = lo = hi = range_lo = range_hi = nothing
+    if want & {"mean", "std"}:
+        mean = torch.where(count > 0, (clean @ ones).double() / count.clamp(min=1), math.nan)
+    if "std" in want:
+        # Two passes, centred: no cancellation. The non-finite cells hold 0, so each adds mean^2.
+        safe_mean = torch.nan_to_num(mean)
+        centered = torch.sub(clean, safe_mean.float()[:, None], out=work)
+        spread = torch.linalg.vector_norm(centered, dim=1).double().square() - non_finite * safe_mean.square()
+        variance = (spread / (count - 1).clamp(min=1)).clamp(min=0)
+        std = torch.where(count > 1, variance.sqrt(), torch.where(count == 1, 0.0, math.nan))
+    if "norm" in want:
+        norm = torch.linalg.vector_norm(clean, dim=1).double() * (numel / length).sqrt()
+    if "zeros" in want:
+        nonzero = (torch.abs(clean, out=work).sign_() @ ones).double()
+        zeros = (count - nonzero) / length
+    if need.nonfinite:
+        ones_at_inf = torch.nan_to_num(sample, nan=0.0, posinf=1.0, neginf=1.0, out=work).sub_(clean)
+        infinite = (ones_at_inf @ ones).double()
+        inf = infinite
+        nan = non_finite - infinite - (SAMPLE_SIZE - length)  # the NaN padding is not data
+        # A sampled tensor's exact counts, taken in the hook, replace the sample's.
+        nan_exact, inf_exact = info[:, 5].double(), info[:, 6].double()
+        nan = torch.where(sampled & (nan_exact >= 0), nan_exact, nan)
+        inf = torch.where(sampled & (inf_exact >= 0), inf_exact, inf)
+    if need.minmax:  # over finite values; a sampled tensor's exact extremes replace the sample's
+        lo_exact, hi_exact = exact[index].to(device).unbind(1)
+        has_exact = sampled & ~torch.isnan(lo_exact)
+        if need.lo:
+            lo = torch.nan_to_num(sample, nan=math.inf, neginf=math.inf, out=work).amin(1).double()
+            lo = torch.where(has_exact, lo_exact, lo)
+        if need.hi:
+            hi = torch.nan_to_num(sample, nan=-math.inf, posinf=-math.inf, out=work).amax(1).double()
+            hi = torch.where(has_exact, hi_exact, hi)
+    # Exact values the hooks reduced on the device replace the sample's.
+    cells = lane.exact[first : first + n].double().unbind(1)
+    lo, hi, nan, inf = (
+        torch.where(torch.isnan(cell), column, cell) for cell, column in zip(cells, (lo, hi, nan, inf), strict=True)
+    )
+    if need.minmax:
+        lo = torch.where(count == 0, math.nan, lo)
+        hi = torch.where(count == 0, math.nan, hi)
+    parts = []
+    if "histogram" in want:
+        # The bins span [min, max] (for a sampled tensor, the exact range); a constant tensor
+        # lands in the middle bin; non-finite values go to a last, discarded bin.
+        ok = torch.isfinite(lo) & torch.isfinite(hi)
+        range_lo = torch.where(ok, lo, 0.0)
+        range_hi = torch.where(ok, hi, 0.0)
+        flat = range_hi <= range_lo
+        range_lo = torch.where(flat, range_lo - 0.5, range_lo)
+        range_hi = torch.where(flat, range_hi + 0.5, range_hi)
+        scale = (HIST_BINS / (range_hi - range_lo)).float()
+        # Per row: bins 0..B-1, then B (exactly the maximum: folded into B-1), then B+1 (dump).
+        bins = HIST_BINS + 2
+        u = torch.sub(sample, range_lo.float()[:, None], out=work).mul_(scale[:, None])
+        u.nan_to_num_(nan=bins - 1, posinf=bins - 1, neginf=bins - 1).clamp_(0, bins - 1)
+        u += lane.bin_offsets[:n]
+        index_of = lane.bin_index[:n]
+        index_of.copy_(u)  # to int32, in place
+        counts = torch.bincount(index_of.view(-1), minlength=n * bins).view(n, bins)
+        counts[:, HIST_BINS - 1] += counts[:, HIST_BINS]
+        parts.append(counts[:, :HIST_BINS].reshape(-1).double())
     columns = torch.stack([count, mean, std, norm, zeros, nan, inf, lo, hi, range_lo, range_hi], 1)
-    parts = [columns.view(-1), counts.double()]
-    tiny = [i for i, r in enumerate(rows) if pending.rows[r * _RW + 2] <= TINY] if "values" in pending.need.stats else []
+    parts.insert(0, columns.view(-1))
+    tiny = []
+    if "values" in want and pending.tiny_rows:
+        in_slab = set(rows)
+        tiny = [rows.index(r) for r in pending.tiny_rows if r in in_slab]
     if tiny:
         parts.append(sample[tiny, :TINY].double().reshape(-1))
     host = torch.cat(parts).cpu().tolist()  # one transfer for the slab
     at_hist = n * _NCOL
+    at_tiny = at_hist + (n * HIST_BINS if "histogram" in want else 0)
     if contiguous:
         r0 = rows[0]
         table[r0 * _NCOL : (r0 + n) * _NCOL] = array("d", host[:at_hist])
-        hist[r0 * HIST_BINS : (r0 + n) * HIST_BINS] = array("d", host[at_hist : at_hist + n * HIST_BINS])
+        if "histogram" in want:
+            hist[r0 * HIST_BINS : (r0 + n) * HIST_BINS] = array("d", host[at_hist:at_tiny])
     else:
         for i, r in enumerate(rows):
             table[r * _NCOL : (r + 1) * _NCOL] = array("d", host[i * _NCOL : (i + 1) * _NCOL])
-            base = at_hist + i * HIST_BINS
-            hist[r * HIST_BINS : (r + 1) * HIST_BINS] = array("d", host[base : base + HIST_BINS])
-    at_tiny = at_hist + n * HIST_BINS
+            if "histogram" in want:
+                base = at_hist + i * HIST_BINS
+                hist[r * HIST_BINS : (r + 1) * HIST_BINS] = array("d", host[base : base + HIST_BINS])
     for k, i in enumerate(tiny):
         r = rows[i]
         values[r] = host[at_tiny + k * TINY : at_tiny + k * TINY + pending.rows[r * _RW + 2]]

@@ -344,3 +344,14 @@ def test_repr_and_table_are_deterministic():
     )
     assert "forward_pre  Model" in rec.table()
     assert repr(rec.events[0]).startswith("HookEvent(#0 step 0 forward_pre 'Model' call 0: input[0] float32[1]")
+
+
+def test_histogram_bins_span_min_to_max_and_skip_non_finite_values():
+    model = nn.Identity()
+    x = torch.cat([torch.arange(16.0), torch.tensor([float("inf"), float("nan"), -float("inf")])])
+    with hv.record(model, gradients=False, phases=["forward"]) as rec:
+        model(x)
+    s = rec.events[0].main
+    assert s.histogram == (1,) * 16  # 0..15 over 16 bins: one each; the maximum in the last bin
+    assert s.hist_range == (0.0, 15.0)
+    assert (s.nan_count, s.inf_count, s.min, s.max) == (1, 2, 0.0, 15.0)
