@@ -33,6 +33,17 @@ def training_step(model: nn.Module, x: torch.Tensor, y: torch.Tensor, lr: float 
     return step
 
 
+def block_for(step, seconds: float = 0.05) -> int:
+    """Steps per timed block: about 50 ms of work, so that a recorder's flush at the end of a
+    block (statistics computed in one batch) is amortised over as many steps as in a real loop."""
+    for _ in range(3):
+        step()
+    start = time.perf_counter()
+    for _ in range(5):
+        step()
+    return max(10, round(seconds / ((time.perf_counter() - start) / 5)))
+
+
 def recording(name: str, model: nn.Module, step, **options) -> Config:
     rec = hv.record(model, **options)
     return Config(name, step, rec.start, rec.stop)
@@ -98,7 +109,7 @@ def against_naive() -> list[str]:
             recording("hookviz: full stats, forward + backward", model, step, modules=hv.leaves),
             Config("bare step, again (the noise floor)", step),
         ]
-        medians = interleaved(configs, rounds=40, block=10)
+        medians = interleaved(configs, rounds=40, block=block_for(step))
         lines += report(title, medians, "bare step")
         ratio = medians[configs[2].name] / medians[configs[1].name]
         verdict = "faster" if ratio < 1 else "SLOWER"

@@ -142,7 +142,8 @@ class Lane:
         self.device = device
         self.buffer = torch.full((BUFFER_ROWS, SAMPLE_SIZE), math.nan, dtype=torch.float32, device=device)
         self.small: dict[tuple, torch.Tensor] = {}  # (row, shape) -> the row's first cells in that shape
-        self.runs: list[torch.Tensor | None] = [None] * BUFFER_ROWS  # row -> (RUNS, RUN) view
+        self.row_views: list[torch.Tensor | None] = [None] * BUFFER_ROWS  # row -> view of that row
+        self.positions: dict[int, torch.Tensor] = {}  # numel -> sample positions
         self.used = 0
         self.rows: list[int] = []  # the pending rows held in this lane, in order
         # Exact min, max, NaN and Inf counts that hooks reduce on the device (NaN: none).
@@ -170,23 +171,31 @@ class Lane:
             cells = self._cells[slot] = tuple(self.exact[slot].unbind())
         return cells
 
+    def row(self, slot: int) -> torch.Tensor:
+        """Buffer row ``slot``, as a view made once and kept."""
+        view = self.row_views[slot]
+        if view is None:
+            view = self.row_views[slot] = self.buffer[slot]
+        return view
+
+    def sample_positions(self, n: int) -> torch.Tensor:
+        """Where a tensor of ``n`` elements is sampled: RUNS runs of RUN contiguous elements,
+        spread over the whole tensor (few cache lines to touch), an odd gap apart (so that
+        the runs do not line up with power-of-two dimensions)."""
+        gap = (n - RUN) // (RUNS - 1)
+        gap -= 1 - gap % 2
+        starts = torch.arange(RUNS, device=self.device) * gap
+        positions = (starts[:, None] + torch.arange(RUN, device=self.device)).reshape(-1)
+        if len(self.positions) > 256:
+            self.positions.clear()
+        self.positions[n] = positions
+        return positions
+
     def small_view(self, slot: int, shape: tuple[int, ...], n: int) -> torch.Tensor:
         if len(self.small) > 4 * BUFFER_ROWS:
             self.small.clear()
         view = self.small[(slot, shape)] = self.buffer[slot, :n].view(shape)
         return view
-
-
-def _gap(n: int) -> int:
-    """The distance between the runs of a sample: they spread over the whole tensor, and the
-    gap is odd, so that runs do not line up with power-of-two dimensions."""
-    gap = (n - RUN) // (RUNS - 1)
-    gap -= 1 - gap % 2
-    _GAPS[n] = gap
-    return gap
-
-
-_GAPS: dict[int, int] = {}
 
 
 class Pending:
@@ -292,13 +301,11 @@ class Pending:
                 length = n  # the rest of the row stays NaN: padding the statistics skip
                 nan_count = inf_count = -1  # counted from the sample
             else:
-                if not t.is_contiguous():
-                    t = t.reshape(-1)
-                target = lane.runs[slot]
-                if target is None:
-                    target = lane.runs[slot] = lane.buffer[slot].view(RUNS, RUN)
-                gap = _GAPS.get(n) or _gap(n)
-                target.copy_(t.as_strided((RUNS, RUN), (gap, 1), t.storage_offset()))
+                # One gather (take reads t in its logical order, whatever its strides).
+                positions = lane.positions.get(n)
+                if positions is None:
+                    positions = lane.sample_positions(n)
+                torch.take(t, positions, out=lane.row(slot))
                 length = SAMPLE_SIZE
                 sampled = 1
                 lo, hi, nan_count, inf_count = self._exact_pass(t, lane, slot)
