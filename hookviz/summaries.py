@@ -538,52 +538,52 @@ class Reader:
 
     def __init__(self, names: Interner, shapes: Interner, words: Interner, want: frozenset[str]):
         self.names, self.shapes, self.words, self.want = names.items, shapes.items, words.items, want
+        self._wanted = [(name, column, kind) for stat, name, column, kind in _FIELDS if stat in want]
 
     def events(self, chunk: Chunk):
         """Yield (seq, step, phase id, path id, call, tensors) for each event in ``chunk``."""
-        cache: dict[int, dict] = {}
+        cache: dict[int, tuple] = {}
         ev, lv = chunk.events, chunk.leaves
+        names, shapes, words = self.names, self.shapes, self.words
         for e in range(chunk.skip, len(ev) // _EV):
             seq, step, phase, path_id, call, first, n = ev[e * _EV : (e + 1) * _EV]
             tensors = []
             for leaf in range(first, first + n):
                 name_id, kind_id, shape_id, row = lv[leaf * _LF : (leaf + 1) * _LF]
-                name = self.names[name_id]
                 if row < 0:
-                    tensors.append(TensorStats(name=name, kind=self.words[kind_id], text=chunk.texts.get(leaf)))
+                    tensors.append(TensorStats(names[name_id], words[kind_id], text=chunk.texts.get(leaf)))
                     continue
                 fields = cache.get(row)
                 if fields is None:
                     fields = cache[row] = self._fields(chunk, row)
-                shape = self.shapes[shape_id]
-                tiny = fields.get("values")
-                if tiny is not None:
-                    fields = {**fields, "values": _shape_values(tiny, shape, fields["dtype"])}
-                tensors.append(TensorStats(name=name, kind="tensor", shape=shape, **fields))
+                shape = shapes[shape_id]
+                values = fields[13]
+                if values is not None:
+                    values = _shape_values(values, shape, fields[0])
+                # positional, in TensorStats' field order: it is the hot path of every reader
+                tensors.append(TensorStats(names[name_id], "tensor", shape, *fields[:13], values, *fields[14:]))
             yield seq, step, phase, path_id, call, tuple(tensors)
 
-    def _fields(self, chunk: Chunk, row: int) -> dict:
+    def _fields(self, chunk: Chunk, row: int) -> tuple:
+        """TensorStats' fields from dtype to sample_size, for one row (values still flat)."""
         dtype_id, device_id, numel, length, sampled, _, _ = chunk.rows[row * _RW : (row + 1) * _RW]
-        fields: dict[str, Any] = {
-            "dtype": self.words[dtype_id],
-            "device": self.words[device_id],
-            "numel": numel,
-            "sampled": bool(sampled),
-            "sample_size": length,
-        }
+        found: dict[str, Any] = {}
         c = chunk.stats[row * _NCOL : (row + 1) * _NCOL]
-        if math.isnan(c[0]):  # no statistics for this tensor (none asked for, or not computable)
-            return fields
         want = self.want
-        for stat, name, column, kind in _FIELDS:
-            if stat in want:
-                fields[name] = kind(c[column])
-        if "histogram" in want:
-            fields["histogram"] = tuple(int(v) for v in chunk.hist[row * HIST_BINS : (row + 1) * HIST_BINS])
-            fields["hist_range"] = (c[9], c[10])
-        if "values" in want and row in chunk.values:
-            fields["values"] = chunk.values[row]
-        return fields
+        if not math.isnan(c[0]):  # else: no statistics (none asked for, or not computable)
+            for name, column, kind in self._wanted:
+                found[name] = kind(c[column])
+            if "histogram" in want:
+                found["histogram"] = tuple(map(int, chunk.hist[row * HIST_BINS : (row + 1) * HIST_BINS]))
+                found["hist_range"] = (c[9], c[10])
+        get = found.get
+        return (
+            self.words[dtype_id], self.words[device_id], numel,
+            get("mean"), get("std"), get("min"), get("max"), get("norm"), get("zero_fraction"),
+            get("nan_count"), get("inf_count"), get("histogram"), get("hist_range"),
+            chunk.values.get(row) if "values" in want else None,
+            bool(sampled), length,
+        )
 
 
 def _shape_values(flat: list[float], shape: tuple[int, ...], dtype: str) -> Any:
