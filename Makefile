@@ -10,6 +10,7 @@ COLAB_PY := $(COLAB_VENV)/bin/python
 STAMP := $(VENV)/.hookviz-installed
 COLAB_STAMP := $(COLAB_VENV)/.hookviz-installed
 START := notebooks/00-start-here.ipynb
+LAB_ARGS ?=  # more options for `jupyter lab`, e.g. LAB_ARGS="--port=8899 --no-browser"
 # The CPU build of torch through a constraints file: a bare "torch" would pull a multi-GB CUDA build.
 TORCH := -c constraints/torch-cpu.txt torch
 PIP := -m pip install --disable-pip-version-check -q
@@ -17,7 +18,7 @@ PIP := -m pip install --disable-pip-version-check -q
 .PHONY: lab test test-main test-colab setup system-deps bench lint clean
 
 lab: $(STAMP)
-	$(VENV)/bin/jupyter lab $(START)
+	$(VENV)/bin/jupyter lab --LabApp.default_url=/lab/tree/$(START) $$([ "$$(id -u)" = 0 ] && echo --allow-root) $(LAB_ARGS)
 
 test: test-main test-colab
 
