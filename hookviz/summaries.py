@@ -242,10 +242,10 @@ class Pending:
             if name_id is None:
                 name_id = self.names(name)
             if isinstance(value, torch.Tensor):
-                shape = tuple(value.shape)
+                shape = value.shape  # a torch.Size is a tuple: it hashes and compares as one
                 shape_id = shapes.get(shape)
                 if shape_id is None:
-                    shape_id = self.shapes(shape)
+                    shape_id = self.shapes(tuple(shape))
                 # The same tensor at the same version holds the same values: one row for both
                 # (a module's input is usually the previous module's output). The weak
                 # reference tells a live tensor from a new one that reuses a freed id.
