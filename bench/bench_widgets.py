@@ -84,8 +84,9 @@ def monitor_overhead(steps: int = 1000, batch: int = 32) -> list[str]:
     configs = [
         Config("bare loop", step),
         Config("HookMonitor (13 modules, outputs + gradients)", step, monitor.start, monitor.stop),
+        Config("bare loop, again (the noise floor)", step),
     ]
-    block = 50  # short blocks, many rounds: a burst of other work lands on both configs
+    block = 20  # short blocks, many rounds: a burst of other work lands on every config
     medians = interleaved(configs, rounds=steps // block, block=block, warmup=1)
     lines = report(
         f"HookMonitor on small_convnet, batch {batch}: {steps} steps per config, in blocks of {block}",
