@@ -52,7 +52,9 @@ class TensorStats:
     Statistics not asked for (``record(stats=...)``) are None. For tensors larger than
     ``SAMPLE_SIZE`` elements, mean, std, norm, zero_fraction and histogram are estimated from
     a fixed-stride sample (``sampled`` is True); min, max and the NaN/Inf counts are exact.
-    Mean, std and norm are taken over the finite values; NaN and Inf are counted apart.
+    Mean, std and norm are taken over the finite values; NaN and Inf are counted apart; so are
+    min and max, when NaN/Inf counts are asked for too (without them, a large tensor's min and
+    max are torch's own, NaN when a NaN is present).
     """
 
     name: str  # "input[0]", "output", "grad_output[0]", ...
