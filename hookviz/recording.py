@@ -128,7 +128,6 @@ class Recording:
         self._wants_input_grads = "backward" in self.phases  # grad_input: watch each call's inputs
         self._wants_forward_pre = "forward_pre" in self.phases
         self._wants_forward = "forward" in self.phases
-        self._phase_id = {p: i for i, p in enumerate(PHASES)}
         self._reset_step_state()
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -334,7 +333,7 @@ class Recording:
             stack.append(call)
         leaves = _leaves(args, "input")
         if self._wants_forward_pre:
-            self._emit(0, call.step, call.path, index, leaves)
+            self._emit(0, call.step, call.path_id, index, leaves)
         if self._wants_input_grads and torch.is_grad_enabled():
             inputs = [(n, t) for n, t in leaves if _needs_grad(t)]
             call.inputs = side = _GradSide(self, call, 3, ["grad_" + n for n, _ in inputs])
@@ -352,7 +351,7 @@ class Recording:
         stack = self._open.get(key)
         if stack:
             call = stack.pop()
-            step, path_id, index = call.step, call.path, call.index
+            step, path_id, index = call.step, call.path_id, call.index
         else:  # no pre-hook (forward phase only): the call is numbered as it returns
             call = None
             step, path_id, index = self.step, self._path_id_of[key], self._calls.get(key, 0)
@@ -425,10 +424,10 @@ def record(
 class _Call:
     """One call of one module within a step, from its forward pre-hook to its forward hook."""
 
-    __slots__ = ("module", "path", "step", "index", "inputs")
+    __slots__ = ("module", "path_id", "step", "index", "inputs")
 
     def __init__(self, module, path_id, step, index):
-        self.module, self.path, self.step, self.index = module, path_id, step, index
+        self.module, self.path_id, self.step, self.index = module, path_id, step, index
         self.inputs: _GradSide | None = None
 
 
@@ -439,11 +438,11 @@ class _GradSide:
     keeps these short-lived objects waiting for the garbage collector.
     """
 
-    __slots__ = ("recording", "step", "path", "index", "phase_id", "names", "grads", "missing",
+    __slots__ = ("recording", "step", "path_id", "index", "phase_id", "names", "grads", "missing",
                  "done", "inputs")
 
     def __init__(self, recording, call: _Call, phase_id: int, names: list[str]):
-        self.recording, self.step, self.path, self.index = recording, call.step, call.path, call.index
+        self.recording, self.step, self.path_id, self.index = recording, call.step, call.path_id, call.index
         self.phase_id, self.names = phase_id, names
         self.grads: list[Any] = [None] * len(names)
         self.missing = len(names)
@@ -463,14 +462,14 @@ class _GradSide:
         self.done = True
         rec = self.recording
         if PHASES[self.phase_id] in rec.phases:
-            rec._emit(self.phase_id, self.step, self.path, self.index, zip(self.names, self.grads, strict=True))
+            rec._emit(self.phase_id, self.step, self.path_id, self.index, zip(self.names, self.grads, strict=True))
         self.grads = None  # holding gradients past this point would keep their memory from reuse
         inputs = self.inputs
         if inputs is not None and not inputs.names and not inputs.done:
             # No input needs a gradient: torch's full backward hook fires right away, with None.
             inputs.done = True
             if "backward" in rec.phases:
-                rec._emit(3, self.step, self.path, self.index, [("grad_input", None)])
+                rec._emit(3, self.step, self.path_id, self.index, [("grad_input", None)])
 
 
 class _Slot:

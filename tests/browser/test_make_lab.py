@@ -12,12 +12,13 @@ import sys
 import time
 from pathlib import Path
 
-from jupyter_ui import free_port, jupyter_env, launch_chromium
+from conftest import VIEWPORT
+from jupyter_ui import free_port, jupyter_env
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_make_lab_opens_00_start_here(tmp_path):
+def test_make_lab_opens_00_start_here(tmp_path, chromium):
     # A copy of what `make lab` needs, so that JupyterLab never touches the repository's notebooks.
     course = tmp_path / "course"
     course.mkdir()
@@ -46,18 +47,18 @@ def test_make_lab_opens_00_start_here(tmp_path):
             time.sleep(0.3)
         assert url is not None, (tmp_path / "lab.log").read_text()
         assert "/lab/tree/notebooks/00-start-here.ipynb" in url
-        from playwright.sync_api import sync_playwright
-
-        with sync_playwright() as playwright:
-            browser = launch_chromium(playwright)
-            page = browser.new_page()
+        # The session's browser: a second sync_playwright cannot start while it runs.
+        context = chromium.new_context(viewport=VIEWPORT)
+        try:
+            page = context.new_page()
             page.goto(url)
             tab = page.locator(".lm-TabBar-tab.lm-mod-current .lm-TabBar-tabLabel", has_text="00-start-here.ipynb")
             tab.first.wait_for(timeout=60_000)
             heading = page.locator(".jp-Notebook .jp-RenderedHTMLCommon h1").first
             heading.wait_for(timeout=60_000)
             assert "start here" in heading.inner_text().lower()
-            browser.close()
+        finally:
+            context.close()
     finally:
         os.killpg(process.pid, signal.SIGTERM)
         process.wait(timeout=30)
