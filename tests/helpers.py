@@ -1,8 +1,11 @@
-"""Shared test helpers: torch's own view of hook order, and a check that nothing is left behind."""
+"""Shared test helpers: torch's own view of hook order, a check that nothing is left behind,
+and the notebook runner the tests share with instructors (tools/run_notebooks.py)."""
 
 from __future__ import annotations
 
+import importlib.util
 import warnings
+from pathlib import Path
 
 import torch
 from torch import nn
@@ -44,3 +47,12 @@ def assert_no_hooks(model: nn.Module, *tensors: torch.Tensor) -> None:
         assert "forward" not in module.__dict__, f"forward wrapper left on {name!r}"
     for t in tensors:
         assert not t._backward_hooks, f"tensor hooks left: {t._backward_hooks}"
+
+
+def notebook_runner():
+    """tools/run_notebooks.py, loaded as a module (it is a script, not part of the package)."""
+    path = Path(__file__).resolve().parent.parent / "tools" / "run_notebooks.py"
+    spec = importlib.util.spec_from_file_location("run_notebooks", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

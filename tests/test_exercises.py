@@ -10,7 +10,6 @@
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import io
 import json
 import re
@@ -23,6 +22,7 @@ import pytest
 
 from hookviz.cli import main as hookviz_main
 from hookviz.course.checks import FAILED, NOT_DONE, PASSED
+from tests.helpers import notebook_runner
 
 REPO = Path(__file__).resolve().parent.parent
 SOLUTIONS = sorted((REPO / "solutions").glob("*.ipynb"))
@@ -34,16 +34,7 @@ MARKERS = (
 )
 
 
-def _runner():
-    spec = importlib.util.spec_from_file_location(
-        "run_notebooks", REPO / "tools" / "run_notebooks.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-RUNNER = _runner()
+RUNNER = notebook_runner()
 
 
 @pytest.fixture(scope="module")

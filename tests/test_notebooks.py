@@ -7,7 +7,6 @@ with nbval's report. ``make test-colab`` runs this file again in the Colab-pinne
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import subprocess
 import sys
@@ -17,6 +16,8 @@ from xml.etree import ElementTree
 import nbformat
 import pytest
 
+from tests.helpers import notebook_runner
+
 REPO = Path(__file__).resolve().parent.parent
 WALKTHROUGH = sorted((REPO / "notebooks").glob("*.ipynb"))
 SOLUTIONS = sorted((REPO / "solutions").glob("*.ipynb"))
@@ -25,19 +26,10 @@ CHECKED = WALKTHROUGH + SOLUTIONS
 pytestmark = pytest.mark.notebook
 
 
-def _runner():
-    spec = importlib.util.spec_from_file_location(
-        "run_notebooks", REPO / "tools" / "run_notebooks.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def kernel_env(tmp_path_factory) -> dict[str, str]:
     """Jupyter, IPython and matplotlib settings in one temporary folder, shared by every kernel here."""
-    return _runner().isolated_env(tmp_path_factory.mktemp("notebook-settings"))
+    return notebook_runner().isolated_env(tmp_path_factory.mktemp("notebook-settings"))
 
 
 def relative(path: Path) -> str:
