@@ -16,6 +16,7 @@ Why it is built the way it is:
 from __future__ import annotations
 
 import collections
+import functools
 import itertools
 import time
 import weakref
@@ -116,6 +117,7 @@ class Recording:
         self._reader = Reader(names, shapes, words, self._need.stats)
         self._seq = itertools.count()
         self._listeners: list[Callable[[Recording, list[HookEvent]], None]] = []
+        self._column_listeners: list[Callable] = []
         self._model_handle = None
         self._module_handles: list[Any] = []
         self._tensor_handles: collections.deque[list] = collections.deque()
@@ -177,6 +179,13 @@ class Recording:
         """Call ``listener(recording, new_events)`` when new events are ready (a few times a second)."""
         self._listeners.append(listener)
 
+    def on_columns(self, listener: Callable) -> None:
+        """Like ``on_step``, without making an object per event: ``listener(mains, stats_at)``
+        gets an iterator of (step, phase id, path id, leaf, mean, norm, NaN count, Inf count),
+        one per new event (``Reader.mains``), and ``stats_at(leaf)`` builds a leaf's whole
+        TensorStats. For readers that keep a few summaries out of many events (HookMonitor)."""
+        self._column_listeners.append(listener)
+
     # -- reading ---------------------------------------------------------------------------
 
     def flush(self) -> list[HookEvent]:
@@ -194,6 +203,8 @@ class Recording:
         self._last_flush = time.monotonic()
         for listener in list(self._listeners):
             listener(self, fresh)
+        for listener in list(self._column_listeners):
+            listener(self._reader.mains(chunk), functools.partial(self._reader.stats_at, chunk))
         return fresh
 
     def _materialize(self, chunk: _Chunk) -> list[HookEvent]:
@@ -306,7 +317,7 @@ class Recording:
             else:
                 self._detach()
         if self._pending.n_rows >= BUFFER_ROWS // 2 or (
-            self._listeners and time.monotonic() - self._last_flush >= FLUSH_SECONDS
+            (self._listeners or self._column_listeners) and time.monotonic() - self._last_flush >= FLUSH_SECONDS
         ):
             self.flush()
 

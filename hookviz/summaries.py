@@ -546,25 +546,57 @@ class Reader:
         """Yield (seq, step, phase id, path id, call, tensors) for each event in ``chunk``."""
         cache: dict[int, tuple] = {}
         ev, lv = chunk.events, chunk.leaves
-        names, shapes, words = self.names, self.shapes, self.words
         for e in range(chunk.skip, len(ev) // _EV):
             seq, step, phase, path_id, call, first, n = ev[e * _EV : (e + 1) * _EV]
             tensors = []
             for leaf in range(first, first + n):
-                name_id, kind_id, shape_id, row = lv[leaf * _LF : (leaf + 1) * _LF]
-                if row < 0:
-                    tensors.append(TensorStats(names[name_id], words[kind_id], text=chunk.texts.get(leaf)))
-                    continue
-                fields = cache.get(row)
-                if fields is None:
-                    fields = cache[row] = self._fields(chunk, row)
-                shape = shapes[shape_id]
-                values = fields[13]
-                if values is not None:
-                    values = _shape_values(values, shape, fields[0])
-                # positional, in TensorStats' field order: it is the hot path of every reader
-                tensors.append(TensorStats(names[name_id], "tensor", shape, *fields[:13], values, *fields[14:]))
+                row = lv[leaf * _LF + 3]
+                fields = None
+                if row >= 0:
+                    fields = cache.get(row)
+                    if fields is None:
+                        fields = cache[row] = self._fields(chunk, row)
+                tensors.append(self._stats(chunk, leaf, fields))
             yield seq, step, phase, path_id, call, tuple(tensors)
+
+    def mains(self, chunk: Chunk):
+        """Per event of a fresh chunk, straight from the columns: (step, phase id, path id, leaf, mean, norm,
+        NaN count, Inf count) of its first tensor (the usual single output or gradient).
+
+        ``leaf`` is -1 when the event holds no tensor; the numbers are None when that tensor has
+        no statistics, NaN when a statistic was not asked for. ``stats_at(chunk, leaf)`` builds
+        the whole TensorStats, for the few events a reader keeps."""
+        ev, lv, table = chunk.events, chunk.leaves, chunk.stats
+        for e in range(len(ev) // _EV):  # all of them: a fresh chunk, before the store trims it
+            at = e * _EV
+            step, phase, path_id, first, n = ev[at + 1], ev[at + 2], ev[at + 3], ev[at + 5], ev[at + 6]
+            for leaf in range(first, first + n):
+                row = lv[leaf * _LF + 3]
+                if row >= 0:
+                    c = row * _NCOL
+                    if math.isnan(table[c]):  # no statistics (not computable, or none asked for)
+                        yield step, phase, path_id, leaf, None, None, None, None
+                    else:
+                        yield step, phase, path_id, leaf, table[c + 1], table[c + 3], table[c + 5], table[c + 6]
+                    break
+            else:
+                yield step, phase, path_id, -1, None, None, None, None
+
+    def stats_at(self, chunk: Chunk, leaf: int) -> TensorStats:
+        """The TensorStats of one leaf of ``chunk``."""
+        row = chunk.leaves[leaf * _LF + 3]
+        return self._stats(chunk, leaf, self._fields(chunk, row) if row >= 0 else None)
+
+    def _stats(self, chunk: Chunk, leaf: int, fields: tuple | None) -> TensorStats:
+        name_id, kind_id, shape_id, _ = chunk.leaves[leaf * _LF : (leaf + 1) * _LF]
+        if fields is None:  # not a tensor
+            return TensorStats(self.names[name_id], self.words[kind_id], text=chunk.texts.get(leaf))
+        shape = self.shapes[shape_id]
+        values = fields[13]
+        if values is not None:
+            values = _shape_values(values, shape, fields[0])
+        # positional, in TensorStats' field order: it is the hot path of every reader
+        return TensorStats(self.names[name_id], "tensor", shape, *fields[:13], values, *fields[14:])
 
     def _fields(self, chunk: Chunk, row: int) -> tuple:
         """TensorStats' fields from dtype to sample_size, for one row (values still flat)."""

@@ -313,6 +313,54 @@ def test_listeners_receive_new_events():
     assert [e.seq for e in seen] == [e.seq for e in rec.events]
 
 
+def test_column_listeners_see_what_event_listeners_see():
+    # Integer, complex (no statistics) and no tensors at all; NaN and Inf; small and sampled
+    # tensors; all four phases.
+    class Odd(nn.Module):
+        def forward(self, x):
+            return x.argmax(dim=1), None
+
+    class Const(nn.Module):
+        def forward(self, x):
+            return 3
+
+    model = nn.Sequential(nn.Linear(300, 300), nn.ReLU(), nn.Linear(300, 4))
+    odd, const = Odd(), Const()
+    events, columns = [], []
+    rec = hv.record(nn.ModuleDict({"net": model, "odd": odd, "const": const}))
+    rec.on_step(lambda r, fresh: events.extend(fresh))
+    rec.on_columns(lambda mains, stats_at: columns.extend((*m, stats_at(m[3]) if m[3] >= 0 else None) for m in mains))
+    with rec:
+        for step in range(3):
+            rec.next_step()
+            x = torch.randn(8, 300)
+            if step == 1:
+                x[0, 0], x[1, 1] = math.nan, math.inf
+            out = model(x)
+            odd(out.detach())
+            const(torch.zeros(2, dtype=torch.complex64))
+            out.sum().backward()
+    assert len(columns) == len(events) > 0
+    branches = set()
+    for event, (step, phase, path_id, leaf, mean, norm, nans, infs, stats) in zip(events, columns, strict=True):
+        assert (step, hv.recording.PHASES[phase], rec.targets[path_id][0]) == (event.step, event.phase, event.path)
+        main = event.main
+        assert stats == main
+        if main is None:
+            branches.add("no tensor")
+            assert leaf == -1 and mean is None
+        elif main.mean is None:
+            branches.add("no statistics")
+            assert (mean, norm, nans, infs) == (None, None, None, None)
+        else:
+            branches.add("statistics")
+            same = lambda a, b: (math.isnan(a) and math.isnan(b)) or a == b  # noqa: E731
+            assert same(mean, main.mean) and same(norm, main.norm)
+            assert (nans, infs) == (main.nan_count, main.inf_count)
+    assert branches == {"no tensor", "no statistics", "statistics"}
+    assert any(s is not None and s.nan_count for *_, s in columns)
+
+
 def test_submodule_called_alone_is_recorded_as_step_zero():
     model = hv.examples.model()
     with hv.record(model) as rec:

@@ -10,13 +10,14 @@ from __future__ import annotations
 import collections
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import traitlets
 from torch import nn
 
-from ..recording import HookEvent, Recording, TensorStats, record
+from ..recording import PHASES, Recording, TensorStats, record
 from ..tree import ModuleSelector, check_model, display_name, select_modules
 from . import static_html
 from .base import HookvizWidget, front_end, number, shape_text
@@ -25,31 +26,46 @@ from .base import HookvizWidget, front_end, number, shape_text
 MONITOR_STATS = ("mean", "std", "min", "max", "norm", "nan", "inf", "histogram", "values")
 TREND = 40  # recent values kept per module for the trend line
 MAX_EVENTS = 512  # record()'s own buffer: the monitor reads events as they come, it never re-reads
+FORWARD = PHASES.index("forward")
 
 
 @dataclass
 class TensorSummary:
     """The latest statistics of one tensor stream (a module's output, or its output gradient)."""
 
-    latest: TensorStats | None = None
     events: int = 0
     nan_events: int = 0
     inf_events: int = 0
     first_bad_step: int | None = None
-    trend: collections.deque = field(default_factory=lambda: collections.deque(maxlen=TREND))
+    trend: collections.deque = field(default_factory=lambda: collections.deque(maxlen=TREND))  # as number() gives
+    # The latest event's whole TensorStats is built only when it is read (a few times a
+    # second), not for each of the hundreds of events a second that pass through.
+    _latest: TensorStats | None = field(default=None, repr=False)
+    _source: tuple[Callable[[int], TensorStats], int] | None = field(default=None, repr=False)  # (stats_at, leaf)
 
-    def add(self, stats: TensorStats, step: int, trend_value: float | None) -> None:
-        """Take one event's statistics."""
-        self.latest = stats
+    @property
+    def latest(self) -> TensorStats | None:
+        if self._source is not None:
+            stats_at, leaf = self._source
+            self._latest, self._source = stats_at(leaf), None
+        return self._latest
+
+    def add(self, step: int, source: tuple[Callable[[int], TensorStats], int], trend_value: float | None,
+            nan_count: float | None, inf_count: float | None) -> None:
+        """Take one event: its statistics, and how to build its whole summary if needed."""
+        self._source = source
         self.events += 1
-        if stats.nan_count:
+        bad = False
+        if nan_count and nan_count == nan_count:  # None: no statistics; NaN: not asked for
             self.nan_events += 1
-        if stats.inf_count:
+            bad = True
+        if inf_count and inf_count == inf_count:
             self.inf_events += 1
-        if (stats.nan_count or stats.inf_count) and self.first_bad_step is None:
+            bad = True
+        if bad and self.first_bad_step is None:
             self.first_bad_step = step
         if trend_value is not None:
-            self.trend.append(trend_value)
+            self.trend.append(number(trend_value))  # JSON-ready now: a snapshot sends all of them
 
     def as_json(self) -> dict[str, Any] | None:
         """The summary as JSON-safe values."""
@@ -72,7 +88,7 @@ class TensorSummary:
             "nan": self.nan_events,
             "inf": self.inf_events,
             "bad_step": self.first_bad_step,
-            "trend": [number(v) for v in self.trend],
+            "trend": list(self.trend),
         }
 
 
@@ -153,6 +169,7 @@ class HookMonitor(HookvizWidget):
             for path, m in targets
         }
         self._recording: Recording | None = None
+        self._rows_by_path_id: list[ModuleSummary | None] = []  # the recording's path ids -> summaries
         self._steps_before = 0  # steps seen by earlier recordings (a monitor can be entered again)
         self._last_push = 0.0
         self._shown = False
@@ -205,7 +222,8 @@ class HookMonitor(HookvizWidget):
             every=self._every,
             max_events=MAX_EVENTS,
         )
-        recording.on_step(self._take)
+        self._rows_by_path_id = [self._summaries.get(path) for path, _ in recording.targets]
+        recording.on_columns(self._take)
         recording.start()  # on failure it removes what it added, and raises
         self._recording = recording
         self._push()
@@ -269,20 +287,19 @@ class HookMonitor(HookvizWidget):
             return "exploding"
         return None
 
-    def _take(self, recording: Recording, events: list[HookEvent]) -> None:
-        """record()'s listener: fold new events into the summaries, then maybe push."""
-        summaries = self._summaries
-        for event in events:
-            summary = summaries.get(event.path)
+    def _take(self, mains, stats_at: Callable[[int], TensorStats]) -> None:
+        """record()'s column listener: fold new events into the summaries, then maybe push."""
+        rows = self._rows_by_path_id
+        for step, phase, path_id, leaf, mean, norm, nans, infs in mains:
+            summary = rows[path_id]
             if summary is None:
                 continue
-            stats = event.main
-            if event.phase == "forward":
+            if phase == FORWARD:
                 summary.calls += 1
-                if stats is not None:
-                    summary.output.add(stats, event.step, stats.mean)
-            elif stats is not None:
-                summary.grad.add(stats, event.step, stats.norm)
+                if leaf >= 0:
+                    summary.output.add(step, (stats_at, leaf), mean, nans, infs)
+            elif leaf >= 0:
+                summary.grad.add(step, (stats_at, leaf), norm, nans, infs)
         if time.monotonic() - self._last_push >= self._interval:
             self._push()
 
