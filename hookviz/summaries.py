@@ -567,7 +567,7 @@ class Reader:
         no statistics, NaN when a statistic was not asked for. ``stats_at(chunk, leaf)`` builds
         the whole TensorStats, for the few events a reader keeps."""
         ev, lv, table = chunk.events, chunk.leaves, chunk.stats
-        for e in range(len(ev) // _EV):  # all of them: a fresh chunk, before the store trims it
+        for e in range(len(ev) // _EV):  # every event: what max_events trims is still new to a listener
             at = e * _EV
             step, phase, path_id, first, n = ev[at + 1], ev[at + 2], ev[at + 3], ev[at + 5], ev[at + 6]
             for leaf in range(first, first + n):
