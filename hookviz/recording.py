@@ -45,6 +45,8 @@ from .tree import ModuleSelector, check_model, display_name, select_modules
 __all__ = ["PHASES", "STATS", "HookEvent", "Recording", "TensorStats", "record"]
 
 PHASES = ("forward_pre", "forward", "backward_pre", "backward")
+_ONE_INPUT_GRAD = ("grad_input[0]",)
+_ONE_OUTPUT_GRAD = ("grad_output",)
 MAX_LEAVES = 32  # tensors summarised per event (a huge tuple output is cut here)
 FLUSH_SECONDS = 0.25  # with listeners, compute statistics at a step boundary this often
 
@@ -130,6 +132,7 @@ class Recording:
         self._wants_input_grads = "backward" in self.phases  # grad_input: watch each call's inputs
         self._wants_forward_pre = "forward_pre" in self.phases
         self._wants_forward = "forward" in self.phases
+        self._phase_ids = frozenset(PHASES.index(p) for p in self.phases)
         self._reset_step_state()
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -342,10 +345,27 @@ class Recording:
             self._open[key] = [call]
         else:
             stack.append(call)
-        leaves = _leaves(args, "input")
+        if type(args) is tuple and len(args) == 1 and type(args[0]) is torch.Tensor:
+            leaves = None  # the usual single input, kept off the general path
+            tensor = args[0]
+        else:
+            leaves = _leaves(args, "input")
         if self._wants_forward_pre:
-            self._emit(0, call.step, call.path_id, index, leaves)
+            pending = self._pending
+            if len(pending.slots) >= BUFFER_ROWS:
+                self.flush()
+            if leaves is None:
+                pending.add_tensor_event(next(self._seq), call.step, 0, call.path_id, index, "input[0]", tensor)
+            else:
+                pending.add_event(next(self._seq), call.step, 0, call.path_id, index, leaves)
         if self._wants_input_grads and torch.is_grad_enabled():
+            if leaves is None:
+                if tensor.requires_grad:
+                    call.inputs = side = _GradSide(self, call, 3, _ONE_INPUT_GRAD)
+                    self._watch(tensor, side, 0)
+                else:
+                    call.inputs = _GradSide(self, call, 3, ())
+                return
             inputs = [(n, t) for n, t in leaves if _needs_grad(t)]
             call.inputs = side = _GradSide(self, call, 3, ["grad_" + n for n, _ in inputs])
             for position, (_, tensor) in enumerate(inputs):
@@ -367,15 +387,23 @@ class Recording:
             call = None
             step, path_id, index = self.step, self._path_id_of[key], self._calls.get(key, 0)
             self._calls[key] = index + 1
-        leaves = [("output", output)] if type(output) is torch.Tensor else _leaves(output, "output")
+        single = type(output) is torch.Tensor  # the usual single output, kept off the general path
+        leaves = None if single else _leaves(output, "output")
         if self._wants_forward:
             pending = self._pending
             if len(pending.slots) >= BUFFER_ROWS:
                 self.flush()
-            pending.add_event(next(self._seq), step, 1, path_id, index, leaves)
+            if single:
+                pending.add_tensor_event(next(self._seq), step, 1, path_id, index, "output", output)
+            else:
+                pending.add_event(next(self._seq), step, 1, path_id, index, leaves)
         if self._wants_backward and torch.is_grad_enabled():
             if call is None:
                 call = _Call(module, path_id, step, index)
+            if single:
+                if output.requires_grad:
+                    self._watch(output, _GradSide(self, call, 2, _ONE_OUTPUT_GRAD), 0)
+                return
             outputs = [(n, t) for n, t in leaves if _needs_grad(t)]
             if outputs:
                 side = _GradSide(self, call, 2, ["grad_" + n for n, _ in outputs])
@@ -397,6 +425,15 @@ class Recording:
         if len(pending.slots) >= BUFFER_ROWS:
             self.flush()
         pending.add_event(next(self._seq), step, phase_id, path_id, call, leaves)
+
+    def _emit_tensor(self, phase_id: int, step: int, path_id: int, call: int, name: str, tensor) -> None:
+        pending = self._pending
+        if len(pending.slots) >= BUFFER_ROWS:
+            self.flush()
+        if type(tensor) is torch.Tensor:
+            pending.add_tensor_event(next(self._seq), step, phase_id, path_id, call, name, tensor)
+        else:
+            pending.add_event(next(self._seq), step, phase_id, path_id, call, ((name, tensor),))
 
 
 def record(
@@ -463,6 +500,13 @@ class _GradSide:
     def deliver(self, position: int, grad: torch.Tensor) -> None:
         if self.done:
             return
+        if self.missing == 1 and len(self.names) == 1:  # the usual single gradient: fire now
+            self.done = True
+            rec = self.recording
+            if self.phase_id in rec._phase_ids:
+                rec._emit_tensor(self.phase_id, self.step, self.path_id, self.index, self.names[0], grad)
+            self._after_fire(rec)
+            return
         if self.grads[position] is None:
             self.missing -= 1
         self.grads[position] = grad
@@ -472,14 +516,17 @@ class _GradSide:
     def fire(self) -> None:
         self.done = True
         rec = self.recording
-        if PHASES[self.phase_id] in rec.phases:
+        if self.phase_id in rec._phase_ids:
             rec._emit(self.phase_id, self.step, self.path_id, self.index, zip(self.names, self.grads, strict=True))
         self.grads = None  # holding gradients past this point would keep their memory from reuse
+        self._after_fire(rec)
+
+    def _after_fire(self, rec) -> None:
         inputs = self.inputs
         if inputs is not None and not inputs.names and not inputs.done:
             # No input needs a gradient: torch's full backward hook fires right away, with None.
             inputs.done = True
-            if "backward" in rec.phases:
+            if 3 in rec._phase_ids:
                 rec._emit(3, self.step, self.path_id, self.index, [("grad_input", None)])
 
 

@@ -40,6 +40,8 @@ _FIELDS = (
     ("zeros", "zero_fraction", 4, float), ("nan", "nan_count", 5, int), ("inf", "inf_count", 6, int),
     ("min", "min", 7, float), ("max", "max", 8, float),
 )
+_STRIDED = torch.strided
+_NO_EXTREMES = (math.nan, math.nan)
 _EV = 7  # ints per event: seq, step, phase, path id, call, first leaf, number of leaves
 _LF = 4  # ints per leaf: name id, kind id, shape id, row (-1: not a tensor)
 _RW = 7  # ints per row: dtype id, device id, numel, sample length, sampled, exact NaN and Inf counts (-1: none)
@@ -151,7 +153,7 @@ class Lane:
         # Exact min, max, NaN and Inf counts that hooks reduce on the device (NaN: none).
         self.exact = torch.full((BUFFER_ROWS, 4), math.nan, dtype=torch.float32, device=device)
         self._cells: list[tuple | None] = [None] * BUFFER_ROWS
-        self.type_ids: dict[torch.dtype, tuple[int, int]] = {}
+        self.type_ids: dict[torch.dtype, tuple[int, int, bool, bool, bool]] = {}
         self._words = words
         # Work space for the batched statistics (see _compute_slab).
         self.work = torch.empty((2, SLAB, SAMPLE_SIZE), dtype=torch.float32, device=device)
@@ -160,9 +162,11 @@ class Lane:
         bins = HIST_BINS + 2
         self.bin_offsets = torch.arange(0, SLAB * bins, bins, dtype=torch.float32, device=device)[:, None]
 
-    def type_id(self, dtype: torch.dtype) -> tuple[int, int]:
+    def type_id(self, dtype: torch.dtype) -> tuple[int, int, bool, bool, bool]:
+        """(dtype id, device id, summarisable, floating point, float32), made once per dtype."""
         ids = self.type_ids[dtype] = (
-            self._words(str(dtype).removeprefix("torch.")), self._words(str(self.device))
+            self._words(str(dtype).removeprefix("torch.")), self._words(str(self.device)),
+            dtype in _SUMMARISABLE, dtype.is_floating_point, dtype is torch.float32,
         )
         return ids
 
@@ -210,6 +214,7 @@ class Pending:
         self.dedup_on = True  # record() turns it off when no tensor can be seen twice
         self.lanes: dict[torch.device, Lane] = {}
         self._cpu: Lane | None = None
+        self._pairs: dict[torch.dtype, tuple] = {}
         self.reset()
 
     def reset(self) -> None:
@@ -237,37 +242,49 @@ class Pending:
         """Append one event; each tensor gets a buffer row, shared by aliases of the same version."""
         leaf_array = self.leaves
         first = len(leaf_array) // _LF
-        names, shapes, dedup = self.names.index, self.shapes.index, self.dedup
         n = 0
         for name, value in leaves:
-            name_id = names.get(name)
-            if name_id is None:
-                name_id = self.names(name)
             if isinstance(value, torch.Tensor):
-                shape = value.shape  # a torch.Size is a tuple: it hashes and compares as one
-                shape_id = shapes.get(shape)
-                if shape_id is None:
-                    shape_id = self.shapes(tuple(shape))
-                # The same tensor at the same version holds the same values: one row for both
-                # (a module's input is usually the previous module's output). The weak
-                # reference tells a live tensor from a new one that reuses a freed id.
-                if self.dedup_on:
-                    key = (id(value), value._version)
-                    hit = dedup.get(key)
-                    if hit is not None and hit[0]() is value:
-                        row = hit[1]
-                    else:
-                        row = self._write(value.detach(), shape)
-                        dedup[key] = (weakref.ref(value), row)
-                else:
-                    row = self._write(value.detach(), shape)
-                leaf_array.extend((name_id, self.tensor_kind, shape_id, row))
+                leaf_array.extend(self.tensor_leaf(name, value))
             else:
+                name_id = self.names.index.get(name)
+                if name_id is None:
+                    name_id = self.names(name)
                 kind = "None" if value is None else type(value).__name__
                 self.texts[first + n] = "None" if value is None else _short_repr(value)
                 leaf_array.extend((name_id, self.words(kind), -1, -1))
             n += 1
         self.events.extend((seq, step, phase, path_id, call, first, n))
+
+    def add_tensor_event(self, seq: int, step: int, phase: int, path_id: int, call: int, name: str,
+                         value: torch.Tensor) -> None:
+        """``add_event`` for the usual event: one tensor (a hook's hot path)."""
+        leaf_array = self.leaves
+        first = len(leaf_array) // _LF
+        leaf_array.extend(self.tensor_leaf(name, value))
+        self.events.extend((seq, step, phase, path_id, call, first, 1))
+
+    def tensor_leaf(self, name: str, value: torch.Tensor) -> tuple[int, int, int, int]:
+        """The leaf columns of one tensor, writing its row unless this version has one."""
+        name_id = self.names.index.get(name)
+        if name_id is None:
+            name_id = self.names(name)
+        shape = value.shape  # a torch.Size is a tuple: it hashes and compares as one
+        shape_id = self.shapes.index.get(shape)
+        if shape_id is None:
+            shape_id = self.shapes(tuple(shape))
+        if not self.dedup_on:
+            return name_id, self.tensor_kind, shape_id, self._write(value.detach(), shape)
+        # The same tensor at the same version holds the same values: one row for both
+        # (a module's input is usually the previous module's output). The weak reference
+        # tells a live tensor from a new one that reuses a freed id.
+        key = (id(value), value._version)
+        hit = self.dedup.get(key)
+        if hit is not None and hit[0]() is value:
+            return name_id, self.tensor_kind, shape_id, hit[1]
+        row = self._write(value.detach(), shape)
+        self.dedup[key] = (weakref.ref(value), row)
+        return name_id, self.tensor_kind, shape_id, row
 
     def _lane(self, t: torch.Tensor) -> Lane:
         lane = self._cpu if t.is_cpu else self.lanes.get(t.device)
@@ -279,43 +296,58 @@ class Pending:
 
     def _write(self, t: torch.Tensor, shape: tuple[int, ...]) -> int:
         """Copy a sample of ``t`` into the next buffer row; for a large ``t``, one exact pass."""
-        row = len(self.slots)
+        slots = self.slots
+        row = len(slots)
         n = t.numel()
         lane = self._cpu if t.is_cpu and self._cpu is not None else self._lane(t)
-        ids = lane.type_ids.get(t.dtype) or lane.type_id(t.dtype)
-        lo = hi = math.nan
-        nan_count = inf_count = length = sampled = 0
-        if self.need.sample and n and t.dtype in _SUMMARISABLE and t.layout is torch.strided:
-            slot = lane.used
-            lane.used = slot + 1
-            lane.rows.append(row)
-            self.slots.append((lane, slot))
+        dtype = t.dtype
+        kind = lane.type_ids.get(dtype) or lane.type_id(dtype)
+        if not (kind[2] and n and self.need.sample and t.layout is _STRIDED):
+            slots.append((None, -1))
+            self.rows.extend((kind[0], kind[1], n, 0, 0, 0, 0))
+            self.minmax.extend(_NO_EXTREMES)
+            return row
+        slot = lane.used
+        lane.used = slot + 1
+        lane.rows.append(row)
+        slots.append((lane, slot))
+        if not kind[3]:
+            t = t.to(torch.float64)
+        if n <= SAMPLE_SIZE:  # small: the whole tensor, so every statistic is exact
             if n <= TINY:
                 self.tiny_rows.append(row)
-            if not t.is_floating_point():
-                t = t.to(torch.float64)
-            if n <= SAMPLE_SIZE:  # small: the whole tensor, so every statistic is exact
-                # The row's first n cells, viewed in t's shape: one copy_, no reshaping.
-                target = lane.small.get((slot, shape))
-                if target is None:
-                    target = lane.small_view(slot, shape, n)
-                target.copy_(t)
-                length = n  # the rest of the row stays NaN: padding the statistics skip
-                nan_count = inf_count = -1  # counted from the sample
-            else:
-                # One gather (take reads t in its logical order, whatever its strides).
-                positions = lane.positions.get(n)
-                if positions is None:
-                    positions = lane.sample_positions(n)
-                torch.take(t, positions, out=lane.row(slot))
-                length = SAMPLE_SIZE
-                sampled = 1
-                lo, hi, nan_count, inf_count = self._exact_pass(t, lane, slot)
-        else:
-            self.slots.append((None, -1))
-        self.rows.extend((ids[0], ids[1], n, length, sampled, nan_count, inf_count))
-        self.minmax.extend((lo, hi))
+            # The row's first n cells, viewed in t's shape: one copy_, no reshaping.
+            target = lane.small.get((slot, shape))
+            if target is None:
+                target = lane.small_view(slot, shape, n)
+            target.copy_(t)
+            # The rest of the row stays NaN: padding the statistics skip. NaN and Inf are
+            # counted from the sample (-1).
+            self.rows.extend((kind[0], kind[1], n, n, 0, -1, -1))
+            self.minmax.extend(_NO_EXTREMES)
+            return row
+        extremes = self._exact_pass(t, lane, slot)
+        # One gather (take reads t in its logical order, whatever its strides), after the
+        # exact pass: its scattered runs then hit cache and TLB entries, not memory.
+        positions = lane.positions.get(n)
+        if positions is None:
+            positions = lane.sample_positions(n)
+        view = lane.row_views[slot]
+        if view is None:
+            view = lane.row(slot)
+        if kind[4]:
+            torch.take(t, positions, out=view)
+        else:  # the buffer is float32: gather, then convert only the sample
+            view.copy_(torch.take(t, positions))
+        self.rows.extend((kind[0], kind[1], n, SAMPLE_SIZE, 1, extremes[2], extremes[3]))
+        self.minmax.extend(extremes[:2])
         return row
+
+    def _pair(self, dtype: torch.dtype) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor]]:
+        """A two-cell CPU tensor of ``dtype``, and its cells, for aminmax's out=."""
+        pair = torch.empty(2, dtype=dtype)
+        made = self._pairs[dtype] = (pair, tuple(pair.unbind()))
+        return made
 
     def _exact_pass(self, t: torch.Tensor, lane: Lane, slot: int) -> tuple[float, float, int, int]:
         """Exact NaN and Inf counts and min/max of a large tensor, as far as they were asked for.
@@ -329,8 +361,9 @@ class Pending:
             # transfer; the one full pass shows whether a NaN or an Inf is there, and only then
             # are they counted. Min/max are then over the finite values.
             if need.minmax:
-                lo_t, hi_t = torch.aminmax(t)
-                lo, hi = lo_t.item(), hi_t.item()
+                pair = self._pairs.get(t.dtype) or self._pair(t.dtype)
+                torch.aminmax(t, out=pair[1])
+                lo, hi = pair[0].tolist()  # one read for both
                 probe = hi - lo
             else:
                 lo = hi = math.nan

@@ -229,6 +229,26 @@ def test_large_tensors_are_sampled_but_nan_inf_min_max_stay_exact():
     assert s.norm == pytest.approx(float(bulk.norm()), rel=0.15)
 
 
+@pytest.mark.parametrize(
+    "dtype", [torch.float64, torch.float16, torch.bfloat16, torch.int64, torch.int32, torch.uint8, torch.bool]
+)
+def test_large_tensors_of_every_summarisable_dtype(dtype):
+    # The sample buffer is float32: other dtypes are converted on the way in, not refused
+    # (a forward fed 1,000 token ids must not fail because it is being recorded).
+    torch.manual_seed(3)
+    x = (torch.randn(40, 25) * 50).to(dtype) if dtype is not torch.bool else torch.randn(40, 25) > 0
+    model = nn.Identity()
+    with hv.record(model, gradients=False, phases=["forward"]) as rec:
+        out = model(x)
+    assert out is x
+    s = rec.events[0].main
+    assert (s.dtype, s.numel, s.sampled) == (str(dtype).removeprefix("torch."), 1000, True)
+    exact = x.double()
+    assert (s.min, s.max) == (float(exact.min()), float(exact.max()))
+    assert (s.nan_count, s.inf_count) == (0, 0)
+    assert s.mean == pytest.approx(float(exact.mean()), abs=0.3 * float(exact.std()))
+
+
 def test_nan_only_and_constant_tensors():
     model = nn.Identity()
     with hv.record(model, gradients=False, phases=["forward"]) as rec:
