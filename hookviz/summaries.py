@@ -166,7 +166,8 @@ class Lane:
         """(dtype id, device id, summarisable, floating point, float32), made once per dtype."""
         ids = self.type_ids[dtype] = (
             self._words(str(dtype).removeprefix("torch.")), self._words(str(self.device)),
-            dtype in _SUMMARISABLE, dtype.is_floating_point, dtype is torch.float32,
+            dtype in _SUMMARISABLE and self.device.type != "meta",  # meta tensors hold no values
+            dtype.is_floating_point, dtype is torch.float32,
         )
         return ids
 

@@ -249,6 +249,15 @@ def test_large_tensors_of_every_summarisable_dtype(dtype):
     assert s.mean == pytest.approx(float(exact.mean()), abs=0.3 * float(exact.std()))
 
 
+def test_meta_tensors_get_shapes_without_statistics():
+    model = nn.Linear(4, 300, device="meta")  # shape inference: the meta device holds no values
+    with hv.record(model) as rec:
+        model(torch.randn(2, 4, device="meta"))
+    out = rec.select(phase="forward")[0].main
+    assert (out.shape, out.device, out.mean, out.min) == ((2, 300), "meta", None, None)
+    assert_no_hooks(model)
+
+
 def test_nan_only_and_constant_tensors():
     model = nn.Identity()
     with hv.record(model, gradients=False, phases=["forward"]) as rec:
