@@ -1,6 +1,6 @@
 """record() overhead, hookviz against a naive recorder, and the import cost, as ratios in one run.
 
-Run: .venv/bin/python bench/bench_record.py  (about 3 minutes on 2 cores)
+Run: .venv/bin/python bench/bench_record.py  (about 4 minutes on 2 cores)
 """
 
 from __future__ import annotations
@@ -71,23 +71,53 @@ class NaiveRecorder:
 
 
 def convnet_overhead(width: int) -> list[str]:
+    """record() left on across a training loop, as it is used: each configuration trains its own
+    copy of the net (same seed, same batch), so that a recording can stay attached between its
+    blocks and flush when its buffer fills (every ~25 steps at full statistics, every ~250 with
+    every=10), never because a block ended. Starting and stopping are timed apart."""
     torch.manual_seed(0)
-    model = hv.examples.small_convnet(width=width)
     x, y = torch.randn(32, 3, 32, 32), torch.randint(0, 10, (32,))
-    step = training_step(model, x, y)
-    configs = [
-        Config("bare step", step),
-        recording("record(full stats, every leaf, gradients)", model, step, modules=hv.leaves),
-        recording("record(..., every=10)", model, step, modules=hv.leaves, every=10),
-        Config("bare step, again (the noise floor)", step),
-    ]
-    # 25 steps a block: a recording flushes when 512 rows wait (about every 25 steps of this
-    # net), and stop() at the end of a block flushes too, so each block pays one flush, as a
-    # real loop does every 25 steps. Shorter blocks would charge a flush more often than that.
-    medians = interleaved(configs, rounds=40, block=25)
-    limits = {configs[1].name: 1.10, configs[2].name: 1.02}
-    return report(f"small conv net (width {width}), batch 32, 3x32x32: forward + backward + SGD", medians,
-                  "bare step", limits)
+
+    def copy():
+        model = hv.examples.small_convnet(seed=0, width=width)
+        return model, training_step(model, x, y)
+
+    bare_model, bare = copy()
+    configs = [Config("bare step", bare)]
+    recordings = []
+    for name, options in (("record(full stats, every leaf, gradients)", {}), ("record(..., every=10)", {"every": 10})):
+        model, step = copy()
+        recordings.append(hv.record(model, modules=hv.leaves, **options).start())
+        configs.append(Config(name, step))
+    configs.append(Config("bare step, again (the noise floor)", bare))
+    try:
+        timings = interleaved(configs, rounds=40, block=25)
+    finally:
+        for rec in recordings:
+            rec.stop()
+    # The limits are set for the 32-channel net; the 16-channel one shows how fixed costs weigh
+    # on a shorter step.
+    limits = {configs[1].name: 1.10, configs[2].name: 1.02} if width == 32 else None
+    lines = report(f"small conv net (width {width}), batch 32, 3x32x32: forward + backward + SGD", timings,
+                   "bare step", limits)
+    lines.append(start_and_stop(bare_model, bare))
+    print(lines[-1], flush=True)
+    return lines
+
+
+def start_and_stop(model: nn.Module, step, rounds: int = 30) -> str:
+    """What one `with record(...)` block adds beyond its steps: hooks on and off, the last flush."""
+    costs = []
+    for _ in range(rounds):
+        rec = hv.record(model, modules=hv.leaves)
+        start = time.perf_counter()
+        rec.start()
+        begun = time.perf_counter()
+        step()
+        ended = time.perf_counter()
+        rec.stop()
+        costs.append((begun - start) + (time.perf_counter() - ended))
+    return f"start() + stop() of one record() block (one step's flush included): {statistics.median(costs) * 1e3:.2f} ms"
 
 
 def against_naive() -> list[str]:
@@ -112,9 +142,9 @@ def against_naive() -> list[str]:
             recording("hookviz: full stats, forward + backward", model, step, modules=hv.leaves),
             Config("bare step, again (the noise floor)", step),
         ]
-        medians = interleaved(configs, rounds=40, block=block_for(step))
-        lines += report(title, medians, "bare step")
-        ratio = medians[configs[2].name] / medians[configs[1].name]
+        timings = interleaved(configs, rounds=40, block=block_for(step))
+        lines += report(title, timings, "bare step")
+        ratio = timings.ratio(configs[2].name, configs[1].name)
         verdict = "faster" if ratio < 1 else "SLOWER"
         line = f"  hookviz / naive, same three stats: {ratio:.3f} ({verdict})"
         print(line)

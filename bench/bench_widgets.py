@@ -60,8 +60,8 @@ def apply_traversal_figures() -> list[str]:
         Config("trace_apply alone", lambda: hv.trace_apply(model, echo=False)),
         Config("ApplyTraversal (trace + tree + widget)", build),
     ]
-    medians = interleaved(configs, rounds=7, block=3, warmup=1)
-    lines = report("ApplyTraversal on wide_tree(1000): build", medians, "trace_apply alone")
+    timings = interleaved(configs, rounds=7, block=3, warmup=1)
+    lines = report("ApplyTraversal on wide_tree(1000): build", timings, "trace_apply alone")
     widget = hv.ApplyTraversal(model)
     state = len(json.dumps(widget.get_state(), allow_nan=False).encode())
     esm = len(widget._esm.encode()) + len(widget._css.encode())
@@ -90,10 +90,10 @@ def monitor_overhead(steps: int = 1000, batch: int = 32) -> list[str]:
     # and a last snapshot), which a real loop pays once. Blocks of 50 charge it 20 times over
     # the 1,000 steps, still pessimistic, and leave 20 rounds to spread bursts of other work.
     block = 50
-    medians = interleaved(configs, rounds=steps // block, block=block, warmup=1)
+    timings = interleaved(configs, rounds=steps // block, block=block, warmup=1)
     lines = report(
         f"HookMonitor on small_convnet, batch {batch}: {steps} steps per config, in blocks of {block}",
-        medians, "bare loop", {configs[1].name: 1.15},
+        timings, "bare loop", {configs[1].name: 1.15},
     )
     line = f"monitor saw {monitor.steps} steps; snapshot {len(json.dumps(monitor.snapshot).encode()) / 1000:.1f} KB per update"
     print(line, flush=True)

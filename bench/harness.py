@@ -1,12 +1,17 @@
 """Interleaved timing: every configuration runs in turn, block after block, in one process.
 
-Noise on a shared 2-core machine comes in bursts; interleaving spreads each burst over all
-configurations, and the median over blocks ignores the worst of it. Ratios are what we report.
+Noise on a shared 2-core machine comes in bursts and drifts: the same step can run 5% slower
+for a few seconds, then faster again. Interleaving puts every configuration's blocks side by
+side in each round; a ratio is taken *within* a round (blocks run seconds apart, on the same
+machine state) and the median over rounds ignores the rounds a burst hit. The medians of the
+block times are printed too, but ratios of those medians mix rounds that ran at different
+speeds, so they are not what we report.
 """
 
 from __future__ import annotations
 
 import gc
+import random
 import statistics
 import time
 from collections.abc import Callable
@@ -23,22 +28,39 @@ class Config:
     exit: Callable[[], object] = lambda: None
 
 
-def interleaved(configs: list[Config], *, rounds: int = 30, block: int = 10, warmup: int = 3) -> dict[str, float]:
-    """Median seconds per step of each config; enter/exit are timed with the block they serve."""
+@dataclass
+class Timings:
+    """Seconds per step of each configuration's block, one entry per round."""
+
+    blocks: dict[str, list[float]]
+
+    def median(self, name: str) -> float:
+        return statistics.median(self.blocks[name])
+
+    def ratio(self, name: str, baseline: str) -> float:
+        """Median over rounds of (this block / the baseline's block in the same round)."""
+        return statistics.median(a / b for a, b in zip(self.blocks[name], self.blocks[baseline], strict=True))
+
+
+def interleaved(configs: list[Config], *, rounds: int = 30, block: int = 10, warmup: int = 3) -> Timings:
+    """Time every config block by block, in turn; enter/exit are timed with the block they serve."""
     for config in configs:
         for _ in range(warmup):
             config.enter()
             config.step()
             config.exit()
     per_block: dict[str, list[float]] = {c.name: [] for c in configs}
+    shuffler = random.Random(0)
     was_enabled = gc.isenabled()
     try:
-        for r in range(rounds):
+        for _ in range(rounds):
             # As timeit does: no garbage collection inside a timed block, where one
             # configuration's garbage would make another one pay for the collection.
             gc.collect()
             gc.disable()
-            order = configs if r % 2 == 0 else list(reversed(configs))
+            # A fresh order each round: no configuration always follows the same one, and noise
+            # that comes back with a period (another VM's timer) cannot keep hitting one of them.
+            order = shuffler.sample(configs, len(configs))
             for config in order:
                 start = time.perf_counter()
                 config.enter()
@@ -50,16 +72,16 @@ def interleaved(configs: list[Config], *, rounds: int = 30, block: int = 10, war
     finally:
         if was_enabled:
             gc.enable()
-    return {name: statistics.median(times) for name, times in per_block.items()}
+    return Timings(per_block)
 
 
-def report(title: str, medians: dict[str, float], baseline: str, limits: dict[str, float] | None = None) -> list[str]:
-    """Print one line per config: median time and ratio to the baseline (and its limit)."""
-    base = medians[baseline]
+def report(title: str, timings: Timings, baseline: str, limits: dict[str, float] | None = None) -> list[str]:
+    """Print one line per config: median time per step and its ratio to the baseline (paired by
+    round), with the limit where there is one."""
     lines = [f"## {title}"]
-    for name, seconds in medians.items():
-        ratio = seconds / base
-        line = f"{name:<44} {seconds * 1e3:9.3f} ms/step  {ratio:6.3f}x"
+    for name in timings.blocks:
+        ratio = timings.ratio(name, baseline)
+        line = f"{name:<44} {timings.median(name) * 1e3:9.3f} ms/step  {ratio:6.3f}x"
         if limits and name in limits:
             line += f"  (limit {limits[name]:.2f}x: {'ok' if ratio <= limits[name] else 'OVER'})"
         lines.append(line)
