@@ -91,7 +91,7 @@ def convnet_overhead(width: int) -> list[str]:
         configs.append(Config(name, step))
     configs.append(Config("bare step, again (the noise floor)", bare))
     try:
-        timings = interleaved(configs, rounds=40, block=25)
+        timings = interleaved(configs, rounds=60, block=25)
     finally:
         for rec in recordings:
             rec.stop()
