@@ -351,13 +351,10 @@ class Recording:
         else:
             leaves = _leaves(args, "input")
         if self._wants_forward_pre:
-            pending = self._pending
-            if len(pending.slots) >= BUFFER_ROWS:
-                self.flush()
             if leaves is None:
-                pending.add_tensor_event(next(self._seq), call.step, 0, call.path_id, index, "input[0]", tensor)
+                self._emit_tensor(0, call.step, call.path_id, index, "input[0]", tensor)
             else:
-                pending.add_event(next(self._seq), call.step, 0, call.path_id, index, leaves)
+                self._emit(0, call.step, call.path_id, index, leaves)
         if self._wants_input_grads and torch.is_grad_enabled():
             if leaves is None:
                 if tensor.requires_grad:
@@ -390,13 +387,10 @@ class Recording:
         single = type(output) is torch.Tensor  # the usual single output, kept off the general path
         leaves = None if single else _leaves(output, "output")
         if self._wants_forward:
-            pending = self._pending
-            if len(pending.slots) >= BUFFER_ROWS:
-                self.flush()
             if single:
-                pending.add_tensor_event(next(self._seq), step, 1, path_id, index, "output", output)
+                self._emit_tensor(1, step, path_id, index, "output", output)
             else:
-                pending.add_event(next(self._seq), step, 1, path_id, index, leaves)
+                self._emit(1, step, path_id, index, leaves)
         if self._wants_backward and torch.is_grad_enabled():
             if call is None:
                 call = _Call(module, path_id, step, index)
@@ -427,13 +421,14 @@ class Recording:
         pending.add_event(next(self._seq), step, phase_id, path_id, call, leaves)
 
     def _emit_tensor(self, phase_id: int, step: int, path_id: int, call: int, name: str, tensor) -> None:
+        """``_emit`` for the usual event: one plain tensor."""
+        if type(tensor) is not torch.Tensor:
+            self._emit(phase_id, step, path_id, call, ((name, tensor),))
+            return
         pending = self._pending
         if len(pending.slots) >= BUFFER_ROWS:
             self.flush()
-        if type(tensor) is torch.Tensor:
-            pending.add_tensor_event(next(self._seq), step, phase_id, path_id, call, name, tensor)
-        else:
-            pending.add_event(next(self._seq), step, phase_id, path_id, call, ((name, tensor),))
+        pending.add_tensor_event(next(self._seq), step, phase_id, path_id, call, name, tensor)
 
 
 def record(
