@@ -333,13 +333,10 @@ class Pending:
         positions = lane.positions.get(n)
         if positions is None:
             positions = lane.sample_positions(n)
-        view = lane.row_views[slot]
-        if view is None:
-            view = lane.row(slot)
         if kind[4]:
-            torch.take(t, positions, out=view)
+            torch.take(t, positions, out=lane.row(slot))
         else:  # the buffer is float32: gather, then convert only the sample
-            view.copy_(torch.take(t, positions))
+            lane.row(slot).copy_(torch.take(t, positions))
         self.rows.extend((kind[0], kind[1], n, SAMPLE_SIZE, 1, extremes[2], extremes[3]))
         self.minmax.extend(extremes[:2])
         return row
