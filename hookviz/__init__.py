@@ -34,6 +34,7 @@ _LAZY = {
     "HookMonitor": "hookviz.widgets",
     "HookTimeline": "hookviz.widgets",
     "HookInventory": "hookviz.widgets",
+    "Prediction": "hookviz.widgets",
     "plots": "hookviz.plots",
     "widgets": "hookviz.widgets",
     "course": "hookviz.course",

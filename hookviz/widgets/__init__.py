@@ -8,5 +8,6 @@ from .apply_traversal import ApplyTraversal
 from .hook_inventory import HookInventory
 from .hook_monitor import HookMonitor
 from .hook_timeline import HookTimeline
+from .prediction import Prediction
 
-__all__ = ["ApplyTraversal", "HookInventory", "HookMonitor", "HookTimeline"]
+__all__ = ["ApplyTraversal", "HookInventory", "HookMonitor", "HookTimeline", "Prediction"]
