@@ -23,7 +23,14 @@ LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _TOKEN_SEPARATORS = re.compile(r"[\s,]+")
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 
-EXTRA_STYLE = """
+# The static picture's own stylesheet, not static_html.STYLE: notebooks store this HTML and nbval
+# compares it, so a change to the other widgets' pictures must not change this one.
+STYLE = """
+.hvs-prediction{font-family:var(--jp-ui-font-family,system-ui,sans-serif);font-size:13px;line-height:1.4;
+color:var(--jp-ui-font-color0,#1a1a1a);background:var(--jp-layout-color0,#fff);
+border:1px solid var(--jp-border-color2,#d4d4d4);border-radius:6px;padding:8px 10px;max-width:760px}
+.hvs-prediction .hvs-title{font-weight:600;font-size:14px}
+.hvs-prediction .hvs-muted{color:var(--jp-ui-font-color2,#5f5f5f)}
 .hvs-prediction .hvs-question{margin:4px 0 6px}
 .hvs-prediction p{margin:0 0 6px}
 .hvs-prediction code{font-family:var(--jp-code-font-family,monospace);font-size:12px;
@@ -288,8 +295,7 @@ class Prediction(HookvizWidget):
             ask = static_html.tag("div", "Write your prediction down, then open the answer.", cls="hvs-muted")
             answer = f"<code>{static_html.escape(self._answer[0])}</code>"
         body = (
-            f"<style>{EXTRA_STYLE}</style>"
-            + static_html.tag("div", "Predict, then run", cls="hvs-title")
+            static_html.tag("div", "Predict, then run", cls="hvs-title")
             + static_html.tag("div", inline_html(self.question), cls="hvs-question", raw=True)
             + ask
             + "<details><summary>Show the answer</summary>"
@@ -297,7 +303,7 @@ class Prediction(HookvizWidget):
             + inline_html(self._why)
             + "</details>"
         )
-        return static_html.page("prediction", body)
+        return f'<div class="hvs hvs-prediction"><style>{STYLE}</style>{body}</div>'
 
     def _repr_mimebundle_(self, **kwargs):
         """The widget view, its repr as text/plain, and ``to_html()`` for pages without a kernel."""
