@@ -1,19 +1,33 @@
-"""The helpers behind the course's check cells: ✓ or ✗ with a hint, "not done yet" for a missing answer.
+"""The helpers behind the course's check cells: ✓ or ✗ with a hint in levels, "not done yet" for a missing answer.
 
 A check cell reads like this::
 
     check = checks.Check("print_module")
-    printed = check.printed(lambda: model.apply(print_module))
-    check.equal(printed, expected, "print_module prints every module in post-order",
-                hint="print(module), then print('-' * 30)")
+
+    def verify(model, name):
+        printed = check.printed(lambda: model.apply(print_module))
+        check.equal(printed, expected_printout(model), f"... of {name}", hint="order")
+
+    verify(hv.examples.model(), "the blog's Model")
+    ### BEGIN HIDDEN TESTS
+    check.hidden(verify, hv.examples.mlp((3, 4, 2)), "an MLP")
+    ### END HIDDEN TESTS
     checks.sentinel("check_print_module")
 
-Three rules keep the grade honest:
+Four rules keep the grade honest and fair:
 - Comparisons are type-strict (``type(a) is type(b)``, ``torch.equal``), so an object with a
   home-made ``__eq__`` cannot pass.
 - A ✓ line never shows a value that could differ between two correct answers, and whatever
   your code prints while it is checked is captured: every correct answer gives the same output.
+- A hidden test only re-runs a visible check (``verify`` above) on another instance, so an answer
+  that passes every visible check fails a hidden one only if it is hard-coded to what it saw.
 - ``sentinel`` prints the cell's last line. When anything in the cell raises, it never prints.
+
+Hints come in levels, counted per check in the running kernel: the first failed run shows a
+nudge (the concept and the torch doc to read), the second a sharper one, and the code-level
+hint appears only from the third, or on request with ``checks.hint("print_module")``. The
+hints of an assignment live in ``hookviz/course/hints/<assignment>.toml``, out of the check
+cell students read; ``checks.assignment("01-apply")`` in the setup cell picks the file.
 """
 
 from __future__ import annotations
@@ -25,6 +39,7 @@ import re
 import sys
 import traceback
 import warnings
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,11 +47,22 @@ from typing import Any
 
 import torch
 
+from ..inventory import list_hooks
+from . import diagnose
+from .diagnose import Hint
+
+try:  # Python 3.11+
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
 PASSED, FAILED, NOT_DONE = "✓", "✗", "○"
 TODO_ADVICE = (
     "Write your answer where it says YOUR CODE HERE, run that cell, then run this check again."
 )
 RERUN_ADVICE = "Fix your answer, run its cell, then run this check again."
+CODE_LEVEL = 3  # the failed run of one check from which its code-level hint shows
+HINTS_DIR = Path(__file__).parent / "hints"
 
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 _LIBRARY_DIRS = tuple(
@@ -47,6 +73,7 @@ _LIBRARY_DIRS = tuple(
         Path(contextlib.__file__).parent,
     )
 )
+_ERROR_HINT = Hint(RERUN_ADVICE, key="an error")
 
 
 class _Stopped:
@@ -59,6 +86,10 @@ class _Stopped:
 STOPPED = _Stopped()
 
 
+class HiddenTestFailed(AssertionError):
+    """A visible check, re-run by the grader on an instance the student never saw, failed."""
+
+
 @dataclass
 class Captured:
     """What a call returned, printed and warned."""
@@ -66,6 +97,80 @@ class Captured:
     result: Any
     stdout: str
     warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Kernel:
+    """What the checks remember in this kernel: the assignment's hints and each check's failures."""
+
+    assignment: str = ""
+    hints: dict[str, dict[str, Hint]] = field(default_factory=dict)  # answer -> key -> Hint
+    failures: dict[str, int] = field(default_factory=dict)  # "answer/key" -> failed runs
+    failed: dict[str, dict[str, tuple[str, Hint]]] = field(default_factory=dict)  # answer -> key -> (claim, hint)
+
+
+_KERNEL = _Kernel()
+
+
+def assignment(name: str) -> None:
+    """Use the hints of assignment ``name`` (``hints/<name>.toml``) in the checks that follow."""
+    if type(name) is not str or not name:
+        raise TypeError(f"assignment needs the assignment's name, e.g. '01-apply', got {name!r}.")
+    _KERNEL.hints = load_hints(HINTS_DIR / f"{name}.toml")
+    _KERNEL.assignment = name
+
+
+def load_hints(path: Path) -> dict[str, dict[str, Hint]]:
+    """The hints in a TOML file: ``[answer.key]`` tables with ``nudge``, ``more`` and ``code``."""
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"no hints file {path.name} in {path.parent}: each assignment's hints live in "
+            "hookviz/course/hints/<assignment>.toml (see docs/CONVENTIONS.md)."
+        )
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    hints: dict[str, dict[str, Hint]] = {}
+    for answer, table in data.items():
+        if not isinstance(table, dict):
+            raise ValueError(f"{path.name}: [{answer}] must be a table of hints, one per key.")
+        for key, entry in table.items():
+            unknown = set(entry) - {"nudge", "more", "code"} if isinstance(entry, dict) else None
+            if not isinstance(entry, dict) or unknown or "nudge" not in entry:
+                raise ValueError(
+                    f"{path.name}: [{answer}.{key}] needs a nudge, and may have more and code "
+                    f"(found {sorted(entry) if isinstance(entry, dict) else type(entry).__name__})."
+                )
+            hints.setdefault(answer, {})[key] = Hint(
+                entry["nudge"].strip(),
+                entry.get("more", "").strip(),
+                entry.get("code", "").strip("\n"),
+                key=key,
+            )
+    return hints
+
+
+def hint(name: str | None = None) -> None:
+    """Print every level of help for answer ``name``: for the checks that failed, or all of them."""
+    if name is None:
+        name = next(reversed(_KERNEL.failed), None) if _KERNEL.failed else None
+        if name is None:
+            print("No check has failed yet in this kernel. Ask for one: checks.hint('print_module').")
+            return
+    if type(name) is not str:
+        raise TypeError(f"hint needs the name of the function you write, e.g. 'print_module', got {name!r}.")
+    failed = _KERNEL.failed.get(name, {})
+    entries = [(claim, h) for claim, h in failed.values()]
+    if not entries:
+        entries = [(key, h) for key, h in _KERNEL.hints.get(name, {}).items()]
+    if not entries:
+        known = sorted(_KERNEL.hints)
+        print(f"No hints for {name!r}" + (f"; this assignment has hints for {', '.join(known)}." if known else "."))
+        return
+    what = "the checks that failed" if failed else "every check"
+    print(f"Hints for {name}, all levels ({what}):")
+    for claim, h in entries:
+        print(f"- {claim}")
+        for line in _hint_lines(h, CODE_LEVEL):
+            print(line)
 
 
 def capture(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Captured:
@@ -95,6 +200,9 @@ def try_it(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
             print(f"{NOT_DONE} {_where(root, 'your answer')}: not done yet. {TODO_ADVICE}")
         else:
             print(_clean(f"{FAILED} {_where(root, 'your answer')} raised {_raised_text(error)}"))
+            found = diagnose.explain_error(root)
+            if found is not None:
+                print(_clean(f"    {found.problem}\n    Hint: {found.hint.nudge}"))
         return None
 
 
@@ -110,6 +218,9 @@ class Check:
         self.stopped = False
         self.passed = 0
         self.failed = 0
+        self._counted: set[str] = set()  # failures already counted in this run of the cell
+        self._offered_help = False
+        self._hidden: list[str] | None = None  # failures of a hidden test while one runs
         names = sys._getframe(1).f_globals  # the notebook's variables
         for name in answers:
             if name not in names:
@@ -143,10 +254,13 @@ class Check:
             if type(root) is NotImplementedError and _is_stub(root):
                 self._stop(f"{NOT_DONE} {_where(root, self.answer)}: not done yet. {TODO_ADVICE}")
                 return STOPPED
-            self.failed += 1
-            self._stop(
-                f"{FAILED} {_where(root, self.answer)} raised {_raised_text(error)}\n    Hint: {RERUN_ADVICE}"
-            )
+            found = diagnose.explain_error(root)
+            claim = f"{_where(root, self.answer)} raised {_raised_text(root)}"
+            if found is None:
+                self._report("", claim, _ERROR_HINT)
+            else:
+                self._report(found.problem, claim, found.hint)
+            self.stopped = True
             return STOPPED
 
     def run(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
@@ -160,7 +274,7 @@ class Check:
         return STOPPED if captured is STOPPED else captured.stdout
 
     def raises(
-        self, error_type: type[BaseException], fn: Callable[..., Any], claim: str, hint: str
+        self, error_type: type[BaseException], fn: Callable[..., Any], claim: str, hint: str | Hint
     ) -> bool:
         """✓ when ``fn()`` raises ``error_type`` (or a subclass), as the claim says it should."""
         if self.stopped:
@@ -186,44 +300,69 @@ class Check:
     # -- expectations ----------------------------------------------------------------------
 
     def equal(
-        self, actual: Any, expected: Any, claim: str, hint: str, *, why: str | None = None
+        self,
+        actual: Any,
+        expected: Any,
+        claim: str,
+        hint: str | Hint,
+        *,
+        why: str | None = None,
+        reveal: bool = True,
+        problem: str | None = None,
+        stop: bool = False,
     ) -> bool:
         """✓ when ``actual`` equals ``expected`` exactly: same types, tensors by ``torch.equal``.
 
         ``why`` is printed under the ✓ only: an explanation that would give the answer away.
+        ``reveal=False`` keeps the expected value out of the ✗ line (a prediction's answer);
+        ``problem`` then says what is wrong instead. ``stop`` stops the check on a ✗.
         """
         if self.stopped or actual is STOPPED:
             return False
-        return self._report(difference(actual, expected), claim, hint, why)
+        found = difference(actual, expected)
+        if found is not None and (problem is not None or not reveal):
+            found = problem or ""
+        return self._report(found, claim, hint, why, stop=stop)
 
     def close(
         self,
         actual: Any,
         expected: Any,
         claim: str,
-        hint: str,
+        hint: str | Hint,
         *,
         rtol: float = 1e-5,
         atol: float = 1e-7,
+        stop: bool = False,
     ) -> bool:
         """✓ when ``actual`` matches ``expected`` up to float rounding (types still exact)."""
         if self.stopped or actual is STOPPED:
             return False
-        return self._report(difference(actual, expected, rtol=rtol, atol=atol), claim, hint)
+        found = difference(actual, expected, rtol=rtol, atol=atol)
+        return self._report(found, claim, hint, stop=stop)
 
-    def is_type(self, value: Any, expected_type: type, claim: str, hint: str) -> bool:
+    def is_type(self, value: Any, expected_type: type, claim: str, hint: str | Hint) -> bool:
         """✓ when ``type(value) is expected_type`` (a subclass does not count); a ✗ stops the check."""
         if self.stopped or value is STOPPED:
             return False
         if type(value) is expected_type:
             return self._report(None, claim, hint)
-        self._report(
-            f"it is {_kind(value)}, expected {_article(expected_type.__name__)}", claim, hint
+        return self._report(
+            f"it is {_kind(value)}, expected {_article(expected_type.__name__)}",
+            claim,
+            hint,
+            stop=True,  # the checks after this one need a value of the right type
         )
-        self.stopped = True  # the checks after this one need a value of the right type
-        return False
 
-    def true(self, condition: bool, claim: str, hint: str, problem: str | None = None) -> bool:
+    def true(
+        self,
+        condition: bool,
+        claim: str,
+        hint: str | Hint,
+        problem: str | None = None,
+        *,
+        stop: bool = False,
+    ) -> bool:
         """✓ when ``condition`` (computed by the check cell) is exactly True."""
         if self.stopped:
             return False
@@ -231,23 +370,194 @@ class Check:
             raise TypeError(
                 f"Check.true needs a bool computed by the check cell, got {_kind(condition)}."
             )
-        return self._report(None if condition else (problem or ""), claim, hint)
+        return self._report(None if condition else (problem or ""), claim, hint, stop=stop)
+
+    # -- the likeliest mistakes, diagnosed ---------------------------------------------------
+
+    def no_hooks_left(self, model: torch.nn.Module, claim: str = "no hook is left on the model") -> bool:
+        """✓ when no module or parameter hook is left on ``model``; a ✗ lists them, root by name."""
+        if self.stopped:
+            return False
+        left = list_hooks(model, include_globals=False)
+        problem = diagnose.describe_hooks_left(left, type(model).__name__) if left else None
+        return self._report(problem, claim, diagnose.HOOKS_LEFT)
+
+    def forward_hooks_on(
+        self, model: torch.nn.Module, paths: list[str], claim: str, hint: str | Hint
+    ) -> bool:
+        """✓ when ``model`` has exactly one forward hook on each of ``paths`` and no other hook.
+
+        A ✗ names what is wrong: the wrong kind (a pre-hook), extra modules (the root by name),
+        missing modules, or copies registered twice.
+        """
+        if self.stopped:
+            return False
+        root = type(model).__name__
+        infos = list_hooks(model, include_globals=False)
+        label = lambda path: f"the root ({root})" if path == "" else path  # noqa: E731
+        problems = []
+        wrong_kind = [i for i in infos if i.kind != "forward"]
+        if wrong_kind:
+            kinds = sorted({i.kind.replace("_", " ") for i in wrong_kind})
+            problems.append(
+                f"{len(wrong_kind)} hook{'s are' if len(wrong_kind) != 1 else ' is'} of another kind "
+                f"({', '.join(kinds)}), on {', '.join(sorted({label(i.path) for i in wrong_kind}))}"
+            )
+            hint = diagnose.WRONG_HOOK_KIND
+        forward = [i.path for i in infos if i.kind == "forward"]
+        extra = sorted({p for p in forward if p not in paths}, key=forward.index)
+        missing = [p for p in paths if p not in forward]
+        twice = sorted({p for p in forward if forward.count(p) > 1 and p in paths}, key=forward.index)
+        if extra:
+            problems.append(f"forward hooks on {', '.join(map(label, extra))} too")
+        if missing and not wrong_kind:
+            problems.append(f"no forward hook on {', '.join(map(label, missing))}")
+        if twice:
+            problems.append(f"{', '.join(map(label, twice))} {'has' if len(twice) == 1 else 'have'} more than one")
+        return self._report("; ".join(problems) if problems else None, claim, hint)
+
+    def writes_each_parameter_once(self, trace: Any, claim: str = "each parameter is written exactly once") -> bool:
+        """✓ when the ``hv.trace_apply`` trace wrote every parameter once; a ✗ says which, how often, where."""
+        if self.stopped or trace is STOPPED:
+            return False
+        writers: dict[str, list[str]] = {}
+        for visit in trace.visits:
+            for change in visit.changes:
+                writers.setdefault(change.name, []).append(visit.name)
+        names = [name for name, _ in trace.model.named_parameters()]
+        many = [(n, w) for n, w in writers.items() if len(w) > 1]
+        never = [n for n in names if n not in writers]
+        if many:
+            name, where = many[0]
+            problem = f"{name} was written {len(where)} times, at {_listing(where)}"
+            if len(many) > 1:
+                problem += f" (and {len(many) - 1} more parameters more than once)"
+            return self._report(problem, claim, diagnose.RECURSIVE_PARAMETERS)
+        if never:
+            return self._report(f"{_listing(never)} {'was' if len(never) == 1 else 'were'} never written", claim, diagnose.PARAMETERS_MISSED)
+        return self._report(None, claim, diagnose.RECURSIVE_PARAMETERS)
+
+    def no_writes_through_data(self, trace: Any, claim: str = "autograd saw every change (no .data)") -> bool:
+        """✓ when no parameter change in the trace went through ``.data``."""
+        if self.stopped or trace is STOPPED:
+            return False
+        hidden = sorted({c.name for c in trace.changes if c.through_data})
+        problem = f"{_listing(hidden)} changed through .data, where autograd cannot see it" if hidden else None
+        return self._report(problem, claim, diagnose.THROUGH_DATA)
+
+    def same_parameter_objects(self, model: torch.nn.Module, originals: list[torch.Tensor], claim: str) -> bool:
+        """✓ when ``model``'s parameters are still the objects in ``originals`` (changed in place)."""
+        if self.stopped:
+            return False
+        now = dict(model.named_parameters())
+        before = dict(zip(now, originals, strict=False))
+        replaced = [name for name, param in now.items() if before.get(name) is not param]
+        problem = f"{_listing(replaced)} {'is a new Parameter object' if len(replaced) == 1 else 'are new Parameter objects'}" if replaced else None
+        return self._report(problem, claim, diagnose.NEW_PARAMETER_OBJECTS)
+
+    # -- hidden tests ------------------------------------------------------------------------
+
+    def hidden(self, verify: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
+        """Re-run a visible check, ``verify(*args)``, silently on an instance the student never saw.
+
+        Raises HiddenTestFailed naming the check when it fails, so the sentinel never prints.
+        Nothing runs when a visible check already failed: the output shows that failure.
+        """
+        if self.stopped or self.failed:
+            return
+        self._hidden = []
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                verify(*args, **kwargs)
+        except Exception as error:
+            self._hidden.append(f"the check raised {_raised_text(error)}")
+        finally:
+            failures, self._hidden = self._hidden, None
+            self.stopped = False
+        if failures:
+            raise HiddenTestFailed(
+                _clean(f"hidden test failed (a visible check on another instance): {failures[0]}")
+            )
 
     # -- printing --------------------------------------------------------------------------
 
-    def _report(self, problem: str | None, claim: str, hint: str, why: str | None = None) -> bool:
+    def _resolve(self, hint: str | Hint) -> Hint:
+        if isinstance(hint, Hint):
+            return hint
+        if type(hint) is not str:
+            raise TypeError(f"hint must be a key of the assignment's hints file or a checks.Hint, got {hint!r}.")
+        found = _KERNEL.hints.get(self.answer, {}).get(hint)
+        if found is None:
+            where = f"hints/{_KERNEL.assignment}.toml" if _KERNEL.assignment else "no hints file (call checks.assignment(name) in the setup cell)"
+            raise LookupError(f"no hint [{self.answer}.{hint}] in {where}: add it there, with a nudge.")
+        return found
+
+    def _report(
+        self,
+        problem: str | None,
+        claim: str,
+        hint: str | Hint,
+        why: str | None = None,
+        *,
+        stop: bool = False,
+    ) -> bool:
+        found = self._resolve(hint)
         if problem is None:
             self.passed += 1
-            print(f"{PASSED} {claim}" + (f"\n    Why: {why}" if why else ""))
+            if self._hidden is None:
+                print(f"{PASSED} {claim}" + (f"\n    Why: {why}" if why else ""))
             return True
+        if stop:
+            self.stopped = True
+        if self._hidden is not None:
+            self._hidden.append(f"{claim}" + (f": {problem}" if problem else ""))
+            return False
         self.failed += 1
-        detail = f"\n    {_clean(problem)}" if problem else ""
-        print(f"{FAILED} {claim}{detail}\n    Hint: {hint}")
+        level = self._count(claim, found)
+        lines = [f"{FAILED} {claim}"] + ([f"    {problem}"] if problem else [])
+        lines += _hint_lines(found, level)
+        if level < CODE_LEVEL and found.code and not self._offered_help:
+            self._offered_help = True
+            lines.append(
+                f"    Stuck? checks.hint(\"{self.answer}\") shows code, as does the 3rd failed run of this check."
+            )
+        print(_clean("\n".join(lines)))
         return False
+
+    def _count(self, claim: str, found: Hint) -> int:
+        """How many runs of this check have failed in this kernel, this one included."""
+        key = f"{self.answer}/{found.key or claim}"
+        if key not in self._counted:
+            self._counted.add(key)
+            _KERNEL.failures[key] = _KERNEL.failures.get(key, 0) + 1
+        failed = _KERNEL.failed.setdefault(self.answer, {})
+        failed.pop(key, None)
+        failed[key] = (claim, found)
+        _KERNEL.failed[self.answer] = _KERNEL.failed.pop(self.answer)  # most recent last
+        return _KERNEL.failures[key]
 
     def _stop(self, line: str) -> None:
         self.stopped = True
+        if self._hidden is not None:
+            self._hidden.append(line.splitlines()[0].lstrip(f"{NOT_DONE}{FAILED} "))
+            return
         print(_clean(line))
+
+
+def _hint_lines(found: Hint, level: int) -> list[str]:
+    lines = [f"    Hint: {found.nudge}"]
+    if level >= 2 and found.more:
+        lines.append(f"    More: {found.more}")
+    if level >= CODE_LEVEL and found.code:
+        lines.append("    Code:")
+        lines += [f"        {line}".rstrip() for line in found.code.splitlines()]
+    return lines
+
+
+def _listing(items: list[str]) -> str:
+    """'a', 'a and b', 'a, b and c' (the root, '', as 'the root')."""
+    names = [item if item else "the root" for item in items]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 # -- comparing ------------------------------------------------------------------------------
@@ -277,8 +587,8 @@ def difference(
         extra = [k for k in actual if not _has_key(expected, k)]
         if missing or extra:
             parts = [
-                f"missing keys {_brief(missing)}" if missing else "",
-                f"unexpected keys {_brief(extra)}" if extra else "",
+                f"missing keys {_brief(list(map(_key_text, missing)))}" if missing else "",
+                f"unexpected keys {_brief(list(map(_key_text, extra)))}" if extra else "",
             ]
             return f"{label} has " + " and ".join(p for p in parts if p)
         for key in expected:
@@ -347,6 +657,19 @@ def _has_key(mapping: dict, key: Any) -> bool:
     return any(type(k) is type(key) and k == key for k in mapping)
 
 
+def multiset_difference(actual: list, expected: list) -> str | None:
+    """'missing Model; unexpected Linear, Linear' for two lists of names (None when they match)."""
+    have, want = Counter(map(str, actual)), Counter(map(str, expected))
+    missing, extra = sorted((want - have).elements()), sorted((have - want).elements())
+    parts = [f"missing {_brief(missing)[1:-1]}" if missing else "", f"unexpected {_brief(extra)[1:-1]}" if extra else ""]
+    return "; ".join(p for p in parts if p) or None
+
+
+def describe(value: Any) -> str:
+    """'a list of 3 items', 'a Tensor of shape (2,)': a value named without its memory address."""
+    return _kind(value)
+
+
 # -- describing values without addresses -----------------------------------------------------
 
 
@@ -375,6 +698,11 @@ def _rounded(value: Any) -> Any:
     if isinstance(value, list):
         return [_rounded(v) for v in value]
     return float(f"{value:.4g}") if isinstance(value, float) else value
+
+
+def _key_text(key: Any) -> str:
+    """A dict key as code shows it; the empty path is the root module's."""
+    return "'' (the root module's path)" if key == "" else repr(key)
 
 
 def _brief(items: list) -> str:

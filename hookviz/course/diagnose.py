@@ -1,0 +1,258 @@
+"""The likeliest mistakes, named in plain words: what went wrong, where to look, how to fix it.
+
+A check helper calls these when an answer raises (``explain_error``) or when it inspects what
+an answer left behind (hooks, parameter writes, gradients). Each diagnosis carries a
+``Hint`` in levels: a nudge that names the concept and the torch doc to read (never code),
+an optional second nudge, and the code-level hint that the student sees only from the third
+failed run of the same check, or on request with ``checks.hint(name)``.
+
+This module knows torch; it never imports widgets, and it prints nothing itself.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Hint:
+    """Help in three levels: ``nudge`` first, ``more`` on the second failure, ``code`` from the third."""
+
+    nudge: str
+    more: str = ""
+    code: str = ""
+    key: str = ""  # names the check in the failure count and in checks.hint()
+
+    def __post_init__(self):
+        if type(self.nudge) is not str or not self.nudge.strip():
+            raise TypeError("a Hint needs a nudge: one or two sentences that say what to look at.")
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """A recognised mistake: what the student's code did, and the hint that fixes it."""
+
+    problem: str
+    hint: Hint
+
+
+# -- errors an answer raises ------------------------------------------------------------------
+
+LEAF_IN_PLACE = Hint(
+    key="diagnosis: in-place change of a parameter under autograd",
+    nudge="Autograd tracks every parameter, and refuses an in-place change to one while it is "
+    "recording. Switch recording off around the change: read about torch.no_grad() in the torch "
+    "docs (or use an nn.init function, which does it for you).",
+    more="Put the loop that changes the parameters inside a `with torch.no_grad():` block; "
+    "do not reach for .data, which hides the change from autograd instead.",
+    code="with torch.no_grad():\n    for param in module.parameters(recurse=False):\n        param.fill_(1.0)",
+)
+
+GRAD_INPUT_IS_NONE = Hint(
+    key="diagnosis: grad_input holds None",
+    nudge="grad_input holds the gradients with respect to the module's inputs, and an input that "
+    "needs no gradient gets None: the first layer's input x does not require grad. The gradient "
+    "with respect to the layer's output is the other argument, grad_output. See "
+    "Module.register_full_backward_hook in the torch docs.",
+    more="Use grad_output[0], which is never None for a layer whose output reaches the loss.",
+    code="def keep(module, grad_input, grad_output, path=path):\n    norms[path] = grad_output[0].norm().item()",
+)
+
+GRAD_IS_NONE = Hint(
+    key="diagnosis: .grad is None",
+    nudge="A tensor's .grad stays None until backward has reached it, and always for a tensor that "
+    "is not a leaf (an activation). Read the gradient where it arrives instead: in a hook, from "
+    "its gradient argument.",
+)
+
+HOOK_SIGNATURE = Hint(
+    key="diagnosis: hook signature",
+    nudge="PyTorch calls each kind of hook with its own arguments: a forward pre-hook as "
+    "hook(module, inputs), a forward hook as hook(module, inputs, output), a full backward hook as "
+    "hook(module, grad_input, grad_output), a tensor hook as hook(grad). Check that the function "
+    "you registered takes the arguments of the kind you registered it as.",
+)
+
+NOT_A_FUNCTION = Hint(
+    key="diagnosis: registered a call's result",
+    nudge="register_*_hook needs the function itself. Writing hook(...) inside the call runs the "
+    "function once and registers what it returned (often None).",
+    code="module.register_forward_hook(hook)   # no parentheses after hook",
+)
+
+WEIGHT_LAYOUT = Hint(
+    key="diagnosis: W's layout",
+    nudge="W is stored like nn.Linear's weight, (out_features, in_features), so a batch x of shape "
+    "(n, in_features) is multiplied by W transposed. See torch.nn.Linear in the torch docs.",
+    code="return inputs[0] @ module.W.T + module.b",
+)
+
+FULL_HOOK_IN_PLACE = Hint(
+    key="diagnosis: full backward hook and an in-place op",
+    nudge="A full backward hook wraps the module's output, and a later in-place op (such as "
+    "ReLU(inplace=True)) may not modify that wrapped output. A tensor hook on the output "
+    "(registered from a forward hook) sees the same gradient and survives in-place ops.",
+)
+
+NO_GRAD_TENSOR = Hint(
+    key="diagnosis: tensor hook on a tensor without grad",
+    nudge="A tensor hook fires when autograd computes that tensor's gradient, so it can only be "
+    "registered on a tensor that requires grad.",
+)
+
+
+def _line_mentions(error: BaseException, *words: str) -> bool:
+    """True when the last frame of the traceback outside torch shows one of ``words``."""
+    frames = [f for f in traceback.extract_tb(error.__traceback__) if "/torch/" not in f.filename]
+    return bool(frames) and any(word in (frames[-1].line or "") for word in words)
+
+
+# Each rule: does it match the error (and the line of student code that raised it)?
+_ERROR_RULES: list[tuple[Callable[[BaseException], bool], Callable[[BaseException], Diagnosis]]] = [
+    (
+        lambda e: type(e) is RuntimeError
+        and "a leaf Variable that requires grad is being used in an in-place operation" in str(e),
+        lambda e: Diagnosis(
+            "it changed a parameter in place while autograd was recording",
+            LEAF_IN_PLACE,
+        ),
+    ),
+    (
+        lambda e: type(e) in (AttributeError, TypeError)
+        and "'NoneType'" in str(e)
+        and _line_mentions(e, "grad_input"),
+        lambda e: Diagnosis(
+            "grad_input[0] is None in the first layer's hook: its input needs no gradient",
+            GRAD_INPUT_IS_NONE,
+        ),
+    ),
+    (
+        lambda e: type(e) in (AttributeError, TypeError)
+        and "'NoneType'" in str(e)
+        and _line_mentions(e, ".grad"),
+        lambda e: Diagnosis("a .grad was None when the code read it", GRAD_IS_NONE),
+    ),
+    (
+        lambda e: type(e) is TypeError
+        and ("positional argument" in str(e))
+        and any(f.name in ("_call_impl", "inner", "_wrapped_call_impl") or "hooks" in f.filename
+                for f in traceback.extract_tb(e.__traceback__)),
+        lambda e: Diagnosis(
+            "PyTorch called a hook with arguments it does not take",
+            HOOK_SIGNATURE,
+        ),
+    ),
+    (
+        lambda e: type(e) is TypeError and "'NoneType' object is not callable" in str(e),
+        lambda e: Diagnosis(
+            "PyTorch tried to call a hook that is None",
+            NOT_A_FUNCTION,
+        ),
+    ),
+    (
+        lambda e: type(e) is RuntimeError and "shapes cannot be multiplied" in str(e),
+        lambda e: Diagnosis("a matrix product had shapes that do not fit", WEIGHT_LAYOUT),
+    ),
+    (
+        lambda e: type(e) is RuntimeError and "BackwardHookFunction" in str(e) and "inplace" in str(e),
+        lambda e: Diagnosis(
+            "an in-place op modified the output of a module that has a full backward hook",
+            FULL_HOOK_IN_PLACE,
+        ),
+    ),
+    (
+        lambda e: type(e) is RuntimeError
+        and "cannot register a hook on a tensor that doesn't require gradient" in str(e),
+        lambda e: Diagnosis("it registered a tensor hook on a tensor that does not require grad", NO_GRAD_TENSOR),
+    ),
+]
+
+
+def explain_error(error: BaseException) -> Diagnosis | None:
+    """A diagnosis for a recognised mistake behind ``error``, or None for anything else."""
+    for matches, diagnose in _ERROR_RULES:
+        try:
+            if matches(error):
+                return diagnose(error)
+        except Exception:  # a rule must never turn a student's error into a crash of the check
+            continue
+    return None
+
+
+# -- what an answer left behind -------------------------------------------------------------
+
+HOOKS_LEFT = Hint(
+    key="diagnosis: hooks left behind",
+    nudge="A hook stays on its module until its handle's remove() is called, and keeps firing on "
+    "every later call. Keep the handle that register_*_hook returns, and remove it when the job is "
+    "done, also when the job raises (see torch.utils.hooks.RemovableHandle).",
+    more="Register, then run the model inside try:, and remove every handle in finally: "
+    "(or use the handle as a context manager: `with module.register_forward_hook(...):`).",
+    code="handles = []\ntry:\n    handles.append(module.register_forward_hook(keep))\n    model(x)\n"
+    "finally:\n    for handle in handles:\n        handle.remove()",
+)
+
+RECURSIVE_PARAMETERS = Hint(
+    key="diagnosis: recursive parameters()",
+    nudge="module.parameters() yields the module's own parameters and those of every submodule. "
+    "apply already calls your function on every module, so each parameter is reached again at "
+    "each of its ancestors. Look at the recurse argument of Module.parameters in the torch docs.",
+    more="Ask each module only for the parameters it owns itself.",
+    code="for param in module.parameters(recurse=False):\n    ...",
+)
+
+THROUGH_DATA = Hint(
+    key="diagnosis: writes through .data",
+    nudge="param.data is the parameter's storage with autograd's bookkeeping stripped off: a "
+    "change made through it is invisible to autograd, so a backward pass can silently use a stale "
+    "value. Change the parameter itself, with autograd switched off (torch.no_grad).",
+    code="with torch.no_grad():\n    param.fill_(1.0)",
+)
+
+NEW_PARAMETER_OBJECTS = Hint(
+    key="diagnosis: parameters replaced",
+    nudge="Assigning a new nn.Parameter replaces the object an optimizer already holds, so the "
+    "optimizer goes on training the old one. Change the values of the existing parameter in "
+    "place (methods ending in _ such as fill_ or copy_).",
+)
+
+GRADIENT_CHANGED_IN_PLACE = Hint(
+    key="diagnosis: tensor hook modified its argument",
+    nudge="A tensor hook must not modify the gradient it receives: the same gradient tensor can "
+    "also flow to other tensors (x + y hands one gradient object to both x and y), and they would "
+    "be changed too. Return a new tensor instead; see Tensor.register_hook in the torch docs.",
+    more="Build the result with an out-of-place operation (grad * factor, not grad.mul_(factor)) "
+    "and return it: what a tensor hook returns replaces the gradient.",
+    code="def clip(grad):\n    norm = grad.norm()\n    if norm > max_norm:\n        return grad * (max_norm / norm)\n    return grad",
+)
+
+
+def _module_label(path: str, root_name: str) -> str:
+    return f"the root ({root_name})" if path == "" else path
+
+
+def describe_hooks_left(infos, root_name: str) -> str:
+    """'2 hooks are left: a forward hook on 1, a backward hook on the root (Net)'."""
+    parts = []
+    for info in infos:
+        where = "(global)" if info.target == "global" else info.where
+        if info.target == "module":
+            where = _module_label(info.path, root_name)
+        parts.append(f"{info.kind} hook {info.name} on {where}")
+    shown = ", ".join(parts[:4]) + (f", and {len(parts) - 4} more" if len(parts) > 4 else "")
+    return f"{len(infos)} hook{'s are' if len(infos) != 1 else ' is'} left: {shown}"
+
+PARAMETERS_MISSED = Hint(
+    key="diagnosis: parameters never written",
+    nudge="apply calls your function once on every module; each call should handle the parameters "
+    "that module owns. Look at which modules own the parameters that were missed.",
+)
+
+WRONG_HOOK_KIND = Hint(
+    key="diagnosis: wrong hook kind",
+    nudge="A forward pre-hook runs before forward and sees only the inputs; a forward hook runs "
+    "after forward, sees the output, and what it returns replaces the output. See "
+    "Module.register_forward_hook and register_forward_pre_hook in the torch docs.",
+)
