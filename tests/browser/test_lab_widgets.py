@@ -8,6 +8,8 @@ screen therefore came from the kernel: a saved widget state cannot draw what was
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import time
 
 import pytest
@@ -271,25 +273,222 @@ def test_hook_inventory_remove_button_takes_the_hook_off_in_python(lab):
     assert lab.notebook.execute("print([h.where for h in hv.list_hooks(blog)])") == "['ab.a']\n"
 
 
-def test_widgets_follow_jupyterlab_dark_theme(lab):
-    page = lab.page
+# -- Prediction: the answer reaches the page only after the reader commits ----------------------
+
+# Words of the catalogue entries' explanations (hookviz/course/predictions/_examples.toml) that
+# appear nowhere else in the notebook: seeing one in the page means the answer is there.
+CHOICE_WHY = "comes last"
+WORDS_WHY = "is finished first"
+
+
+def predictions(lab):
+    """The three Prediction widgets: clicked, keyed and words, in the notebook's order."""
+    return [lab.page.locator(".hv-prediction").nth(i) for i in range(3)]
+
+
+def page_html(page) -> str:
+    return page.evaluate("() => document.body.innerHTML")
+
+
+def active_element(page, what: str = "(a) => a.dataset.index ?? a.tagName"):
+    return page.evaluate(f"() => ({what})(document.activeElement)")
+
+
+def focus_root(widget) -> None:
+    """Give the widget's root the focus, as a Tab from the element before it would."""
+    widget.scroll_into_view_if_needed()
+    widget.evaluate("(el) => el.focus()")
+
+
+def test_predictions_render_from_the_kernel_with_nothing_of_the_answer_in_the_page(lab):
+    clicked, keyed, words = predictions(lab)
+    assert lab.page.locator(".hv-prediction").count() == 3
+    for widget in (clicked, keyed, words):
+        assert data(widget, "state") == "open"
+        assert widget.locator(".hv-verdict").text_content() == ""
+        assert "hv-dark" not in widget.get_attribute("class")  # JupyterLab Light, to start with
+    html = page_html(lab.page)
+    assert CHOICE_WHY not in html and WORDS_WHY not in html and "4 5 2 6 3 1" not in html
+    assert clicked.locator(".hv-question code").first.text_content() == "model.apply(fn)"
+    assert clicked.get_by_role("button").count() == 4
+    assert clicked.get_by_role("button", name="C: ab.a").count() == 1
+    assert words.get_by_role("textbox", name="your prediction").count() == 1
+    assert words.locator(".hv-verdict").get_attribute("aria-live") == "polite"
+    background = clicked.evaluate("(el) => getComputedStyle(el).backgroundColor")
+    assert sum(int(v) for v in background[background.index("(") + 1 : -1].split(",")[:3]) > 3 * 200  # light
+    # What the kernel holds is what the page shows, and the kernel has not revealed anything.
+    assert lab.notebook.execute("print(repr(clicked), repr(words), clicked.why == '')") == (
+        "Prediction('example-apply-first': 4 choices) Prediction('example-postorder-numbers': short answer) True\n"
+    )
+    assert lab.errors == []
+
+
+def test_clicking_a_prediction_choice_reveals_the_verdict_the_answer_then_why(lab):
+    widget = predictions(lab)[0]
+    widget.scroll_into_view_if_needed()
+    sent = lab.comm_messages_sent()
+    widget.get_by_role("button", name="A: Model, the root").click()
+    wait_data(lab, widget, "state", "answered")
+    assert lab.comm_messages_sent() == sent + 1  # one message: the choice
+    verdict = widget.locator(".hv-verdict")
+    assert verdict.text_content() == "✗ Not quite: you chose A; the answer is C: ab.a."
+    assert verdict.get_attribute("aria-live") == "polite" and data(widget, "correct") == "false"
+    chosen, right = widget.locator(".hv-choice").nth(0), widget.locator(".hv-choice").nth(2)
+    assert "hv-wrong" in chosen.get_attribute("class") and chosen.locator(".hv-mark").text_content() == "✗ your choice"
+    assert chosen.get_attribute("aria-label") == "A: Model, the root (your choice, not right)"
+    assert right.locator(".hv-mark").text_content() == "✓ answer"
+    assert right.get_attribute("aria-label") == "C: ab.a (the right answer)"
+    assert widget.locator(".hv-answer").text_content() == "Answer Cab.a"
+    why = widget.locator(".hv-why")
+    why.get_by_text(CHOICE_WHY).wait_for(state="visible")
+    assert why.locator("code").first.text_content() == "apply"
+    assert lab.notebook.execute("print(clicked.answered, clicked.correct, clicked.chosen)") == "True False 0\n"
+
+    widget.locator(".hv-choice").nth(3).click(force=True)  # aria-disabled, but a click still lands: it sends nothing
+    lab.page.wait_for_timeout(300)
+    assert lab.comm_messages_sent() == sent + 1
+    assert widget.locator(".hv-choice[aria-disabled='true']").count() == 4
+    assert lab.notebook.execute("print(clicked.chosen, repr(clicked))") == (
+        "0 Prediction('example-apply-first': 4 choices, answered: not quite)\n"
+    )
+    lab.page.wait_for_timeout(800)  # the reveal's fade, for the picture
+    lab.notebook.screenshot(widget, "prediction")
+
+
+def test_the_keyboard_alone_answers_a_prediction(lab):
+    widget = predictions(lab)[1]
+    active_cell = "() => [...document.querySelectorAll('.jp-Notebook .jp-Cell')].findIndex(c => c.classList.contains('jp-mod-active'))"
+    focus_root(widget)
+    cell = lab.page.evaluate(active_cell)  # the widget's cell, once the widget has the focus
+    lab.page.keyboard.press("Tab")
+    assert active_element(lab.page) == "0"  # the first choice is a real, focusable button
+    seen = []
+    for key in ("ArrowUp", "ArrowUp", "ArrowDown", "Home", "End", "ArrowRight", "ArrowLeft", "ArrowLeft"):
+        lab.page.keyboard.press(key)
+        seen.append(active_element(lab.page))
+    assert seen == ["3", "2", "3", "0", "3", "0", "3", "2"]  # arrows wrap around
+    assert lab.page.evaluate(active_cell) == cell  # the notebook did not take the arrows
+    assert data(widget, "state") == "open"
+    lab.page.keyboard.press("Space")
+    wait_data(lab, widget, "state", "answered")
+    assert widget.locator("[aria-live='polite']").text_content() == "✓ Right! The answer is C: ab.a."
+    assert active_element(lab.page) == "2"  # the focus stays on the choice
+    assert lab.notebook.execute("print(keyed.correct, keyed.chosen)") == "True 2\n"
+
+
+def test_a_short_prediction_is_typed_and_checked_with_enter(lab):
+    widget = predictions(lab)[2]
+    cells = lab.page.locator(".jp-Notebook .jp-Cell").count()
+    focus_root(widget)
+    lab.page.keyboard.press("Tab")
+    assert active_element(lab.page, "(a) => a.getAttribute('aria-label')") == "your prediction"
+    sent = lab.comm_messages_sent()
+    lab.page.keyboard.press("Enter")
+    assert widget.locator(".hv-note").text_content() == "Write a prediction first."
+    assert lab.comm_messages_sent() == sent  # nothing to check yet
+    lab.page.keyboard.type("4, 5, 2, 6, 3, 1")
+    lab.page.keyboard.press("Enter")
+    wait_data(lab, widget, "state", "answered")
+    assert lab.comm_messages_sent() == sent + 1
+    assert widget.locator("[aria-live='polite']").text_content() == "✓ Right! The answer is 4 5 2 6 3 1."
+    box = widget.get_by_role("textbox", name="your prediction")
+    assert box.input_value() == "4, 5, 2, 6, 3, 1" and box.evaluate("(el) => el.readOnly")
+    assert widget.locator(".hv-short .hv-mark").text_content() == "✓ right"
+    assert widget.locator(".hv-answer").text_content() == "Answer 4 5 2 6 3 1"
+    widget.locator(".hv-why").get_by_text(WORDS_WHY).wait_for(state="visible")
+    assert lab.page.locator(".jp-Notebook .jp-Cell").count() == cells  # digits typed were not cell shortcuts
+    assert lab.notebook.execute("print(words.correct, repr(words.given))") == "True '4, 5, 2, 6, 3, 1'\n"
+    lab.page.wait_for_timeout(800)  # the reveal's fade, for the picture
+    lab.notebook.screenshot(widget, "prediction-short")
+
+
+def test_the_prediction_reveal_respects_reduced_motion(lab):
+    why = predictions(lab)[0].locator(".hv-why")
+    animation = "(el) => getComputedStyle(el).animationName"
+    assert why.evaluate(animation) == "hv-prediction-in"
+    lab.page.emulate_media(reduced_motion="reduce")
+    try:
+        assert why.evaluate(animation) == "none"
+    finally:
+        lab.page.emulate_media(reduced_motion="no-preference")
+
+
+def test_the_stored_prediction_html_shows_a_collapsed_answer(lab, tmp_path):
+    """Save the notebook, export it as nbconvert does for a page without a kernel, and read it."""
+    saved = lab.notebook.server.root / NOTEBOOK
+    before = saved.stat().st_mtime_ns
+    lab.page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
+    deadline = time.monotonic() + 15
+    while saved.stat().st_mtime_ns == before and time.monotonic() < deadline:
+        time.sleep(0.1)
+    notebook = json.loads(saved.read_text())
+    cell = next(c for c in notebook["cells"] if "clicked = predict(" in "".join(c["source"]))
+    data_ = {kind: "".join(value) if isinstance(value, list) else value  # a notebook splits text in lines
+             for kind, value in cell["outputs"][-1]["data"].items()}
+    assert data_["text/plain"] == "Prediction('example-apply-first': 4 choices)"  # as it was displayed
+    assert "application/vnd.jupyter.widget-view+json" in data_ and "<details>" in data_["text/html"]
+    notebook["metadata"].pop("widgets", None)  # no widget state: as GitHub or nbviewer would have it
+    exported = tmp_path / "exported.ipynb"
+    exported.write_text(json.dumps(notebook))
+    subprocess.run([sys.executable, "-m", "nbconvert", "--to", "html", str(exported)],
+                   check=True, capture_output=True, timeout=120)
+    page = lab.page.context.new_page()
+    try:
+        page.route("http*://**", lambda route: route.abort())  # offline, like a saved page
+        page.goto((tmp_path / "exported.html").as_uri())
+        pictures = page.locator(".hvs-prediction")
+        assert pictures.count() == 3 and page.locator(".hv-prediction").count() == 0
+        first = pictures.first
+        assert first.locator("details").evaluate("(d) => d.open") is False
+        assert first.locator("ol > li").count() == 4
+        assert not first.get_by_text(CHOICE_WHY).is_visible()
+        first.locator("summary", has_text="Show the answer").click()
+        assert first.get_by_text(CHOICE_WHY).is_visible()
+        assert first.locator("details strong").text_content() == "C."
+    finally:
+        page.close()
+
+
+def switch_to_dark(page) -> None:
+    """Settings > Theme > JupyterLab Dark (the same menu in JupyterLab and Notebook 7)."""
     page.locator(".lm-MenuBar-itemLabel", has_text="Settings").first.click()
     page.locator(".lm-Menu-itemLabel", has_text="Theme").first.hover()
     page.locator(".lm-Menu-itemLabel", has_text="JupyterLab Dark").first.click()
     page.wait_for_function("() => document.body.dataset.jpThemeLight === 'false'", timeout=15_000)
     page.wait_for_timeout(500)  # the theme's stylesheet
+
+
+def assert_dark_like_the_notebook(page, widget) -> None:
+    """The widget follows the notebook's dark theme: class, and JupyterLab's own background."""
+    assert "hv-dark" in widget.get_attribute("class")
+    background = widget.evaluate("(el) => getComputedStyle(el).backgroundColor")
+    lab_background = page.evaluate(
+        "() => { const probe = document.createElement('div');"
+        " probe.style.background = 'var(--jp-layout-color0)'; document.body.append(probe);"
+        " const c = getComputedStyle(probe).backgroundColor; probe.remove(); return c; }"
+    )
+    assert background == lab_background
+    red, green, blue = (int(v) for v in background[background.index("(") + 1 : -1].split(",")[:3])
+    assert red + green + blue < 3 * 80  # dark
+
+
+def test_predictions_follow_jupyterlab_dark_theme(lab):
+    switch_to_dark(lab.page)
+    for widget in predictions(lab):
+        assert_dark_like_the_notebook(lab.page, widget)
+        text = widget.locator(".hv-question").evaluate("(el) => getComputedStyle(el).color")
+        assert sum(int(v) for v in text[text.index("(") + 1 : -1].split(",")[:3]) > 3 * 180  # light text
+    lab.page.wait_for_timeout(800)  # the reveal's fade, for the picture
+    lab.notebook.screenshot(predictions(lab)[0], "prediction-dark")
+    assert lab.errors == []
+
+
+def test_widgets_follow_jupyterlab_dark_theme(lab):
+    page = lab.page
+    switch_to_dark(page)
     for kind in ("apply", "monitor", "timeline", "inventory"):
         widget = page.locator(f".hv-{kind}").first
-        assert "hv-dark" in widget.get_attribute("class")
-        background = widget.evaluate("(el) => getComputedStyle(el).backgroundColor")
-        lab_background = page.evaluate(
-            "() => { const probe = document.createElement('div');"
-            " probe.style.background = 'var(--jp-layout-color0)'; document.body.append(probe);"
-            " const c = getComputedStyle(probe).backgroundColor; probe.remove(); return c; }"
-        )
-        assert background == lab_background
-        red, green, blue = (int(v) for v in background[background.index("(") + 1 : -1].split(",")[:3])
-        assert red + green + blue < 3 * 80  # dark
+        assert_dark_like_the_notebook(page, widget)
         lab.notebook.screenshot(widget, f"{kind}-dark")
     assert lab.errors == []
 

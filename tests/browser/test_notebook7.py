@@ -7,6 +7,7 @@ import time
 import pytest
 from conftest import open_notebook
 from jupyter_ui import JupyterServer
+from test_lab_widgets import assert_dark_like_the_notebook, switch_to_dark
 
 BLOG_POSTORDER = ["ab.a", "ab.b", "ab", "cd.c", "cd.d", "cd", "Model"]
 
@@ -73,4 +74,47 @@ def test_widgets_render_play_and_sync_in_notebook_7(notebook7):
     notebook7.notebook.screenshot(traversal, "notebook7-apply-traversal")
     # Notebook 7.6.5 itself logs "Cannot read properties of undefined (reading 'schema')" on every
     # page, with or without hookviz; only errors from widget code count here.
+    assert notebook7.widget_errors() == []
+
+
+def test_a_prediction_answers_by_keys_and_by_click_in_notebook_7(notebook7):
+    page = notebook7.page
+    guess, typed = page.locator(".hv-prediction").nth(0), page.locator(".hv-prediction").nth(1)
+    assert page.locator(".hv-prediction").count() == 2
+    html = page.evaluate("() => document.body.innerHTML")
+    assert "comes last" not in html and "is finished first" not in html  # the explanations: not yet
+    assert guess.evaluate("(el) => el.dataset.state") == "open"
+
+    guess.scroll_into_view_if_needed()
+    guess.evaluate("(el) => el.focus()")  # as a Tab to the widget would
+    for key in ("Tab", "ArrowDown", "ArrowDown", "Enter"):
+        page.keyboard.press(key)
+    page.wait_for_function("() => document.querySelector('.hv-prediction').dataset.state === 'answered'",
+                           timeout=10_000)
+    assert guess.locator("[aria-live='polite']").text_content() == "✓ Right! The answer is C: ab.a."
+    guess.locator(".hv-why").get_by_text("comes last").wait_for(state="visible")
+
+    typed.scroll_into_view_if_needed()
+    typed.get_by_role("textbox", name="your prediction").fill("1 3 6 2 5 4")
+    typed.get_by_role("button", name="Check my prediction (Enter)").click()
+    typed.locator(".hv-why").get_by_text("is finished first").wait_for(state="visible")
+    assert typed.locator("[aria-live='polite']").text_content() == (
+        "✗ Not quite: you wrote “1 3 6 2 5 4”; the answer is 4 5 2 6 3 1."
+    )
+    assert typed.locator(".hv-short .hv-mark").text_content() == "✗ not quite"
+    page.wait_for_timeout(300)
+    assert notebook7.notebook.execute("print(guess.correct, typed.correct, repr(typed))") == (
+        "True False Prediction('example-postorder-numbers': short answer, answered: not quite)\n"
+    )
+    notebook7.page.wait_for_timeout(800)  # the reveal's fade, for the picture
+    notebook7.notebook.screenshot(typed, "notebook7-prediction")
+    assert notebook7.widget_errors() == []
+
+
+def test_a_prediction_follows_notebook_7_dark_theme(notebook7):
+    page = notebook7.page
+    switch_to_dark(page)
+    for i in range(2):
+        assert_dark_like_the_notebook(page, page.locator(".hv-prediction").nth(i))
+    notebook7.notebook.screenshot(page.locator(".hv-prediction").first, "notebook7-prediction-dark")
     assert notebook7.widget_errors() == []

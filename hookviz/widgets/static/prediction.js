@@ -1,7 +1,7 @@
 // Prediction: the reader commits to an answer first. The page sends the choice (or the words)
 // to Python, which checks it and only then sends the verdict, the answer and the why: before
 // that, nothing of the answer is in the page.
-/* global h, button, widgetRoot, onKeys, followTheme */
+/* global h, button, widgetRoot, followTheme */
 
 const LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
 
@@ -18,8 +18,26 @@ function paragraphs(text) {
     .map((p) => h("p", {}, inline(p.split(/\s+/).join(" "))));
 }
 
+// What a screen reader says for a text: the code spans without their backticks.
+const spoken = (text) => text.replaceAll("`", "");
+
 // The keys a list of buttons answers to: arrows move, Home/End jump, Enter/space presses.
 const MOVES = { ArrowDown: 1, ArrowRight: 1, ArrowUp: -1, ArrowLeft: -1 };
+
+// The widget's keys, taken before the notebook can read them as shortcuts. JupyterLab reads its
+// shortcuts as a key bubbles up to the document, Notebook 7 as it goes down (capture): only a
+// listener on the window, in the capture phase, comes before both. `handle(event)` says whether
+// it used the key; every other key (Shift+Enter, Tab...) goes on as usual.
+function takeKeys(root, handle) {
+  const listener = (event) => {
+    if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+    if (!root.contains(event.target) || !handle(event)) return;
+    event.preventDefault();
+    event.stopPropagation();
+  };
+  window.addEventListener("keydown", listener, true);
+  return () => window.removeEventListener("keydown", listener, true);
+}
 
 function questionView(model) {
   const node = h("div", { class: "hv-question" });
@@ -33,28 +51,25 @@ function choicesView(model, commit) {
   const items = model.get("choices").map((choice, i) => {
     const mark = h("span", { class: "hv-mark" });
     const node = h("button", { type: "button", class: "hv-choice", "data-index": i,
-      "aria-label": `${LETTERS[i]}: ${choice}` },
+      "aria-label": `${LETTERS[i]}: ${spoken(choice)}` },
     h("span", { class: "hv-letter", "aria-hidden": "true", text: LETTERS[i] }),
     h("span", { class: "hv-choice-text" }, inline(choice)), mark);
     node.addEventListener("click", () => commit({ action: "choose", choice: i }));
     return { node, mark, choice };
   });
   const node = h("div", { class: "hv-choices", role: "group", "aria-label": "choices" }, items.map((it) => it.node));
-  node.addEventListener("keydown", (event) => {
-    if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+  const key = (event) => { // true when the key was one of ours
     const at = items.findIndex((it) => it.node === event.target);
-    if (at < 0) return;
+    if (at < 0) return false;
     let to = null;
     if (event.key in MOVES) to = (at + MOVES[event.key] + items.length) % items.length;
     else if (event.key === "Home") to = 0;
     else if (event.key === "End") to = items.length - 1;
-    else if (event.key !== "Enter" && event.key !== " ") return;
-    // Handled here, so the notebook never reads these keys as its own shortcuts.
-    event.preventDefault();
-    event.stopPropagation();
+    else if (event.key !== "Enter" && event.key !== " ") return false;
     if (to === null) commit({ action: "choose", choice: at });
     else items[to].node.focus();
-  });
+    return true;
+  };
   const draw = (phase) => {
     const answered = phase === "answered";
     const chosen = model.get("chosen");
@@ -68,12 +83,12 @@ function choicesView(model, commit) {
       const says = isChosen ? (isRight ? "your choice, right" : "your choice, not right")
         : (isRight ? "the right answer" : "");
       it.mark.textContent = isChosen ? (isRight ? "✓ your choice" : "✗ your choice") : (isRight ? "✓ answer" : "");
-      it.node.setAttribute("aria-label", `${LETTERS[i]}: ${it.choice}${says ? ` (${says})` : ""}`);
+      it.node.setAttribute("aria-label", `${LETTERS[i]}: ${spoken(it.choice)}${says ? ` (${says})` : ""}`);
       if (phase === "open") it.node.removeAttribute("aria-disabled");
       else it.node.setAttribute("aria-disabled", "true"); // still focusable: the keys keep their place
     });
   };
-  return { node, draw, first: () => items[0].node };
+  return { node, draw, key, first: () => items[0].node };
 }
 
 // Short answer: an input and a Check button; Enter checks.
@@ -88,12 +103,11 @@ function shortAnswerView(model, commit, note) {
   };
   const check = button("Check", submit, { cls: "hv-with-text hv-check", title: "Check my prediction (Enter)" });
   const mark = h("span", { class: "hv-mark" });
-  input.addEventListener("keydown", (event) => {
-    if (event.key !== "Enter" || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
-    event.preventDefault();
-    event.stopPropagation();
+  const key = (event) => { // Enter in the input checks
+    if (event.target !== input || event.key !== "Enter") return false;
     submit();
-  });
+    return true;
+  };
   const node = h("div", { class: "hv-short" }, input, check, mark);
   const draw = (phase) => {
     const answered = phase === "answered";
@@ -106,7 +120,7 @@ function shortAnswerView(model, commit, note) {
     node.classList.toggle("hv-wrong", answered && correct === false);
     mark.textContent = answered ? (correct ? "✓ right" : "✗ not quite") : "";
   };
-  return { node, draw, first: () => input };
+  return { node, draw, key, first: () => input };
 }
 
 // The verdict (announced), the right answer, then the why. Empty until Python sends them.
@@ -124,13 +138,13 @@ function resultView(model) {
     const right = model.get("answer_index");
     const label = choices.length ? `${LETTERS[right]}: ${choices[right]}` : model.get("answer_text");
     const yours = choices.length ? `you chose ${LETTERS[model.get("chosen")]}` : `you wrote “${model.get("given")}”`;
-    verdict.textContent = correct ? `✓ Right! The answer is ${label.replaceAll("`", "")}.`
-      : `✗ Not quite: ${yours}; the answer is ${label.replaceAll("`", "")}.`;
+    verdict.textContent = correct ? `✓ Right! The answer is ${spoken(label)}.`
+      : `✗ Not quite: ${yours}; the answer is ${spoken(label)}.`;
     verdict.classList.toggle("hv-right", correct);
     verdict.classList.toggle("hv-wrong", !correct);
-    answer.replaceChildren(h("span", { class: "hv-label", text: "Answer " }),
-      choices.length ? h("span", { class: "hv-letter", text: LETTERS[right] }) : null,
-      h("span", {}, inline(choices.length ? choices[right] : `\`${model.get("answer_text")}\``)));
+    answer.replaceChildren(h("span", { class: "hv-label", text: "Answer " },
+      choices.length ? h("span", { class: "hv-letter", text: LETTERS[right] }) : null),
+    h("span", {}, inline(choices.length ? choices[right] : `\`${model.get("answer_text")}\``)));
     why.replaceChildren(h("div", { class: "hv-label", text: "Why" }), ...paragraphs(model.get("why")));
   };
   return { node, draw };
@@ -185,7 +199,13 @@ function render({ model, el }) {
     model.off("change:status", onStatus);
     model.off("change:question", question.draw);
   });
-  onKeys(root, { ArrowDown: () => ask.first().focus(), ArrowRight: () => ask.first().focus() });
+  cleanups.push(takeKeys(root, (event) => {
+    if (event.target === root && (event.key === "ArrowDown" || event.key === "ArrowRight")) {
+      ask.first().focus(); // from the widget into its choices (or its input)
+      return true;
+    }
+    return ask.key(event);
+  }));
   note.textContent = model.get("status");
   draw();
   return () => cleanups.forEach((f) => f());
