@@ -294,6 +294,8 @@ def test_hidden_tests_only_rerun_visible_checks():
                 body = ast.parse("\n".join(line.strip() for line in lines[region.begin + 1 : region.end]))
                 for statement in body.body:
                     call = statement.value if isinstance(statement, ast.Expr) else None
+                    if call is not None and ast.unparse(call.func) == "torch.manual_seed":
+                        continue  # seeding the unseen instance is allowed
                     assert (
                         isinstance(call, ast.Call)
                         and isinstance(call.func, ast.Attribute)

@@ -220,6 +220,7 @@ class Check:
         self.failed = 0
         self._counted: set[str] = set()  # failures already counted in this run of the cell
         self._offered_help = False
+        self._hints_shown: set[str] = set()  # a hint printed once in a run is not printed again
         self._hidden: list[str] | None = None  # failures of a hidden test while one runs
         names = sys._getframe(1).f_globals  # the notebook's variables
         for name in answers:
@@ -374,11 +375,22 @@ class Check:
 
     # -- the likeliest mistakes, diagnosed ---------------------------------------------------
 
-    def no_hooks_left(self, model: torch.nn.Module, claim: str = "no hook is left on the model") -> bool:
-        """✓ when no module or parameter hook is left on ``model``; a ✗ lists them, root by name."""
+    def no_hooks_left(
+        self,
+        model: torch.nn.Module,
+        claim: str = "no hook is left on the model",
+        *,
+        keep: tuple[Any, ...] = (),
+    ) -> bool:
+        """✓ when no module or parameter hook is left on ``model``, but the handles in ``keep``.
+
+        ``keep`` holds the handles of hooks the model had before the answer ran; a ✗ lists
+        what is left, the root by name.
+        """
         if self.stopped:
             return False
-        left = list_hooks(model, include_globals=False)
+        kept = {handle.id for handle in keep}
+        left = [info for info in list_hooks(model, include_globals=False) if info.handle_id not in kept]
         problem = diagnose.describe_hooks_left(left, type(model).__name__) if left else None
         return self._report(problem, claim, diagnose.HOOKS_LEFT)
 
@@ -401,7 +413,7 @@ class Check:
             kinds = sorted({i.kind.replace("_", " ") for i in wrong_kind})
             problems.append(
                 f"{len(wrong_kind)} hook{'s are' if len(wrong_kind) != 1 else ' is'} of another kind "
-                f"({', '.join(kinds)}), on {', '.join(sorted({label(i.path) for i in wrong_kind}))}"
+                f"({', '.join(kinds)}), on {_listing(sorted({label(i.path) for i in wrong_kind}))}"
             )
             hint = diagnose.WRONG_HOOK_KIND
         forward = [i.path for i in infos if i.kind == "forward"]
@@ -409,11 +421,11 @@ class Check:
         missing = [p for p in paths if p not in forward]
         twice = sorted({p for p in forward if forward.count(p) > 1 and p in paths}, key=forward.index)
         if extra:
-            problems.append(f"forward hooks on {', '.join(map(label, extra))} too")
+            problems.append(f"forward hooks on {_listing(list(map(label, extra)))} too")
         if missing and not wrong_kind:
-            problems.append(f"no forward hook on {', '.join(map(label, missing))}")
+            problems.append(f"no forward hook on {_listing(list(map(label, missing)))}")
         if twice:
-            problems.append(f"{', '.join(map(label, twice))} {'has' if len(twice) == 1 else 'have'} more than one")
+            problems.append(f"{_listing(list(map(label, twice)))} {'has' if len(twice) == 1 else 'have'} more than one")
         return self._report("; ".join(problems) if problems else None, claim, hint)
 
     def writes_each_parameter_once(self, trace: Any, claim: str = "each parameter is written exactly once") -> bool:
@@ -515,7 +527,12 @@ class Check:
         self.failed += 1
         level = self._count(claim, found)
         lines = [f"{FAILED} {claim}"] + ([f"    {problem}"] if problem else [])
-        lines += _hint_lines(found, level)
+        shown = found.key or claim
+        if shown in self._hints_shown:
+            lines.append("    Hint: as above.")
+        else:
+            self._hints_shown.add(shown)
+            lines += _hint_lines(found, level)
         if level < CODE_LEVEL and found.code and not self._offered_help:
             self._offered_help = True
             lines.append(
@@ -659,10 +676,27 @@ def _has_key(mapping: dict, key: Any) -> bool:
 
 def multiset_difference(actual: list, expected: list) -> str | None:
     """'missing Model; unexpected Linear, Linear' for two lists of names (None when they match)."""
-    have, want = Counter(map(str, actual)), Counter(map(str, expected))
+    have, want = Counter(map(_key_text, actual)), Counter(map(_key_text, expected))
     missing, extra = sorted((want - have).elements()), sorted((have - want).elements())
     parts = [f"missing {_brief(missing)[1:-1]}" if missing else "", f"unexpected {_brief(extra)[1:-1]}" if extra else ""]
     return "; ".join(p for p in parts if p) or None
+
+
+def same_values(value: Any, make: Callable[[], Any]) -> bool:
+    """True when ``make()`` runs and gives a tensor of ``value``'s shape and values (up to rounding).
+
+    Check cells use it to tell mistakes apart: did the answer compute this other formula?
+    """
+    try:
+        other = make()
+        return (
+            isinstance(value, torch.Tensor)
+            and isinstance(other, torch.Tensor)
+            and value.shape == other.shape
+            and bool(torch.allclose(value.detach().double(), other.detach().double(), rtol=1e-4, atol=1e-6))
+        )
+    except Exception:
+        return False
 
 
 def describe(value: Any) -> str:

@@ -96,6 +96,21 @@ FULL_HOOK_IN_PLACE = Hint(
     "(registered from a forward hook) sees the same gradient and survives in-place ops.",
 )
 
+TUPLE_INPUTS = Hint(
+    key="diagnosis: inputs is a tuple",
+    nudge="inputs is the tuple of positional arguments the module was called with, even when there "
+    "is only one: the input tensor is its first item.",
+    code="x = inputs[0]",
+)
+
+COPY_SHAPE = Hint(
+    key="diagnosis: copy_ from a tensor of another shape",
+    nudge="copy_ needs a source that broadcasts to the parameter's shape. A tensor of a fixed shape "
+    "fits one model only: build the source from the parameter itself, or use fill_, which needs "
+    "no shape at all.",
+    code="param.fill_(1.0)   # or param.copy_(torch.ones_like(param))",
+)
+
 NO_GRAD_TENSOR = Hint(
     key="diagnosis: tensor hook on a tensor without grad",
     nudge="A tensor hook fires when autograd computes that tensor's gradient, so it can only be "
@@ -161,6 +176,14 @@ _ERROR_RULES: list[tuple[Callable[[BaseException], bool], Callable[[BaseExceptio
             "an in-place op modified the output of a module that has a full backward hook",
             FULL_HOOK_IN_PLACE,
         ),
+    ),
+    (
+        lambda e: type(e) is TypeError and "unsupported operand" in str(e) and "'tuple'" in str(e),
+        lambda e: Diagnosis("an arithmetic operation got the whole tuple of inputs", TUPLE_INPUTS),
+    ),
+    (
+        lambda e: type(e) is RuntimeError and "must match the size of tensor" in str(e) and _line_mentions(e, "copy_"),
+        lambda e: Diagnosis("copy_ got a source whose shape does not fit the parameter", COPY_SHAPE),
     ),
     (
         lambda e: type(e) is RuntimeError

@@ -92,7 +92,7 @@ def visit_order(model):
     for path in reversed([path for path, _ in model.named_modules()]):
         names.append(type(model.get_submodule(path)).__name__)
     return sorted(names, key=lambda name: name == type(model).__name__)
-''', "✗ it holds the class name of every module apply visits, once per visit (SharedBlock", "missing Linear", "on a module shared by two parents once per parent"),
+''', "✗ it holds the class name of every module apply visits, once per visit (SharedBlock", "missing 'Linear'", "on a module shared by two parents once per parent"),
     wrong("visit_order", "appends the modules", "wrong type", '''
 def visit_order(model):
     names = []
@@ -118,7 +118,7 @@ def visit_order(model):
     for child in model.children():
         child.apply(lambda module: names.append(type(module).__name__))
     return names
-''', "✗ it holds the class name of every module apply visits", "missing Model", "the model itself included"),
+''', "✗ it holds the class name of every module apply visits", "missing 'Model'", "the model itself included"),
     wrong("visit_order", "a pre-order recursion", "wrong place", '''
 def visit_order(model):
     names = []
