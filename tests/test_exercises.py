@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import contextlib
+import importlib
 import io
 import json
 import re
@@ -23,6 +24,7 @@ import pytest
 from hookviz.cli import main as hookviz_main
 from hookviz.course.checks import FAILED, NOT_DONE, PASSED
 from tests.helpers import notebook_runner
+from tests.test_exercises_mutants import CATALOGUES
 
 REPO = Path(__file__).resolve().parent.parent
 SOLUTIONS = sorted((REPO / "solutions").glob("*.ipynb"))
@@ -113,9 +115,10 @@ def test_check_cells_follow_the_contract(solution: Path):
         assert lines[-1] == f'checks.sentinel("{grade_id}")', (
             f"{grade_id}: the sentinel must be the last line"
         )
-        assert cell.source.index("### BEGIN HIDDEN TESTS") < cell.source.index(
-            "### END HIDDEN TESTS"
-        ), grade_id
+        if "### BEGIN HIDDEN TESTS" in cell.source:  # optional: a prediction has none to hide
+            assert cell.source.index("### BEGIN HIDDEN TESTS") < cell.source.index(
+                "### END HIDDEN TESTS"
+            ), grade_id
         printed = stdout_of(cell).splitlines()
         assert printed[-1] == f"[hookviz] {grade_id}: finished", (
             f"{grade_id}: stored output lacks the sentinel"
@@ -187,103 +190,24 @@ def test_solved_exercise_prints_the_instructors_check_output(
     assert got == expected
 
 
-# Wrong answers a student is likely to write, most of them straight from the blog posts.
-# Each check cell must answer with a ✗ (not a traceback, not a ✓ for everything).
-WRONG_ANSWERS: dict[str, dict[str, str]] = {
-    "01-apply": {
-        "print_module": "def print_module(module):\n    print(module)\n",
-        "visit_order": (
-            "def visit_order(model):\n"
-            "    return [type(m).__name__ for m in reversed(list(model.modules()))]\n"
-        ),
-        "weight_initialization": (  # the blog's answer
-            "def weight_initialization(module):\n"
-            "    for param in module.parameters():\n"
-            "        param.data = torch.ones_like(param)\n"
-        ),
-        "weight_init": (
-            "def weight_init(module):\n"
-            "    if isinstance(module, nn.Linear):\n"
-            "        nn.init.xavier_normal_(module.weight)\n"
-        ),
-    },
-    "02-forward-hooks": {
-        "relu_output": (  # never removes its hook
-            "def relu_output(model, x):\n"
-            "    kept = []\n"
-            "    model[1].register_forward_hook(lambda m, i, o: kept.append(o))\n"
-            "    model(x)\n"
-            "    return kept[0]\n"
-        ),
-        "add_bias": (  # the blog's bias shape
-            "def add_bias(module):\n"
-            "    if is_function(module):\n"
-            "        module.b = nn.Parameter(torch.rand(2, 1))\n"
-        ),
-        "weight_initialization": (  # the blog's .data
-            "def weight_initialization(module):\n"
-            "    if is_function(module):\n"
-            "        module.W.data.fill_(1.0)\n"
-            "        module.b.data.fill_(1.0)\n"
-        ),
-        "hook": "def hook(module, inputs, output):\n    return inputs[0] @ module.W + module.b\n",
-        "linear_transformation": "def linear_transformation(module):\n    module.register_forward_hook(hook)\n",
-    },
-    "03-backward-hooks": {
-        "gradient_norms": (  # right numbers, but the hooks stay on the model
-            "def gradient_norms(model, x):\n"
-            "    norms = {}\n"
-            "    for path, module in model.named_modules():\n"
-            "        if isinstance(module, nn.Linear):\n"
-            "            module.register_full_backward_hook(\n"
-            "                lambda m, gi, go, path=path: norms.__setitem__(path, go[0].norm().item()))\n"
-            "    model(x).sum().backward()\n"
-            "    return norms\n"
-        ),
-        "clip_gradient": (  # clips each element, not the norm
-            "def clip_gradient(tensor, max_norm):\n"
-            "    return tensor.register_hook(lambda grad: grad.clamp(-max_norm, max_norm))\n"
-        ),
-        "doubled_gradients": 'def doubled_gradients():\n    return {"4.weight", "4.bias"}\n',
-    },
-    "04-hook-hygiene": {
-        "capture_outputs": (  # swallows the error
-            "def capture_outputs(model, x):\n"
-            "    outputs, handles = {}, []\n"
-            "    for path, module in model.named_modules():\n"
-            "        if next(module.children(), None) is None:\n"
-            "            handles.append(module.register_forward_hook(\n"
-            "                lambda m, i, o, path=path: outputs.__setitem__(path, o)))\n"
-            "    try:\n"
-            "        model(x)\n"
-            "    except Exception:\n"
-            "        pass\n"
-            "    for handle in handles:\n"
-            "        handle.remove()\n"
-            "    return outputs\n"
-        ),
-        "register_once": "def register_once(module, hook):\n    return module.register_forward_hook(hook)\n",
-        "count_leaked": "def count_leaked(model):\n    return len(hv.find_duplicate_hooks(model))\n",
-    },
-}
-
-
-def test_every_answer_cell_has_a_wrong_answer():
-    """The wrong-answer test below covers every answer cell of every assignment."""
-    assert sorted(WRONG_ANSWERS) == [p.stem for p in SOLUTIONS]
-    for solution in SOLUTIONS:
-        assert sorted(WRONG_ANSWERS[solution.stem]) == sorted(solution_answers(solution))
+def first_of_kind(solution: Path, kind: str) -> dict[str, str]:
+    """For each exercise, the first answer of ``kind`` in its catalogue (tests/answers/)."""
+    found: dict[str, str] = {}
+    for answer in importlib.import_module(CATALOGUES[solution.stem]).ANSWERS:
+        if answer.kind == kind:
+            found.setdefault(answer.exercise, answer.source)
+    return found
 
 
 @pytest.mark.notebook
 @pytest.mark.parametrize("solution", SOLUTIONS, ids=ids)
 def test_wrong_answers_get_a_cross_in_every_check(solution: Path, tmp_path: Path, settings: Path):
-    """Each check cell prints at least one ✗ with a hint, then its sentinel, and raises nothing."""
+    """One wrong answer in every answer cell at once: each check cell prints a ✗ with a hint, then its sentinel."""
     nb = execute_copy(
         REPO / "exercises" / solution.name,
         tmp_path,
         settings,
-        WRONG_ANSWERS[solution.stem],
+        first_of_kind(solution, "wrong"),
         allow_errors=True,
     )
     for cell in check_cells(nb):
@@ -312,15 +236,19 @@ def test_solutions_are_not_exercises():
 @pytest.mark.notebook
 @pytest.mark.slow
 @pytest.mark.parametrize("solution", SOLUTIONS, ids=ids)
-def test_hookviz_grade_scores_solved_stub_and_wrong_submissions(
+def test_hookviz_grade_scores_every_kind_of_submission(
     solution: Path, tmp_path: Path, settings: Path
 ):
-    """The grader gives the solved copy every point, and the stub and the wrong answers none."""
+    """Full marks for the solution and for correct answers in other styles; none for the stub or
+    wrong answers; a cheat loses the checks whose hidden tests catch it, and is told so."""
     exercise = nbformat.read(REPO / "exercises" / solution.name, as_version=4)
+    cheats = first_of_kind(solution, "cheat")
     submissions = {
         "solved": solution_answers(solution),
+        "other-style": first_of_kind(solution, "correct"),
         "stub": {},
-        "wrong": WRONG_ANSWERS[solution.stem],
+        "wrong": first_of_kind(solution, "wrong"),
+        "cheat": {**solution_answers(solution), **cheats},
     }
     for student, answers in submissions.items():
         nb = nbformat.from_dict(exercise)
@@ -352,7 +280,14 @@ def test_hookviz_grade_scores_solved_stub_and_wrong_submissions(
     )
     assert result.returncode == 0, result.stdout + result.stderr
     book = json.loads((tmp_path / "out" / "gradebook.json").read_text())
-    totals = {entry["student"]: entry["total"] for entry in book["students"]}
+    rows = {entry["student"]: entry for entry in book["students"]}
     points = sum(grading(c)["points"] for c in check_cells(nbformat.read(solution, as_version=4)))
     assert book["max_total"] == points
-    assert totals == {"solved": points, "stub": 0, "wrong": 0}, result.stdout
+    totals = {student: row["total"] for student, row in rows.items()}
+    assert totals["solved"] == totals["other-style"] == points, result.stdout
+    assert totals["stub"] == totals["wrong"] == 0, result.stdout
+    caught = {f"check_{exercise}" for exercise in cheats}
+    assert caught and all(rows["cheat"]["points"][check] == 0 for check in caught), rows["cheat"]
+    assert totals["cheat"] < points
+    feedback = (tmp_path / "out" / "feedback" / "cheat.md").read_text()
+    assert "hidden test" in feedback, feedback

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import linecache
 import re
 import warnings
 
@@ -11,7 +12,7 @@ from torch import nn
 
 import hookviz as hv
 from hookviz.course import checks
-from hookviz.course.checks import FAILED, NOT_DONE, PASSED, STOPPED, Check, difference
+from hookviz.course.checks import FAILED, NOT_DONE, PASSED, STOPPED, Check, Hint, difference
 
 
 def stub(*args):
@@ -27,6 +28,10 @@ def shouty_answer(*args):
     print("debugging output the student forgot")
     warnings.warn("a warning the student caused", UserWarning, stacklevel=1)
     return 42
+
+
+def visit_order(model):  # an answer name the 01-apply hints know
+    return []
 
 
 def not_a_function():
@@ -106,7 +111,10 @@ def test_difference_describes_the_first_mismatch():
     assert "line 2" in difference("a\nb\nc", "a\nx\nc")
     assert (
         difference({"b": 1.0}, {"a": 1.0})
-        == "the result has missing keys [a] and unexpected keys [b]"
+        == "the result has missing keys ['a'] and unexpected keys ['b']"
+    )
+    assert difference({"x": 1}, {"": 1, "x": 1}) == (
+        "the result has missing keys ['' (the root module's path)]"
     )
 
 
@@ -128,7 +136,7 @@ def test_difference_refuses_what_it_cannot_compare():
 def test_a_stub_is_not_done_yet(capsys):
     check = Check("stub")
     assert check.run(stub) is STOPPED
-    check.equal(check.run(answer_42), 42, "never printed: the check has stopped", hint="-")
+    check.equal(check.run(answer_42), 42, "never printed: the check has stopped", hint=Hint("-"))
     out = capsys.readouterr().out
     assert out.startswith(f"{NOT_DONE} stub: not done yet.")
     assert out.count("\n") == 1 and PASSED not in out and FAILED not in out
@@ -171,7 +179,7 @@ def test_the_answers_prints_and_warnings_are_captured(capsys):
     assert captured.result == 42
     assert captured.stdout == "debugging output the student forgot\n"
     assert captured.warnings == ["UserWarning: a warning the student caused"]
-    check.equal(captured.result, 42, "the answer is 42", hint="-")
+    check.equal(captured.result, 42, "the answer is 42", hint=Hint("-"))
     assert capsys.readouterr().out == f"{PASSED} the answer is 42\n"
 
 
@@ -179,7 +187,7 @@ def test_every_correct_answer_prints_the_same(capsys):
     outputs = []
     for answer in (answer_42, shouty_answer):
         check = Check("answer_42")
-        check.equal(check.run(answer), 42, "the answer is 42", hint="-")
+        check.equal(check.run(answer), 42, "the answer is 42", hint=Hint("-"))
         checks.sentinel("check_answer")
         outputs.append(capsys.readouterr().out)
     assert (
@@ -205,8 +213,8 @@ def test_a_name_that_is_not_a_function_gets_a_hint(capsys):
 
 def test_a_wrong_type_stops_the_check(capsys):
     check = Check("answer_42")
-    assert not check.is_type([1, 2], dict, "returns a dict", hint="return a dict")
-    check.equal(1, 2, "never printed", hint="-")
+    assert not check.is_type([1, 2], dict, "returns a dict", hint=Hint("return a dict"))
+    check.equal(1, 2, "never printed", hint=Hint("-"))
     out = capsys.readouterr().out
     assert (
         out
@@ -220,23 +228,23 @@ def test_raises(capsys):
     def fails():
         raise ValueError("no")
 
-    assert check.raises(ValueError, fails, "fails loudly", hint="-")
-    assert not check.raises(ValueError, answer_42, "fails loudly again", hint="let it raise")
+    assert check.raises(ValueError, fails, "fails loudly", hint=Hint("-"))
+    assert not check.raises(ValueError, answer_42, "fails loudly again", hint=Hint("let it raise"))
     out = capsys.readouterr().out
     assert out.splitlines()[0] == f"{PASSED} fails loudly"
     assert "it did not raise (expected ValueError)" in out and "Hint: let it raise" in out
 
 
 def test_why_is_printed_under_a_pass_only(capsys):
-    Check("answer_42").equal(42, 42, "right", hint="think again", why="because")
-    Check("answer_42").equal(41, 42, "right", hint="think again", why="because")
+    Check("answer_42").equal(42, 42, "right", hint=Hint("think again"), why="because")
+    Check("answer_42").equal(41, 42, "right", hint=Hint("think again"), why="because")
     out = capsys.readouterr().out
     assert out.count("Why: because") == 1 and out.startswith(f"{PASSED} right\n    Why: because\n")
 
 
 def test_true_needs_a_bool_from_the_check_cell():
     with pytest.raises(TypeError, match="needs a bool"):
-        Check("answer_42").true(torch.tensor(True), "claim", hint="-")
+        Check("answer_42").true(torch.tensor(True), "claim", hint=Hint("-"))
 
 
 def test_sentinel(capsys):
@@ -253,3 +261,251 @@ def test_try_it_runs_in_the_open_and_says_not_done(capsys):
     out = capsys.readouterr().out
     assert out.startswith("debugging output the student forgot\n")
     assert f"{NOT_DONE} stub: not done yet" in out
+
+
+# -- hints in levels -------------------------------------------------------------------------
+
+LEVELLED = Hint("look at the recurse argument", more="ask each module for its own", code="param.fill_(1.0)", key="k")
+
+
+@pytest.fixture
+def fresh_kernel(monkeypatch):
+    """The checks' per-kernel memory, empty, and restored after the test."""
+    monkeypatch.setattr(checks, "_KERNEL", checks._Kernel())
+    return checks._KERNEL
+
+
+def failing_run(name="answer_42", claim="the answer is 42", hint=LEVELLED):
+    check = Check(name)
+    check.equal(41, 42, claim, hint=hint)
+    return check
+
+
+def test_the_code_comes_only_from_the_third_failed_run(fresh_kernel, capsys):
+    outputs = []
+    for _ in range(4):
+        failing_run()
+        outputs.append(capsys.readouterr().out)
+    first, second, third, fourth = outputs
+    assert "    Hint: look at the recurse argument" in first
+    assert "More:" not in first and "Code:" not in first
+    assert 'Stuck? checks.hint("answer_42") shows code' in first
+    assert "    More: ask each module for its own" in second and "Code:" not in second
+    assert "    Code:\n        param.fill_(1.0)" in third and "Stuck?" not in third
+    assert "Code:" in fourth
+
+
+def test_a_run_counts_once_however_many_instances_fail(fresh_kernel, capsys):
+    check = Check("answer_42")
+    check.equal(41, 42, "on the first model", hint=LEVELLED)
+    check.equal(40, 42, "on the second model", hint=LEVELLED)
+    out = capsys.readouterr().out
+    assert out.count("Hint: look at the recurse argument") == 1 and "    Hint: as above." in out
+    assert fresh_kernel.failures == {"answer_42/k": 1}
+    failing_run()
+    assert "More:" in capsys.readouterr().out  # the second run, not the third
+
+
+def test_levels_are_counted_per_check(fresh_kernel, capsys):
+    other = Hint("another nudge", code="x = 1", key="other")
+    for _ in range(2):
+        failing_run()
+    failing_run(hint=other)
+    out = capsys.readouterr().out
+    assert "another nudge" in out and "x = 1" not in out
+
+
+def test_hint_on_request_shows_every_level(fresh_kernel, capsys):
+    checks.assignment("01-apply")
+    checks.hint("visit_order")  # nothing failed yet: every hint of visit_order
+    out = capsys.readouterr().out
+    assert out.startswith("Hints for visit_order, all levels (every check):")
+    assert "Code:" in out and "model.apply(lambda module: names.append(" in out
+    failing_run("visit_order", "a claim", "order")
+    capsys.readouterr()
+    checks.hint()  # the last answer that failed
+    out = capsys.readouterr().out
+    assert out.startswith("Hints for visit_order, all levels (the checks that failed):")
+    assert "- a claim" in out and "Code:" in out
+
+
+def test_hint_keys_name_the_file_to_fix(fresh_kernel):
+    with pytest.raises(LookupError, match=r"call checks.assignment\(name\)"):
+        failing_run(hint="order")
+    checks.assignment("01-apply")
+    with pytest.raises(LookupError, match=r"no hint \[answer_42.order\] in hints/01-apply.toml"):
+        failing_run(hint="order")
+    with pytest.raises(FileNotFoundError, match="no hints file 99-none.toml"):
+        checks.assignment("99-none")
+
+
+@pytest.mark.parametrize(
+    ("text", "error"),
+    [
+        ('[f.k]\nmore = "x"\n', "needs a nudge"),
+        ('[f.k]\nnudge = "x"\nhint = "y"\n', "needs a nudge, and may have more and code"),
+        ('[f]\nk = "x"\n', "needs a nudge"),
+    ],
+)
+def test_a_malformed_hints_file_is_refused(tmp_path, text, error):
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=error):
+        checks.load_hints(path)
+
+
+def test_the_course_hints_load_and_each_has_a_nudge():
+    for path in sorted(checks.HINTS_DIR.glob("*.toml")):
+        for answer, table in checks.load_hints(path).items():
+            for key, found in table.items():
+                assert found.nudge and found.key == key, (path.name, answer, key)
+
+
+# -- hidden tests --------------------------------------------------------------------------
+
+
+def test_a_hidden_test_is_silent_when_it_passes(fresh_kernel, capsys):
+    check = Check("answer_42")
+
+    def verify(value):
+        check.equal(value, 42, f"the answer is 42 (for {value})", hint=LEVELLED)
+
+    verify(42)
+    check.hidden(verify, 42)
+    checks.sentinel("check_answer")
+    assert capsys.readouterr().out == f"{PASSED} the answer is 42 (for 42)\n[hookviz] check_answer: finished\n"
+    assert check.passed == 1  # hidden passes are not counted as visible ones
+
+
+def test_a_hidden_failure_raises_naming_the_check_and_prints_nothing(fresh_kernel, capsys):
+    check = Check("answer_42")
+
+    def verify(value):
+        check.equal(value, 42, f"the answer is 42 (for {value})", hint=LEVELLED)
+
+    verify(42)
+    capsys.readouterr()
+    with pytest.raises(checks.HiddenTestFailed, match=r"the answer is 42 \(for 41\): the result is 41, expected 42"):
+        check.hidden(verify, 41)
+    assert capsys.readouterr().out == ""
+    assert fresh_kernel.failures == {}  # hidden failures never raise a student's hint level
+
+
+def test_a_hidden_test_catches_a_raising_answer(fresh_kernel):
+    check = Check("shouty_answer")
+
+    def verify():
+        check.run(lambda: 1 / 0)
+
+    with pytest.raises(checks.HiddenTestFailed, match="raised ZeroDivisionError"):
+        check.hidden(verify)
+
+
+def test_a_hidden_test_does_not_run_after_a_visible_failure(fresh_kernel, capsys):
+    check = Check("answer_42")
+    check.equal(41, 42, "visible", hint=LEVELLED)
+    ran = []
+    check.hidden(lambda: ran.append(1))
+    assert ran == []
+
+
+# -- diagnoses -----------------------------------------------------------------------------
+
+
+def _raise_from(code: str, **names):
+    """The error ``code`` raises, run as a notebook cell is: its lines readable by tracebacks."""
+    filename = f"<student cell {abs(hash(code))}>"
+    linecache.cache[filename] = (len(code), None, code.splitlines(keepends=True), filename)
+    scope = dict(torch=torch, nn=nn, **names)
+    try:
+        exec(compile(code, filename, "exec"), scope)
+    except Exception as error:
+        return error
+    raise AssertionError("the code did not raise")
+
+
+def test_fill_without_no_grad_is_named_with_its_fix():
+    error = _raise_from("p = nn.Parameter(torch.ones(2))\np.fill_(1.0)")
+    found = checks.diagnose.explain_error(error)
+    assert found.problem == "it changed a parameter in place while autograd was recording"
+    assert "torch.no_grad()" in found.hint.nudge and "with torch.no_grad():" in found.hint.code
+
+
+def test_grad_input_none_is_named():
+    error = _raise_from("grad_input = (None,)\nnorm = grad_input[0].norm()")
+    found = checks.diagnose.explain_error(error)
+    assert "grad_input[0] is None" in found.problem and "grad_output" in found.hint.nudge
+
+
+def test_a_tuple_of_inputs_and_a_misshapen_copy_are_named():
+    assert checks.diagnose.explain_error(_raise_from("inputs = (torch.ones(2),)\ny = inputs @ torch.ones(2, 2)")).hint is checks.diagnose.TUPLE_INPUTS
+    copy_error = _raise_from("w = torch.ones(3, 4)\nw.copy_(torch.ones(2, 2))")
+    assert checks.diagnose.explain_error(copy_error).hint is checks.diagnose.COPY_SHAPE
+
+
+def test_a_hook_with_the_wrong_arguments_is_named():
+    error = _raise_from("m = nn.Identity()\nm.register_forward_hook(lambda module, inputs: None)\nm(torch.ones(1))")
+    assert checks.diagnose.explain_error(error).hint is checks.diagnose.HOOK_SIGNATURE
+
+
+def test_an_unknown_error_gets_no_made_up_diagnosis(capsys):
+    assert checks.diagnose.explain_error(ValueError("anything")) is None
+    check = Check("answer_42")
+
+    def broken():
+        raise ValueError("no")
+
+    check.run(broken)
+    out = capsys.readouterr().out
+    assert f"Hint: {checks.RERUN_ADVICE}" in out
+
+
+def test_leftover_hooks_are_listed_root_by_name(capsys):
+    model = nn.Sequential(nn.Linear(2, 2))
+    keep = model.register_forward_pre_hook(lambda m, i: None)
+    model[0].register_forward_hook(lambda m, i, o: None)
+    check = Check("answer_42")
+    assert not check.no_hooks_left(model, "nothing left", keep=(keep,))
+    assert "1 hook is left: forward hook <lambda> on 0" in capsys.readouterr().out
+    model[0]._forward_hooks.clear()
+    assert check.no_hooks_left(model, "nothing left", keep=(keep,))
+    model.register_forward_hook(lambda m, i, o: None)
+    assert not check.no_hooks_left(model, "nothing left", keep=(keep,))
+    assert "on the root (Sequential)" in capsys.readouterr().out
+
+
+def test_forward_hooks_on_names_the_wrong_kind_extras_and_copies(capsys):
+    def hooked(register):
+        model = hv.examples.model()
+        register(model)
+        check = Check("answer_42")
+        check.forward_hooks_on(model, ["ab.a", "cd.c"], "hooks on a and c", hint=LEVELLED)
+        return capsys.readouterr().out
+
+    assert hooked(lambda m: [m.ab.a.register_forward_hook(lambda *a: None), m.cd.c.register_forward_hook(lambda *a: None)]).startswith(PASSED)
+    out = hooked(lambda m: [m.ab.a.register_forward_pre_hook(lambda *a: None), m.cd.c.register_forward_pre_hook(lambda *a: None)])
+    assert "2 hooks are of another kind (forward pre), on ab.a and cd.c" in out and "A forward pre-hook runs before forward" in out
+    out = hooked(lambda m: [sub.register_forward_hook(lambda *a: None) for sub in (m, m.ab.a, m.cd.c, m.cd.c)])
+    assert "forward hooks on the root (Model) too; cd.c has more than one" in out
+
+
+def test_recursive_parameters_are_named_with_their_writers(capsys):
+    def recursive(module):
+        with torch.no_grad():
+            for param in module.parameters():
+                param.fill_(1.0)
+
+    trace = hv.trace_apply(hv.examples.model(), recursive, echo=False)
+    check = Check("answer_42")
+    assert not check.writes_each_parameter_once(trace)
+    out = capsys.readouterr().out
+    assert "ab.a.W was written 3 times, at ab.a, ab and Model (and 3 more parameters more than once)" in out
+    assert "recurse argument" in out
+
+
+def test_same_values_and_multiset_difference():
+    assert checks.same_values(torch.ones(2), lambda: torch.ones(2) + 1e-9)
+    assert not checks.same_values(torch.ones(2), lambda: torch.ones(3) @ torch.ones(2, 2))  # raises: False
+    assert not checks.same_values([1.0], lambda: torch.ones(1))
+    assert checks.multiset_difference(["a", "b", "b"], ["a", "b", "c"]) == "missing 'c'; unexpected 'b'"
+    assert checks.multiset_difference(["a"], ["a"]) is None

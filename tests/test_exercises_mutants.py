@@ -30,7 +30,7 @@ import nbformat
 import pytest
 
 from hookviz.course import regions
-from hookviz.course.checks import FAILED, NOT_DONE, PASSED
+from hookviz.course.checks import FAILED, NOT_DONE
 from tests.answers import Answer
 from tests.helpers import notebook_runner
 
@@ -307,3 +307,56 @@ def test_hidden_tests_only_rerun_visible_checks():
                     assert verify in defined and verify in called, (
                         f"{assignment.name} cell {index}: {verify} must be a function the visible checks define and call"
                     )
+
+
+def hint_keys_used(source: str) -> tuple[str, set[str]]:
+    """The answer a check cell checks, and every hint key its ``hint=...`` arguments can name."""
+    tree = ast.parse(source)
+    answer = next(
+        node.args[0].value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and ast.unparse(node.func) == "checks.Check"
+    )
+
+    def names(node) -> set[str]:  # "key", or either branch of `"a" if ... else "b"`
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return {node.value}
+        if isinstance(node, ast.IfExp):
+            return names(node.body) | names(node.orelse)
+        return set()
+
+    keys = {key for node in ast.walk(tree) if isinstance(node, ast.keyword) and node.arg == "hint" for key in names(node.value)}
+    return answer, keys
+
+
+def test_every_hint_a_check_names_exists_and_every_hint_is_used():
+    """hookviz/course/hints/<assignment>.toml holds exactly the hints the check cells name."""
+    from hookviz.course import checks
+
+    for assignment in ASSIGNMENTS.values():
+        hints = checks.load_hints(checks.HINTS_DIR / f"{assignment.name}.toml")
+        used: dict[str, set[str]] = {}
+        for index in assignment.stored:
+            answer, keys = hint_keys_used(assignment.cells[index].source)
+            used.setdefault(answer, set()).update(keys)
+            missing = keys - set(hints.get(answer, {}))
+            assert not missing, f"{assignment.name} cell {index}: no hint for {answer}: {sorted(missing)}"
+        unused = {(answer, key) for answer, table in hints.items() for key in table if key not in used.get(answer, set())}
+        assert not unused, f"{assignment.name}: hints no check names: {sorted(unused)}"
+
+
+def test_no_first_level_hint_contains_a_line_of_the_solution():
+    """A nudge names the concept and the doc to read; the code comes later, never at level 1."""
+    from hookviz.course import checks, diagnose
+
+    all_lines = {line for a in ASSIGNMENTS.values() for lines in a.solution_lines.values() for line in lines}
+    for assignment in ASSIGNMENTS.values():
+        lines = {line for found in assignment.solution_lines.values() for line in found}
+        for answer, table in checks.load_hints(checks.HINTS_DIR / f"{assignment.name}.toml").items():
+            for key, found in table.items():
+                leaked = [line for line in lines if line in found.nudge]
+                assert not leaked, f"{assignment.name} [{answer}.{key}] nudge holds {leaked}"
+    for name, value in vars(diagnose).items():
+        if isinstance(value, diagnose.Hint):
+            leaked = [line for line in all_lines if line in value.nudge]
+            assert not leaked, f"diagnose.{name} nudge holds {leaked}"

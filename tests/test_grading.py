@@ -305,16 +305,18 @@ def test_correct_submissions_score_full_marks_in_both_layouts(batch) -> None:
     assert "**Score: 5 / 5**" in text and "check_double: 2 / 2 (passed)" in text
 
 
-def test_partly_wrong_loses_only_its_check_and_feedback_shows_expected_and_actual(batch) -> None:
+def test_partly_wrong_loses_only_its_check_feedback_shows_claims_and_output_review_shows_expected(batch) -> None:
     assert points(batch, "partly_wrong") == ("3", "0", "1", "2", "ok")
     text = feedback(batch, "partly_wrong")
     section = text.split("## check_double")[1].split("## check_shout")[0]
-    assert (
-        "Expected output:" in section
-        and "✓ double(2) is 4\n[hookviz] check_double: finished" in section
-    )
+    assert "What the check looks for:\n\n- double(2) is 4" in section
     assert "Your output:" in section and "AssertionError: double(-3) should be -6" in section
+    assert "Expected output:" not in text  # the instructor's output can hold a prediction's why
     assert "double(-3) == -6" not in text  # hidden tests' source never reaches students
+    review = (batch[0] / "out" / "review" / "partly_wrong.md").read_text()
+    section = review.split("## check_double")[1].split("## check_shout")[0]
+    assert "Expected output:" in section and "✓ double(2) is 4\n[hookviz] check_double: finished" in section
+    assert "Actual output:" in section and "AssertionError: double(-3) should be -6" in section
 
 
 def test_an_answer_that_raises_scores_zero_for_its_check_only(batch) -> None:

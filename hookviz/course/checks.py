@@ -477,7 +477,7 @@ class Check:
         """
         if self.stopped or self.failed:
             return
-        self._hidden = []
+        self._hidden, passed = [], self.passed
         try:
             with contextlib.redirect_stdout(io.StringIO()):
                 verify(*args, **kwargs)
@@ -485,7 +485,7 @@ class Check:
             self._hidden.append(f"the check raised {_raised_text(error)}")
         finally:
             failures, self._hidden = self._hidden, None
-            self.stopped = False
+            self.stopped, self.passed = False, passed
         if failures:
             raise HiddenTestFailed(
                 _clean(f"hidden test failed (a visible check on another instance): {failures[0]}")

@@ -272,7 +272,7 @@ def _run(
 
 
 ADVICE = {
-    "mismatch": "Compare your output with the expected output above.",
+    "mismatch": "Compare your output with what the check looks for, above.",
     "error": "The check stopped with an error (shown above); your answer raised it or made the check fail.",
     "timeout": "This check ran out of time: look for a loop that never ends, or work that is far too slow.",
     "kernel-died": "Python stopped while this check ran (os._exit, a crash, or too much memory).",

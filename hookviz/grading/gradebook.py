@@ -22,6 +22,7 @@ from .engine import ADVICE, FEEDBACK_OUTPUT_LIMIT, SubmissionResult
 from .merge import Assignment
 
 GRADEBOOK_CSV, GRADEBOOK_JSON = "gradebook.csv", "gradebook.json"
+HIDDEN_FAILED = "HiddenTestFailed"  # hookviz.course.checks raises it; grading never imports course code
 
 
 def safe_name(student: str) -> str:
@@ -42,14 +43,15 @@ def _cell(text: str) -> str:
 
 
 class OutFolder:
-    """``out/``: results/, feedback/, gradebook.csv, gradebook.json and the locks."""
+    """``out/``: results/, feedback/ (for students), review/ (for you), the gradebook, the locks."""
 
     def __init__(self, path: Path):
         self.path = Path(path)
         self.results = self.path / "results"
         self.feedback = self.path / "feedback"
+        self.review = self.path / "review"
         self.locks = self.path / ".locks"
-        for folder in (self.results, self.feedback, self.locks):
+        for folder in (self.results, self.feedback, self.review, self.locks):
             folder.mkdir(parents=True, exist_ok=True)
 
     @contextlib.contextmanager
@@ -117,6 +119,7 @@ class OutFolder:
         atomic_write_text(
             self.feedback / f"{safe_name(result.student)}.md", feedback_markdown(result)
         )
+        atomic_write_text(self.review / f"{safe_name(result.student)}.md", review_markdown(result))
 
     def all_results(self, assignment: Assignment) -> list[SubmissionResult]:
         """Every stored result for this assignment, by student."""
@@ -193,46 +196,84 @@ def _fence(text: str) -> str:
     return f"{fence}text\n{_clip(text).rstrip()}\n{fence}"
 
 
-def feedback_markdown(result: SubmissionResult) -> str:
-    """The student's feedback: each check, passed or not, expected against actual, the hints."""
-    lines = [
-        f"# {result.assignment}: feedback for {result.student}",
-        "",
-        f"**Score: {_number(result.total)} / {_number(result.max_total)}**",
-    ]
+def _header(result: SubmissionResult, title: str) -> list[str]:
+    lines = [f"# {result.assignment}: {title} for {result.student}", "", f"**Score: {_number(result.total)} / {_number(result.max_total)}**"]
     if result.status != "ok":
-        lines += [
-            "",
-            f"Status: **{result.status}**" + (f": {result.detail}" if result.detail else "."),
-        ]
+        lines += ["", f"Status: **{result.status}**" + (f": {result.detail}" if result.detail else ".")]
     if result.notes:
         lines += ["", "## Notes", ""] + [f"- {note}" for note in result.notes]
+    return lines
+
+
+def _check_heading(check) -> str:
+    mark = "passed" if check.outcome == "passed" and check.points == check.max_points else "not passed"
+    return f"## {check.grade_id}: {_number(check.points)} / {_number(check.max_points)} ({mark})"
+
+
+def _what_happened(check) -> list[str]:
+    if check.detail:
+        return ["", f"What happened: {check.outcome.replace('-', ' ')}: {check.detail}."]
+    if check.outcome in ADVICE:
+        return ["", f"What happened: {check.outcome.replace('-', ' ')}."]
+    return []
+
+
+def _hidden_failure(actual: str) -> str | None:
+    """The message of a failed hidden test in a check's output, if one failed."""
+    for line in actual.splitlines():
+        if line.startswith(f"{HIDDEN_FAILED}: "):
+            return line[len(HIDDEN_FAILED) + 2 :]
+    return None
+
+
+def feedback_markdown(result: SubmissionResult) -> str:
+    """The student's feedback: each check, passed or not, what the check looks for, their output, the hints.
+
+    It never shows the instructor's expected output as such: under a passed check it may hold
+    an explanation ("Why: ...") that gives a prediction's answer away.
+    """
+    lines = _header(result, "feedback")
     for check in result.checks:
-        mark = (
-            "passed"
-            if check.outcome == "passed" and check.points == check.max_points
-            else "not passed"
-        )
-        lines += [
-            "",
-            f"## {check.grade_id}: {_number(check.points)} / {_number(check.max_points)} ({mark})",
-        ]
+        lines += ["", _check_heading(check)]
         if check.outcome == "passed":
             continue
-        if check.detail:
-            lines += ["", f"What happened: {check.outcome.replace('-', ' ')}: {check.detail}."]
-        elif check.outcome in ADVICE:
-            lines += ["", f"What happened: {check.outcome.replace('-', ' ')}."]
-        lines += ["", "Expected output:", "", _fence(check.expected)]
+        lines += _what_happened(check)
+        claims = [line[2:] for line in check.expected.splitlines() if line.startswith("✓ ")]
+        if claims:
+            lines += ["", "What the check looks for:", ""] + [f"- {claim}" for claim in claims]
         lines += ["", "Your output:", "", _fence(check.actual or "(nothing)")]
-        hints = [line.strip() for line in check.actual.splitlines() if "Hint:" in line]
+        hidden = _hidden_failure(check.actual)
+        if hidden:
+            lines += [
+                "",
+                "Your answer passed the checks you could run, but a hidden test failed: the grader "
+                "ran one of this cell's checks again, on a model you had not seen, and your answer "
+                f"did not pass it ({hidden}). An answer that works for any model passes; look for "
+                "what yours assumes about the models the visible checks use (a size, a name, a "
+                "number of layers).",
+            ]
+        hints = [line.strip() for line in check.actual.splitlines() if line.strip().startswith("Hint:")]
+        hints = [hint for hint in hints if hint != "Hint: as above."]
         advice = ADVICE.get(check.outcome)
         if "not written yet" in check.detail or "not done yet" in check.actual:
             advice = "An answer this check needs is not written yet: write it where it says YOUR CODE HERE."
+        if hidden:
+            advice = None
         if hints or advice:
-            lines += (
-                ["", "Hints:", ""]
-                + [f"- {hint}" for hint in hints]
-                + ([f"- {advice}"] if advice else [])
-            )
+            lines += ["", "Hints:", ""] + [f"- {hint}" for hint in hints] + ([f"- {advice}"] if advice else [])
+    return "\n".join(lines) + "\n"
+
+
+def review_markdown(result: SubmissionResult) -> str:
+    """The instructor's view of one submission: every check that did not pass, expected against actual."""
+    lines = _header(result, "review")
+    if result.flags:
+        lines += ["", "Flags: " + "; ".join(result.flags)]
+    for check in result.checks:
+        lines += ["", _check_heading(check)]
+        if check.outcome == "passed":
+            continue
+        lines += _what_happened(check)
+        lines += ["", "Expected output:", "", _fence(check.expected)]
+        lines += ["", "Actual output:", "", _fence(check.actual or "(nothing)")]
     return "\n".join(lines) + "\n"
