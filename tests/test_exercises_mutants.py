@@ -325,7 +325,7 @@ def hint_keys_used(source: str) -> tuple[str, set[str]]:
             return names(node.body) | names(node.orelse)
         return set()
 
-    keys = {key for node in ast.walk(tree) if isinstance(node, ast.keyword) and node.arg == "hint" for key in names(node.value)}
+    keys = {key for node in ast.walk(tree) if isinstance(node, ast.keyword) and node.arg in ("hint", "why") for key in names(node.value)}
     return answer, keys
 
 

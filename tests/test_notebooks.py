@@ -159,3 +159,32 @@ def test_stored_outputs_are_deterministic(path: Path):
         ), (
             f"{relative(path)} cell {index} writes to stderr (a warning?): catch it and print a stable message"
         )
+
+
+PREDICT = re.compile(r"""predict\(\s*["']([^"']+)["']""")
+
+
+@pytest.mark.parametrize("path", WALKTHROUGH, ids=relative)
+def test_walkthrough_asks_a_prediction_whose_saved_output_keeps_the_answer_hidden(path: Path):
+    """Each walkthrough notebook has a predict-then-run cell; its saved output names the question
+    only, with the answer and the why inside a collapsed <details> (for pages without a kernel)."""
+    from hookviz.course.predictions import entry
+
+    cells = [cell for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "code"]
+    asked = [(cell, key) for cell in cells for key in PREDICT.findall(cell.source)]
+    assert asked, f"{relative(path)} asks no prediction"
+    for cell, key in asked:
+        found = entry(key)
+        answer = found.choices[found.answer] if found.choices else found.answer[0]
+        why = found.why.split()[:8]  # the why's first words, as the HTML may re-wrap it
+        data = {k: v for output in cell.outputs for k, v in output.get("data", {}).items()}
+        assert data.get("text/plain", "").startswith(f"Prediction('{key}'"), data
+        assert " ".join(why) not in data["text/plain"]
+        html = data.get("text/html", "")
+        closed = html.split("<details")
+        assert len(closed) == 2 and "<details open" not in html, f"{key}: one collapsed <details>"
+        assert " ".join(why) not in re.sub(r"<[^>]+>|\s+", " ", closed[0]), f"{key}: the why shows before <details>"
+        if found.choices:  # every choice is shown; which one is right is only said inside <details>
+            assert "right" not in closed[0].lower() and "correct" not in closed[0].lower(), key
+        else:
+            assert answer not in closed[0], f"{key}: the accepted answer shows before <details>"

@@ -133,17 +133,19 @@ def load_hints(path: Path) -> dict[str, dict[str, Hint]]:
         if not isinstance(table, dict):
             raise ValueError(f"{path.name}: [{answer}] must be a table of hints, one per key.")
         for key, entry in table.items():
-            unknown = set(entry) - {"nudge", "more", "code"} if isinstance(entry, dict) else None
-            if not isinstance(entry, dict) or unknown or "nudge" not in entry:
+            unknown = set(entry) - {"nudge", "more", "code", "why"} if isinstance(entry, dict) else None
+            if not isinstance(entry, dict) or unknown or not ({"nudge", "why"} & set(entry)):
                 raise ValueError(
                     f"{path.name}: [{answer}.{key}] needs a nudge, and may have more and code "
+                    "(or holds only the why of a ✓) "
                     f"(found {sorted(entry) if isinstance(entry, dict) else type(entry).__name__})."
                 )
             hints.setdefault(answer, {})[key] = Hint(
-                entry["nudge"].strip(),
+                entry.get("nudge", "").strip(),
                 entry.get("more", "").strip(),
                 entry.get("code", "").strip("\n"),
                 key=key,
+                why=entry.get("why", "").strip(),
             )
     return hints
 
@@ -160,7 +162,7 @@ def hint(name: str | None = None) -> None:
     failed = _KERNEL.failed.get(name, {})
     entries = [(claim, h) for claim, h in failed.values()]
     if not entries:
-        entries = [(key, h) for key, h in _KERNEL.hints.get(name, {}).items()]
+        entries = [(key, h) for key, h in _KERNEL.hints.get(name, {}).items() if h.nudge]
     if not entries:
         known = sorted(_KERNEL.hints)
         print(f"No hints for {name!r}" + (f"; this assignment has hints for {', '.join(known)}." if known else "."))
@@ -307,14 +309,15 @@ class Check:
         claim: str,
         hint: str | Hint,
         *,
-        why: str | None = None,
+        why: str | Hint | None = None,
         reveal: bool = True,
         problem: str | None = None,
         stop: bool = False,
     ) -> bool:
         """✓ when ``actual`` equals ``expected`` exactly: same types, tensors by ``torch.equal``.
 
-        ``why`` is printed under the ✓ only: an explanation that would give the answer away.
+        ``why`` names the hints-file entry whose ``why`` is printed under the ✓ only: an
+        explanation that would give the answer away, so it is kept out of the check cell.
         ``reveal=False`` keeps the expected value out of the ✗ line (a prediction's answer);
         ``problem`` then says what is wrong instead. ``stop`` stops the check on a ✗.
         """
@@ -509,15 +512,18 @@ class Check:
         problem: str | None,
         claim: str,
         hint: str | Hint,
-        why: str | None = None,
+        why: str | Hint | None = None,
         *,
         stop: bool = False,
     ) -> bool:
         found = self._resolve(hint)
+        explanation = self._resolve(why).why if why is not None else ""
+        if why is not None and not explanation:
+            raise LookupError(f"the hint [{self.answer}.{why}] has no why to print under a ✓.")
         if problem is None:
             self.passed += 1
             if self._hidden is None:
-                print(f"{PASSED} {claim}" + (f"\n    Why: {why}" if why else ""))
+                print(f"{PASSED} {claim}" + (f"\n    Why: {explanation}" if explanation else ""))
             return True
         if stop:
             self.stopped = True

@@ -18,15 +18,20 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Hint:
-    """Help in three levels: ``nudge`` first, ``more`` on the second failure, ``code`` from the third."""
+    """Help in three levels: ``nudge`` first, ``more`` on the second failure, ``code`` from the third.
+
+    ``why`` is the other side: the explanation printed under a ✓, which would give the answer
+    away before it (an entry of a hints file may hold only a why).
+    """
 
     nudge: str
     more: str = ""
     code: str = ""
     key: str = ""  # names the check in the failure count and in checks.hint()
+    why: str = ""
 
     def __post_init__(self):
-        if type(self.nudge) is not str or not self.nudge.strip():
+        if type(self.nudge) is not str or not (self.nudge.strip() or self.why.strip()):
             raise TypeError("a Hint needs a nudge: one or two sentences that say what to look at.")
 
 
