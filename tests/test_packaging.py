@@ -67,3 +67,14 @@ def test_lazy_names_resolve_and_unknown_names_fail_clearly():
         assert "no_such_thing" in str(error)
     else:
         raise AssertionError("an unknown attribute must raise AttributeError")
+
+
+def test_the_package_data_ships_every_hints_and_predictions_file():
+    """Colab installs hookviz from the repository: the hints of every assignment must come with it."""
+    patterns = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["hookviz.course"]
+    package = ROOT / "hookviz" / "course"
+    shipped = {path for pattern in patterns for path in package.glob(pattern)}
+    needed = set((package / "hints").glob("*.toml")) | set((package / "predictions").glob("*.toml"))
+    assert needed and needed <= shipped
+    solutions = {path.stem for path in (ROOT / "solutions").glob("*.ipynb")}
+    assert {path.stem for path in (package / "hints").glob("*.toml")} == solutions
