@@ -510,3 +510,19 @@ def test_same_values_and_multiset_difference():
     assert not checks.same_values([1.0], lambda: torch.ones(1))
     assert checks.multiset_difference(["a", "b", "b"], ["a", "b", "c"]) == "missing 'c'; unexpected 'b'"
     assert checks.multiset_difference(["a"], ["a"]) is None
+
+
+def test_a_key_read_late_from_a_loop_is_named():
+    error = _raise_from(
+        "def make():\n    table, hooks = {'a': [], 'b': []}, []\n"
+        "    for path in ['a', 'b', 'c']:\n        hooks.append(lambda: table[path].append(1))\n"
+        "    return hooks\n"
+        "make()[0]()"
+    )
+    found = checks.diagnose.explain_error(error)
+    assert found.hint is checks.diagnose.LATE_BINDING and "'c'" in found.problem
+
+
+def test_a_plain_key_error_is_not_called_late_binding():
+    error = _raise_from("def look(path='c'):\n    return {'a': 1}[path]\nlook()")
+    assert checks.diagnose.explain_error(error) is None

@@ -123,6 +123,30 @@ NO_GRAD_TENSOR = Hint(
 )
 
 
+LATE_BINDING = Hint(
+    key="diagnosis: a loop variable read late",
+    nudge="A function defined in a loop reads the loop's variables when it runs, not when it was "
+    "defined: by then the loop has ended, and every such function sees the last value. Freeze the "
+    "value when you define the function (a default argument does that).",
+    more="A default argument is evaluated once, when the def statement runs.",
+    code="def hook(module, inputs, output, path=path):   # path frozen here\n    ...",
+)
+
+
+def _late_bound_key(error: BaseException) -> bool:
+    """A KeyError whose key is the value of a variable the failing function took from its loop."""
+    if type(error) is not KeyError or not error.args:
+        return False
+    tb, frame = error.__traceback__, None
+    while tb is not None:
+        if "/torch/" not in tb.tb_frame.f_code.co_filename:
+            frame = tb.tb_frame
+        tb = tb.tb_next
+    if frame is None:
+        return False
+    return any(frame.f_locals.get(name) == error.args[0] for name in frame.f_code.co_freevars)
+
+
 def _line_mentions(error: BaseException, *words: str) -> bool:
     """True when the last frame of the traceback outside torch shows one of ``words``."""
     frames = [f for f in traceback.extract_tb(error.__traceback__) if "/torch/" not in f.filename]
@@ -131,6 +155,13 @@ def _line_mentions(error: BaseException, *words: str) -> bool:
 
 # Each rule: does it match the error (and the line of student code that raised it)?
 _ERROR_RULES: list[tuple[Callable[[BaseException], bool], Callable[[BaseException], Diagnosis]]] = [
+    (
+        _late_bound_key,
+        lambda e: Diagnosis(
+            f"a hook looked up {e.args[0]!r}, the last value of a loop variable it read after the loop ended",
+            LATE_BINDING,
+        ),
+    ),
     (
         lambda e: type(e) is RuntimeError
         and "a leaf Variable that requires grad is being used in an in-place operation" in str(e),
