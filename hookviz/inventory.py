@@ -65,33 +65,40 @@ class HookInfo:
     parameter: str | None = None  # the parameter's name on its module, for tensor hooks
     hook: Callable = field(default=None, repr=False, compare=False)
     owner: Any = field(default=None, repr=False, compare=False)  # the module/tensor holding it
+    module: nn.Module | None = field(default=None, repr=False, compare=False)  # the module at path
 
     @property
     def where(self) -> str:
-        """Human-readable location: module path (root by class name), plus parameter."""
-        base = self.path if self.path or self.owner is None else _root_name(self.owner)
+        """Human-readable location: module path (the root by its class name), plus parameter."""
         if self.target == "global":
-            return "(global)"
-        return f"{base}.{self.parameter}" if self.parameter else base
+            return GLOBAL_LABEL
+        return where_label(self.path, self.module, self.parameter)
 
     def __str__(self) -> str:
         flags = f" [{', '.join(self.flags)}]" if self.flags else ""
         return f"{self.where}: {self.kind} hook {self.name} (id {self.handle_id}){flags}"
 
 
-def _root_name(owner: Any) -> str:
-    return type(owner).__name__ if isinstance(owner, nn.Module) else ""
+GLOBAL_LABEL = "(global)"
+
+
+def where_label(path: str, module: nn.Module | None, parameter: str | None = None) -> str:
+    """The one rule for naming a hook's place: the module's path (the root by its class name),
+    then ``.parameter`` for a parameter hook; the timeline and the widgets use it too."""
+    base = display_name(path, module) if module is not None else path
+    return f"{base}.{parameter}" if parameter else base
 
 
 @dataclass(frozen=True)
 class DuplicateHook:
     """The same callable (or a re-definition of it) registered more than once on one module."""
 
-    path: str
+    path: str  # the module's path, plus ".parameter" for a parameter hook ("" is the root)
     kind: str
     name: str
     handle_ids: tuple[int, ...]
     same_object: bool  # False when the copies are re-definitions, e.g. from re-running a cell
+    where: str = ""  # as HookInfo.where: the root by its class name
 
     @property
     def count(self) -> int:
@@ -100,8 +107,7 @@ class DuplicateHook:
 
     def __str__(self) -> str:
         how = "the same function" if self.same_object else "re-definitions of one function"
-        where = self.path or "(root)"
-        return f"{where}: {self.kind} hook {self.name} registered {self.count} times ({how})"
+        return f"{self.where or self.path}: {self.kind} hook {self.name} registered {self.count} times ({how})"
 
 
 def list_hooks(model: nn.Module, *, include_globals: bool = True) -> list[HookInfo]:
@@ -115,12 +121,12 @@ def list_hooks(model: nn.Module, *, include_globals: bool = True) -> list[HookIn
                 flags = _flags(module, flag_attrs, handle_id)
                 if kind == "backward":
                     flags += ("full",) if module._is_full_backward_hook else ("legacy",)
-                found.append(_info(path, kind, "module", handle_id, hook, flags, None, module))
+                found.append(_info(path, kind, "module", handle_id, hook, flags, None, module, module))
         for name, param in module.named_parameters(recurse=False):
             for kind, attr in TENSOR_HOOKS.items():
                 hooks = getattr(param, attr, None) or {}
                 for handle_id, hook in list(hooks.items()):
-                    found.append(_info(path, kind, "parameter", handle_id, hook, (), name, param))
+                    found.append(_info(path, kind, "parameter", handle_id, hook, (), name, param, module))
     if include_globals:
         for kind, (attr, flag_attrs) in GLOBAL_HOOKS.items():
             hooks = getattr(torch_module, attr, None) or {}
@@ -129,7 +135,7 @@ def list_hooks(model: nn.Module, *, include_globals: bool = True) -> list[HookIn
                 if kind == "global_backward":
                     full = getattr(torch_module, "_global_is_full_backward_hook", None)
                     flags += ("full",) if full else ("legacy",)
-                found.append(_info("", kind, "global", handle_id, hook, flags, None, None))
+                found.append(_info("", kind, "global", handle_id, hook, flags, None, None, None))
     return found
 
 
@@ -137,17 +143,20 @@ def hook_table(model: nn.Module) -> str:
     """``list_hooks`` as a text table (deterministic: no addresses, no temporary paths)."""
     rows = [f"{'where':<22} {'kind':<20} {'hook':<28} {'id':>5}  flags"]
     for info in list_hooks(model):
-        where = info.where if info.target != "global" else "(global)"
-        if info.target == "module" and info.path == "":
-            where = display_name("", model)
         rows.append(
-            f"{where:<22} {info.kind:<20} {info.name:<28} {info.handle_id:>5}  {', '.join(info.flags)}"
+            f"{info.where:<22} {info.kind:<20} {info.name:<28} {info.handle_id:>5}  {', '.join(info.flags)}"
         )
     return "\n".join(r.rstrip() for r in rows)
 
 
 def find_duplicate_hooks(model: nn.Module) -> list[DuplicateHook]:
-    """Callables registered more than once on one module (or parameter) for one kind."""
+    """Hooks registered more than once on one module (or parameter) for one kind.
+
+    A copy is the same callable object, or a re-definition of it: the same code at the same
+    place (a cell run again) holding the same state (closure cells, defaults, bound arguments).
+    Two hooks made by one factory with different captured values, or two lambdas with one body
+    written on two lines, are different hooks, and are never offered for removal.
+    """
     groups: dict[tuple, list[HookInfo]] = {}
     for info in list_hooks(model, include_globals=False):
         groups.setdefault((info.path, info.parameter, info.kind, _identity(info.hook)), []).append(info)
@@ -156,14 +165,14 @@ def find_duplicate_hooks(model: nn.Module) -> list[DuplicateHook]:
         if len(infos) < 2:
             continue
         first = infos[0].hook
-        where = f"{path}.{parameter}" if parameter else path
         duplicates.append(
             DuplicateHook(
-                path=where,
+                path=f"{path}.{parameter}" if parameter else path,
                 kind=kind,
                 name=infos[0].name,
                 handle_ids=tuple(i.handle_id for i in infos),
                 same_object=all(i.hook is first or i.hook == first for i in infos),
+                where=infos[0].where,
             )
         )
     return duplicates
@@ -254,7 +263,7 @@ def _flags(owner: Any, flag_attrs: dict[str, str], handle_id: int) -> tuple[str,
     return tuple(flag for flag, attr in flag_attrs.items() if handle_id in (getattr(owner, attr, None) or {}))
 
 
-def _info(path, kind, target, handle_id, hook, flags, parameter, owner) -> HookInfo:
+def _info(path, kind, target, handle_id, hook, flags, parameter, owner, module) -> HookInfo:
     return HookInfo(
         path=path,
         kind=kind,
@@ -266,6 +275,7 @@ def _info(path, kind, target, handle_id, hook, flags, parameter, owner) -> HookI
         parameter=parameter,
         hook=hook,
         owner=owner,
+        module=module,
     )
 
 
@@ -301,20 +311,48 @@ def callable_source(hook: Any) -> str:
 
 
 def _identity(hook: Any) -> tuple:
-    """Two hooks are 'the same' when they are one object, or re-definitions of one function."""
+    """What makes two hooks copies: one object, or one definition site holding the same state."""
     target = _unwrap(hook)
     owner = getattr(hook, "__self__", None)
     code = getattr(target, "__code__", None)
-    if code is not None and code.co_name == "<lambda>":
-        return ("lambda", code.co_code, code.co_consts, id(owner) if owner is not None else None)
-    module = getattr(target, "__module__", None)
-    name = getattr(target, "__qualname__", None)
-    if name is None:
+    bound = _state(getattr(hook, "args", ())) + _state(getattr(hook, "keywords", {}))  # partials
+    owner_id = id(owner) if owner is not None else None
+    if code is None:  # a callable object: only itself
         return ("object", id(hook))
-    bound = _short(getattr(hook, "args", ())) + _short(getattr(hook, "keywords", {}))  # partials
-    return (module, name, id(owner) if owner is not None else None, bound)
+    # The raw file name: IPython names a cell's file by its source, so a cell run again compiles
+    # to the same file and line, while two lambdas on two lines differ.
+    site = (code.co_filename, code.co_firstlineno, code.co_name, code.co_code)
+    closure = tuple(_state(_cell_value(cell)) for cell in (getattr(target, "__closure__", None) or ()))
+    defaults = _state(getattr(target, "__defaults__", None)) + _state(getattr(target, "__kwdefaults__", None))
+    return (site, closure, defaults, bound, owner_id)
 
 
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 200 else text[:200]
+def _cell_value(cell: Any) -> Any:
+    try:
+        return cell.cell_contents
+    except ValueError:  # an empty cell
+        return None
+
+
+_PLAIN = (type(None), bool, int, float, complex, str, bytes)
+
+
+def _state(value: Any) -> str:
+    """A value for comparing hooks: plain immutable values (and tuples of them) by value, else by type.
+
+    Numbers, strings and flags a hook captured configure it: different ones make different
+    hooks. A cell run again makes new objects of the same kinds (a new list to fill, a new
+    tensor), whose contents change as the hooks run: by type, that is the same state.
+    """
+    if isinstance(value, _PLAIN):
+        return repr(value)
+    if isinstance(value, (tuple, frozenset)):
+        return f"{type(value).__name__}({', '.join(_state(v) for v in value)})"
+    if isinstance(value, dict) and type(value) is dict and not value:
+        return "{}"
+    if callable(value) and hasattr(value, "__code__"):
+        return f"function {getattr(value, '__qualname__', '')}"
+    return type(value).__qualname__
+
+
+

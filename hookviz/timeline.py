@@ -18,7 +18,14 @@ import torch
 import torch.nn.modules.module as torch_module
 from torch import nn
 
-from .inventory import GLOBAL_HOOKS, MODULE_HOOKS, TENSOR_HOOKS, callable_name
+from .inventory import (
+    GLOBAL_HOOKS,
+    GLOBAL_LABEL,
+    MODULE_HOOKS,
+    TENSOR_HOOKS,
+    callable_name,
+    where_label,
+)
 from .recording import Recording
 from .tree import check_model, display_name
 
@@ -99,7 +106,7 @@ def trace_hooks(
         if path is None:
             path = paths.get(id(module_or_none), "") if module_or_none is not None else ""
         if label is None:
-            label = labels.get(id(module_or_none), "(global)") if module_or_none is not None else "(global)"
+            label = labels.get(id(module_or_none), GLOBAL_LABEL) if module_or_none is not None else GLOBAL_LABEL
         trace.firings.append(Firing(next(clock), path, label, kind, who, name, replaced))
 
     restore: list[Callable[[], None]] = []
@@ -207,7 +214,7 @@ def _wrap_module_hooks(model: nn.Module, note, restore: list) -> None:
                 hooks = getattr(param, attr, None)
                 if not hooks:
                     continue
-                label = f"{display_name(path, module)}.{pname}"
+                label = where_label(path, module, pname)
 
                 def make(hook, kind=kind, label=label, path=path):
                     name = callable_name(hook)

@@ -114,3 +114,55 @@ def test_hook_table_is_deterministic_for_notebook_cells():
     assert info.source == "<cell>:1" and callable_source(namespace["show"]) == "<cell>:1"
     table = hv.hook_table(model).splitlines()
     assert table[1].split()[:3] == ["ab", "forward", "show"]
+
+
+def test_a_hook_on_the_root_modules_own_parameter_is_named_by_the_root_class_everywhere():
+    """One rule: list_hooks, hook_table, find_duplicate_hooks and the timeline call it Linear.weight."""
+    layer = nn.Linear(2, 2)
+    for _ in range(2):
+        layer.weight.register_hook(lambda grad: grad)
+        layer.register_forward_hook(lambda module, inputs, output: None)
+    assert {info.where for info in hv.list_hooks(layer, include_globals=False)} == {"Linear", "Linear.weight"}
+    table = hv.hook_table(layer)
+    assert "\nLinear.weight " in table and "\n.weight" not in table
+    assert sorted(str(d).split(":")[0] for d in hv.find_duplicate_hooks(layer)) == ["Linear", "Linear.weight"]
+    trace = hv.trace_hooks(layer, torch.ones(1, 2, requires_grad=True))
+    assert "Linear.weight" in {f.label for f in trace.firings}
+
+
+def test_hooks_from_one_factory_with_different_values_are_not_duplicates():
+    def scale(k):
+        def hook(module, inputs, output):
+            return output * k
+
+        return hook
+
+    layer = nn.Linear(2, 2)
+    layer.register_forward_hook(scale(2))
+    layer.register_forward_hook(scale(3))
+    assert hv.find_duplicate_hooks(layer) == []
+    layer.register_forward_hook(scale(3))  # the same value again: a copy
+    (copy,) = hv.find_duplicate_hooks(layer)
+    assert copy.count == 2 and copy.handle_ids == tuple(list(layer._forward_hooks)[1:])
+
+
+def test_two_lambdas_with_one_body_on_two_lines_are_not_duplicates():
+    layer = nn.Linear(2, 2)
+    layer.register_forward_hook(lambda module, inputs, output: None)
+    layer.register_forward_hook(lambda module, inputs, output: None)
+    assert hv.find_duplicate_hooks(layer) == []
+    inventory = hv.HookInventory(layer, include_globals=False)
+    assert inventory.remove_duplicates() == 0 and len(hv.list_hooks(layer, include_globals=False)) == 2
+
+
+def test_a_cell_run_again_is_a_duplicate_even_with_a_new_list_to_fill():
+    layer = nn.Linear(2, 2)
+    for _ in range(3):  # three runs of one cell: a new list each time, the same code and place
+        kept = []
+
+        def keep(module, inputs, output, kept=kept):
+            kept.append(output)
+
+        layer.register_forward_hook(keep)
+    (copy,) = hv.find_duplicate_hooks(layer)
+    assert copy.count == 3 and not copy.same_object

@@ -296,7 +296,7 @@ def describe_hooks_left(infos, root_name: str) -> str:
     """'2 hooks are left: a forward hook on 1, a backward hook on the root (Net)'."""
     parts = []
     for info in infos:
-        where = "(global)" if info.target == "global" else info.where
+        where = info.where
         if info.target == "module":
             where = _module_label(info.path, root_name)
         parts.append(f"{info.kind} hook {info.name} on {where}")

@@ -137,7 +137,7 @@ class HookInventory(HookvizWidget):
 def _row(info: HookInfo, model: nn.Module, copies: int, first: bool) -> dict[str, Any]:
     return {
         "id": info.handle_id,
-        "where": _where(info, model),
+        "where": info.where,
         "kind": info.kind,
         "target": info.target,
         "name": info.name,
@@ -148,16 +148,8 @@ def _row(info: HookInfo, model: nn.Module, copies: int, first: bool) -> dict[str
     }
 
 
-def _where(info: HookInfo, model: nn.Module) -> str:
-    if info.target == "global":
-        return "(global)"
-    if info.path == "" and info.target == "module":
-        return type(model).__name__
-    return info.where
-
-
 def _describe(info: HookInfo, model: nn.Module) -> str:
-    return f"{_where(info, model)}: {info.kind} hook {info.name} (id {info.handle_id})"
+    return f"{info.where}: {info.kind} hook {info.name} (id {info.handle_id})"
 
 
 def _short_source(source: str) -> str:
