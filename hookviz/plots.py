@@ -11,6 +11,7 @@ import math
 from typing import Any
 
 import matplotlib.pyplot as plt
+import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import NullFormatter
 
@@ -133,6 +134,52 @@ def monitor(snapshot: dict[str, Any], modules: list[list], *, title: str = "Hook
     right.set_xlabel("norm of the gradient w.r.t. the output (latest, log scale)")
     fig.suptitle(f"{title} · {snapshot.get('steps', 0)} steps", fontsize=10)
     fig.tight_layout()
+    plt.close(fig)
+    return fig
+
+
+def activation_heatmap(source: Any, kind: str = "output") -> Figure:
+    """Each module's histogram over training steps, one panel per module: steps across, value
+    bins up, colour log(1 + count), as fastai's "colourful dimension" plot.
+
+    ``source`` is a ``Recording`` (from ``hookviz.record``) or a ``HookMonitor``; ``kind`` is
+    'output' (each module's output) or 'gradient' (the gradient w.r.t. each module's output).
+    It draws the histograms ``record()`` kept for every event, with fixed bins per module (see
+    ``hookviz.histogram_history`` for how an event's own bins are moved onto them, and what
+    that costs), so a drifting distribution shows as a drift. Empty bins are left blank.
+    """
+    read = getattr(source, "histogram_history", None)
+    if isinstance(source, type) or not callable(read):
+        raise TypeError(
+            "activation_heatmap needs a Recording (from hookviz.record) or a HookMonitor, "
+            f"got {type(source).__name__}."
+        )
+    histories = read(kind)
+    columns = min(len(histories), 4)
+    rows = math.ceil(len(histories) / columns)
+    fig, axes = plt.subplots(rows, columns, figsize=(3.3 * columns + 1.3, 2.2 * rows + 0.9), squeeze=False,
+                             sharex=True, layout="constrained")
+    shades = [np.ma.masked_equal(np.log1p(h.counts.numpy()).T, 0.0) for h in histories]
+    top = max((float(s.max()) for s in shades if s.count()), default=1.0)
+    colours = plt.get_cmap("viridis").with_extremes(bad=(0, 0, 0, 0))
+    mesh = None
+    for k, (history, shade) in enumerate(zip(histories, shades, strict=True)):
+        ax = axes[k // columns][k % columns]
+        mesh = ax.pcolormesh(history.step_edges, history.value_edges, shade, cmap=colours, vmin=0.0, vmax=top)
+        ax.set_title(history.name, fontsize=9, family="monospace")
+        ax.tick_params(labelsize=7)
+        if k % columns == 0:
+            ax.set_ylabel(f"{kind} value", fontsize=8)
+        if k // columns == rows - 1 or k + columns >= len(histories):
+            ax.set_xlabel("step", fontsize=8)
+            ax.xaxis.set_tick_params(labelbottom=True)
+    for k in range(len(histories), rows * columns):
+        axes[k // columns][k % columns].set_visible(False)
+    fig.colorbar(mesh, ax=axes, shrink=0.9, label="log(1 + values per step in the bin)")
+    first = min(h.step_edges[0] for h in histories)
+    last = max(h.step_edges[-1] for h in histories) - 1
+    what = "outputs" if kind == "output" else "gradients w.r.t. the outputs"
+    fig.suptitle(f"Histogram of each module's {what} over steps {first}–{last}", fontsize=10)
     plt.close(fig)
     return fig
 

@@ -27,10 +27,12 @@ from typing import Any
 import torch
 from torch import nn
 
+from .histogram_history import KIND_PHASES, STATIC_BINS, HistogramHistory, check_kind, from_batches
 from .summaries import (
     BUFFER_ROWS,
     STATS,
     EventStore,
+    HistogramBatch,
     Interner,
     Needs,
     Pending,
@@ -120,6 +122,7 @@ class Recording:
         self._seq = itertools.count()
         self._listeners: list[Callable[[Recording, list[HookEvent]], None]] = []
         self._column_listeners: list[Callable] = []
+        self._histogram_listeners: list[Callable[[HistogramBatch], None]] = []
         self._model_handle = None
         self._module_handles: list[Any] = []
         self._tensor_handles: collections.deque[list] = collections.deque()
@@ -189,6 +192,11 @@ class Recording:
         TensorStats. For readers that keep a few summaries out of many events (HookMonitor)."""
         self._column_listeners.append(listener)
 
+    def on_histograms(self, listener: Callable[[HistogramBatch], None]) -> None:
+        """Call ``listener(batch)`` with the histograms of new events, as tensors, when they are
+        ready (``summaries.HistogramBatch``; nothing when ``stats`` leaves out 'histogram')."""
+        self._histogram_listeners.append(listener)
+
     # -- reading ---------------------------------------------------------------------------
 
     def flush(self) -> list[HookEvent]:
@@ -206,6 +214,11 @@ class Recording:
         self._last_flush = time.monotonic()
         for listener in list(self._listeners):
             listener(self, fresh)
+        if self._histogram_listeners:  # before the column listeners, which may push a view of both
+            batch = self._reader.histograms(chunk)
+            if batch is not None:
+                for listener in list(self._histogram_listeners):
+                    listener(batch)
         for listener in list(self._column_listeners):
             listener(self._reader.mains(chunk), functools.partial(self._reader.stats_at, chunk))
         return fresh
@@ -237,6 +250,46 @@ class Recording:
 
     def __bool__(self) -> bool:
         return True  # a recording with no events yet is still a recording
+
+    def histogram_batches(self) -> Iterator[HistogramBatch]:
+        """The histograms of every event still in the buffer, as tensors, one batch per chunk."""
+        self.flush()
+        for chunk in self._store.chunks:
+            batch = self._reader.histograms(chunk, chunk.skip)
+            if batch is not None:
+                yield batch
+
+    def histogram_history(self, kind: str = "output", *, bins: int = STATIC_BINS) -> list[HistogramHistory]:
+        """Each module's histogram over the recorded steps (``kind``: 'output' or 'gradient',
+        the gradient w.r.t. the module's output), on ``bins`` fixed bins per module; what
+        ``hookviz.plots.activation_heatmap`` draws. See ``hookviz.histogram_history``."""
+        kind = check_kind(kind)
+        phase = KIND_PHASES[kind]
+        if not len(self):
+            raise ValueError(
+                "this Recording has no events yet: run the model inside `with hv.record(model) as rec:` first."
+            )
+        if "histogram" not in self.stats:
+            raise ValueError(
+                f"this Recording kept no histograms (stats={self.stats!r}); record with stats=None "
+                "(all statistics) or include 'histogram'."
+            )
+        if phase not in self.phases:
+            fix = "gradients=True (the default)" if kind == "gradient" else "phases=None (all of them)"
+            raise ValueError(
+                f"this Recording has no {kind} histograms: they come from the {phase!r} phase, and it "
+                f"recorded {', '.join(self.phases)}. Record with {fix}."
+            )
+        names = [display_name(path, module) for path, module in self.targets]
+        histories = from_batches(self.histogram_batches(), PHASES.index(phase), self.targets, names, kind, bins)
+        if not histories:
+            raise ValueError(
+                "no gradient reached any recorded module: call loss.backward() inside the with block "
+                "(and record with gradients=True, the default)."
+                if kind == "gradient"
+                else "no recorded output holds a finite value to place in a histogram."
+            )
+        return histories
 
     def select(self, *, phase: str | None = None, path: str | None = None, step: int | None = None):
         """Events filtered by phase, path and step."""

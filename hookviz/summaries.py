@@ -566,6 +566,20 @@ class EventStore:
                 self.dropped += excess
 
 
+@dataclass(frozen=True, slots=True)
+class HistogramBatch:
+    """Events' histograms as tensors, one row per event: ``counts[i]`` are HIST_BINS equal bins
+    over ``[lo[i], hi[i]]`` (of a SAMPLE_SIZE-value sample for larger tensors; a constant
+    tensor, lo == hi, has all its values in one bin)."""
+
+    steps: torch.Tensor  # int64
+    phases: torch.Tensor  # int64: index into recording.PHASES
+    path_ids: torch.Tensor  # int64: index into the recording's targets
+    counts: torch.Tensor  # float64, (events, HIST_BINS)
+    lo: torch.Tensor  # float64: the exact min of the finite values
+    hi: torch.Tensor  # float64: the exact max
+
+
 class Reader:
     """Turns stored columns back into TensorStats for one recording."""
 
@@ -612,6 +626,31 @@ class Reader:
                     break
             else:
                 yield step, phase, path_id, -1, None, None, None, None
+
+    def histograms(self, chunk: Chunk, start: int = 0) -> HistogramBatch | None:
+        """The histograms of the events of ``chunk`` from event ``start`` on, as tensors (one
+        row per event whose first tensor has one); None when histograms were not asked for.
+
+        Read straight from the columns, in a few indexing ops: no per-event Python object."""
+        n_events = len(chunk.events) // _EV
+        if "histogram" not in self.want or n_events <= start or not len(chunk.stats):
+            return None
+        events = torch.frombuffer(chunk.events, dtype=torch.int64).view(-1, _EV)[start:]
+        events = events[events[:, 6] > 0]  # events that carry at least one value
+        leaves = torch.frombuffer(chunk.leaves, dtype=torch.int64).view(-1, _LF)
+        rows = leaves[events[:, 5], 3]
+        # The first *tensor* of an event, as mains() reads it: rarely not its first value.
+        for i in ((events[:, 6] > 1) & (rows < 0)).nonzero().flatten().tolist():
+            first, n = events[i, 5].item(), events[i, 6].item()
+            rows[i] = next((r for r in leaves[first + 1 : first + n, 3].tolist() if r >= 0), -1)
+        events, rows = events[rows >= 0], rows[rows >= 0]
+        table = torch.frombuffer(chunk.stats, dtype=torch.float64).view(-1, _NCOL)[rows]
+        lo, hi = table[:, 7], table[:, 8]  # exact min and max of the finite values
+        # No statistics (NaN count column), or no finite value: nothing to place in a bin.
+        keep = (table[:, 0] > 0) & torch.isfinite(lo) & torch.isfinite(hi)
+        counts = torch.frombuffer(chunk.hist, dtype=torch.float64).view(-1, HIST_BINS)[rows[keep]]
+        events = events[keep]
+        return HistogramBatch(events[:, 1], events[:, 2], events[:, 3], counts, lo[keep], hi[keep])
 
     def stats_at(self, chunk: Chunk, leaf: int) -> TensorStats:
         """The TensorStats of one leaf of ``chunk``."""

@@ -12,7 +12,8 @@ import traitlets
 from torch import nn
 
 import hookviz as hv
-from hookviz.widgets.hook_monitor import MAX_EVENTS, TREND
+from hookviz.histogram_history import LIVE_BINS, LIVE_COLUMNS
+from hookviz.widgets.hook_monitor import LEVEL_ALPHABET, LEVEL_SCALE, MAX_EVENTS, TREND
 from tests.helpers import assert_no_hooks
 
 
@@ -242,3 +243,100 @@ def test_static_pictures():
     figure = monitor.plot()
     assert len(figure.axes) == 2
     assert figure.axes[1].get_xscale() == "log"
+
+
+# -- the heat-map view: each module's histogram over time -----------------------------------------
+
+
+def decode(panel: dict) -> torch.Tensor:
+    """A heat-map panel's cells as the browser reads them: (columns, bins) levels."""
+    levels = torch.tensor([LEVEL_ALPHABET.index(c) for c in panel["cells"]])
+    return levels.view(-1, panel["bins"])
+
+
+def test_the_heat_map_reaches_the_browser_as_strict_json_levels_of_the_live_histograms():
+    model = hv.examples.mlp((4, 8, 2))
+    with hv.HookMonitor(model) as monitor:
+        train(model, 12, inputs(batch=16))
+    heat = monitor.heatmap
+    json.dumps(heat, allow_nan=False)
+    assert heat["columns"] == 12 and heat["span"] == 1 and heat["steps"] == 12
+    for kind in ("output", "gradient"):
+        for panel, history in zip(heat[kind], monitor.histogram_history(kind), strict=True):
+            expected = torch.where(history.counts > 0, (torch.log1p(history.counts) * LEVEL_SCALE).round().clamp(min=1), 0)
+            assert torch.equal(decode(panel), expected.long())
+            assert (panel["lo"], panel["hi"]) == pytest.approx((history.value_edges[0], history.value_edges[-1]), rel=1e-3)
+
+
+def test_the_heat_maps_memory_and_message_stay_bounded_over_many_steps():
+    model = hv.examples.mlp((4, 8, 2))
+    monitor = hv.HookMonitor(model)
+    with monitor:
+        train(model, 2 * LIVE_COLUMNS)
+        counts = monitor._heat.counts
+        early = len(json.dumps(monitor._heatmap_json()))
+        train(model, 8 * LIVE_COLUMNS)
+    assert monitor._heat.counts is counts and counts.shape == (2 * 4, LIVE_COLUMNS, LIVE_BINS)  # made once
+    heat = monitor.heatmap
+    assert heat["steps"] == 10 * LIVE_COLUMNS and heat["columns"] <= LIVE_COLUMNS and heat["span"] == 16
+    late = len(json.dumps(heat))
+    assert late <= early * 1.25  # the message grows with the columns shown, never with the steps
+    assert all(len(p["cells"]) == heat["columns"] * p["bins"] <= LIVE_COLUMNS * LIVE_BINS
+               for kind in ("output", "gradient") for p in heat[kind])
+
+
+def test_heat_map_updates_are_throttled_like_the_snapshot():
+    model = hv.examples.mlp((4, 8, 2))
+    monitor = hv.HookMonitor(model, updates_per_second=2)
+    snapshots, heat_maps = [], []
+    monitor.observe(lambda change: snapshots.append(change["new"]["steps"]), names="snapshot")
+    monitor.observe(lambda change: heat_maps.append(change["new"]["steps"]), names="heatmap")
+    with monitor:
+        train(model, 400)
+    assert heat_maps[-1] == 400  # the last one has everything
+    assert 1 <= len(heat_maps) <= len(snapshots)
+
+
+def test_every_n_steps_gives_columns_n_steps_wide_and_a_second_block_counts_on():
+    model = hv.examples.mlp((4, 8, 2))
+    monitor = hv.HookMonitor(model, every=3)
+    with monitor:
+        train(model, 9)
+    with monitor:
+        train(model, 3)
+    heat = monitor.heatmap
+    assert heat["span"] == 3 and heat["columns"] == 4 and heat["steps"] == 12
+    (history, *_) = monitor.histogram_history("output")
+    assert history.step_edges == (0, 3, 6, 9, 10)  # the last column holds step 9 alone
+    assert all(decode(p).count_nonzero(1).min() > 0 for p in heat["output"])  # no empty column
+
+
+def test_without_a_heat_map_nothing_is_kept_or_sent():
+    model = hv.examples.mlp((4, 8, 2))
+    with hv.HookMonitor(model, heatmap=False) as monitor:
+        train(model, 3)
+    assert monitor.heatmap == {} and monitor._heat is None
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"view": "chart"}, traitlets.TraitError, "view must be 'table' or 'heatmap'"),
+        ({"view": "heatmap", "heatmap": False}, ValueError, "view='heatmap' needs heatmap=True"),
+        ({"heatmap": "yes"}, TypeError, "heatmap must be True or False"),
+    ],
+)
+def test_bad_heat_map_arguments_say_what_to_pass(kwargs, error, message):
+    with pytest.raises(error, match=message):
+        hv.HookMonitor(hv.examples.mlp((4, 8, 2)), **kwargs)
+
+
+def test_heat_map_kind_and_static_view_are_checked():
+    monitor = hv.HookMonitor(hv.examples.mlp((4, 8, 2)), gradients=False, view="heatmap")
+    assert monitor.get_state()["view"] == "heatmap"
+    with pytest.raises(traitlets.TraitError, match="watches no gradients"):
+        monitor.heatmap_kind = "gradient"
+    with pytest.raises(traitlets.TraitError, match="kind must be 'output'"):
+        monitor.heatmap_kind = "outputs"
+    with pytest.raises(ValueError, match="view must be 'table' or 'heatmap', got 'heat'"):
+        monitor.plot(view="heat")

@@ -2,7 +2,9 @@
 
 Built on ``hookviz.record``: its listener receives statistics in batches (a few times a
 second); the monitor keeps one small summary per module (never the events) and sends the
-browser a compact JSON snapshot at most ``updates_per_second`` times a second.
+browser a compact JSON snapshot at most ``updates_per_second`` times a second. Its heat-map
+view (each module's histogram over time) folds the histograms record() already computed into
+a fixed-size ``RollingHistograms``, sent as one character per cell.
 """
 
 from __future__ import annotations
@@ -14,10 +16,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import torch
 import traitlets
 from torch import nn
 
+from ..histogram_history import KIND_PHASES, KINDS, HistogramHistory, RollingHistograms, check_kind
 from ..recording import PHASES, Recording, TensorStats, record
+from ..summaries import HistogramBatch
 from ..tree import ModuleSelector, check_model, display_name, select_modules
 from . import static_html
 from .base import HookvizWidget, front_end, number, shape_text
@@ -27,6 +32,14 @@ MONITOR_STATS = ("mean", "std", "min", "max", "norm", "nan", "inf", "histogram",
 TREND = 40  # recent values kept per module for the trend line
 MAX_EVENTS = 512  # record()'s own buffer: the monitor reads events as they come, it never re-reads
 FORWARD = PHASES.index("forward")
+VIEWS = ("table", "heatmap")
+# The heat map travels as one character per cell: level round(LEVEL_SCALE * log(1 + count)),
+# 0 for an empty cell, so a cell's level says its count within about 15%.
+LEVEL_ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+LEVEL_SCALE = 7.0
+_TO_CHARS = bytes.maketrans(bytes(range(len(LEVEL_ALPHABET))), LEVEL_ALPHABET.encode())
+# A big model's heat map is sent less often, so that it streams at most this fast.
+HEATMAP_BYTES_PER_SECOND = 200_000
 
 
 @dataclass
@@ -116,7 +129,9 @@ class HookMonitor(HookvizWidget):
 
     ``modules`` picks what to watch (as in ``record``); ``every=N`` records every N-th step;
     ``gradients=False`` skips the gradient view. A gradient norm below ``vanishing_below``
-    or above ``exploding_above`` is flagged.
+    or above ``exploding_above`` is flagged. ``view='heatmap'`` opens on each module's
+    histogram over time (the table is one click or the key V away); ``heatmap=False`` keeps no
+    such history.
     """
 
     _esm, _css = front_end("hook_monitor")
@@ -127,6 +142,9 @@ class HookMonitor(HookvizWidget):
     selected = traitlets.Int(-1).tag(sync=True)  # index into modules; -1: none
     thresholds = traitlets.Dict().tag(sync=True)  # gradient norms flagged: {"vanishing": ..., "exploding": ...}
     gradients = traitlets.Bool(True).tag(sync=True)  # False: no gradient view
+    view = traitlets.Unicode("table").tag(sync=True)  # 'table' or 'heatmap'
+    heatmap_kind = traitlets.Unicode("output").tag(sync=True)  # what the heat map shows: 'output' or 'gradient'
+    heatmap = traitlets.Dict().tag(sync=True)  # each module's histogram over time, compact (see _heatmap_json)
 
     def __init__(
         self,
@@ -138,6 +156,8 @@ class HookMonitor(HookvizWidget):
         updates_per_second: float = 4.0,
         vanishing_below: float = 1e-6,
         exploding_above: float = 1e3,
+        heatmap: bool = True,
+        view: str = "table",
         theme: str = "auto",
     ):
         """Prepare the dashboard (no hook is added until ``with`` or ``start()``)."""
@@ -158,6 +178,10 @@ class HookMonitor(HookvizWidget):
             raise ValueError(
                 f"vanishing_below ({vanishing_below}) must be smaller than exploding_above ({exploding_above})."
             )
+        if not isinstance(heatmap, bool):
+            raise TypeError(f"heatmap must be True or False, got {heatmap!r}.")
+        if view == "heatmap" and not heatmap:
+            raise ValueError("view='heatmap' needs heatmap=True: a monitor made with heatmap=False keeps no histograms.")
         self._model = model
         self._selector = modules
         self._every = every
@@ -173,6 +197,12 @@ class HookMonitor(HookvizWidget):
         self._steps_before = 0  # steps seen by earlier recordings (a monitor can be entered again)
         self._last_push = 0.0
         self._shown = False
+        self._kinds = KINDS if gradients else KINDS[:1]
+        self._keeps_heatmap = heatmap
+        self._heat: RollingHistograms | None = None  # made at the first start(); lives as long as the monitor
+        self._stream_of: torch.Tensor | None = None  # (phase id, path id) -> heat-map stream; -1: none
+        self._heat_sent = -1  # the heat map's version the browser has
+        self._next_heat = 0.0  # when the heat map may be sent again
         # A recording is made at each start(); making one now checks every and gradients early.
         Recording(model, modules=modules, gradients=gradients, every=every, stats=MONITOR_STATS)
         super().__init__(
@@ -180,9 +210,11 @@ class HookMonitor(HookvizWidget):
             modules=[[display_name(p, model), s.type_name, s.depth] for p, s in self._summaries.items()],
             thresholds={"vanishing": self._vanishing, "exploding": self._exploding},
             gradients=bool(gradients),
+            view=view,
             theme=theme,
         )
         self.snapshot = self._snapshot()
+        self.heatmap = self._heatmap_json() if heatmap else {}  # {}: the browser offers no heat map
 
     @traitlets.validate("selected")
     def _valid_selected(self, proposal):
@@ -193,6 +225,24 @@ class HookMonitor(HookvizWidget):
                 f"none, got {index}."
             )
         return index
+
+    @traitlets.validate("view")
+    def _valid_view(self, proposal):
+        view = proposal["value"]
+        if view not in VIEWS:
+            raise traitlets.TraitError(f"view must be 'table' or 'heatmap', got {view!r}.")
+        return view
+
+    @traitlets.validate("heatmap_kind")
+    def _valid_heatmap_kind(self, proposal):
+        kind = proposal["value"]
+        try:
+            check_kind(kind)
+        except ValueError as error:
+            raise traitlets.TraitError(str(error)) from None
+        if kind == "gradient" and not self.gradients:
+            raise traitlets.TraitError("this monitor watches no gradients (gradients=False): heatmap_kind must be 'output'.")
+        return kind
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -224,9 +274,15 @@ class HookMonitor(HookvizWidget):
         )
         self._rows_by_path_id = [self._summaries.get(path) for path, _ in recording.targets]
         recording.on_columns(self._take)
+        if self._keeps_heatmap:
+            if self._heat is None:
+                # Columns start one recorded step wide: every=N leaves no empty column between.
+                self._heat = RollingHistograms(len(self._kinds) * len(self._summaries), span=self._every)
+            self._stream_of = self._streams(recording)
+            recording.on_histograms(self._take_histograms)
         recording.start()  # on failure it removes what it added, and raises
         self._recording = recording
-        self._push()
+        self._push(final=True)
         return self
 
     def stop(self) -> None:
@@ -239,7 +295,7 @@ class HookMonitor(HookvizWidget):
         finally:
             self._steps_before += recording.step + 1
             self._recording = None
-            self._push()
+            self._push(final=True)
 
     @property
     def running(self) -> bool:
@@ -303,6 +359,77 @@ class HookMonitor(HookvizWidget):
         if time.monotonic() - self._last_push >= self._interval:
             self._push()
 
+    def _streams(self, recording: Recording) -> torch.Tensor:
+        """The heat-map stream of each (phase id, path id) of ``recording``: kind × module."""
+        streams = torch.full((len(PHASES), len(recording.targets)), -1, dtype=torch.int64)
+        position = {path: i for i, path in enumerate(self._summaries)}
+        for k, kind in enumerate(self._kinds):
+            for path_id, (path, _) in enumerate(recording.targets):
+                if path in position:
+                    streams[PHASES.index(KIND_PHASES[kind]), path_id] = k * len(position) + position[path]
+        return streams
+
+    def _take_histograms(self, batch: HistogramBatch) -> None:
+        """record()'s histogram listener: fold a batch of events' histograms into the heat map."""
+        streams = self._stream_of[batch.phases, batch.path_ids]
+        keep = streams >= 0
+        self._heat.add(streams[keep], batch.steps[keep] + self._steps_before, batch.counts[keep], batch.lo[keep],
+                       batch.hi[keep])
+
+    def histogram_history(self, kind: str = "output") -> list[HistogramHistory]:
+        """Each watched module's histogram over the steps so far (``kind``: 'output' or
+        'gradient'), on its live bins; what ``hookviz.plots.activation_heatmap`` draws."""
+        kind = check_kind(kind)
+        if not self._keeps_heatmap:
+            raise ValueError("this HookMonitor keeps no histograms over time (heatmap=False); make it with heatmap=True.")
+        if kind not in self._kinds:
+            raise ValueError("this HookMonitor watches no gradients (gradients=False); make it with gradients=True.")
+        if self._recording is not None:
+            self._recording.flush()
+        if self._heat is None or not self.steps:
+            raise ValueError("this HookMonitor has seen no steps yet: run your training loop inside `with monitor:` first.")
+        k, n = self._kinds.index(kind), len(self._summaries)
+        histories = [
+            self._heat.history(k * n + i, path, label, kind)
+            for i, (path, (label, _, _)) in enumerate(zip(self._summaries, self.modules, strict=True))
+        ]
+        histories = [h for h in histories if h is not None]
+        if not histories:
+            raise ValueError(
+                "no gradient has reached a watched module yet: call loss.backward() inside the with block."
+                if kind == "gradient"
+                else "no watched module's output has held a finite value yet."
+            )
+        return histories
+
+    def _heatmap_json(self) -> dict[str, Any]:
+        """The heat map for the browser: per kind, per module, None or its value range, its number
+        of bins and its cells, column after column, one LEVEL_ALPHABET character each."""
+        heat = self._heat
+        if heat is None:
+            return {"columns": 0, "span": self._every, "steps": self.steps, "scale": LEVEL_SCALE,
+                    **{kind: [None] * len(self._summaries) for kind in self._kinds}}
+        means = heat.means()
+        levels = torch.where(means > 0, (torch.log1p(means) * LEVEL_SCALE).round().clamp(1, len(LEVEL_ALPHABET) - 1), 0)
+        levels = levels.to(torch.uint8)
+        occupied = heat.occupied()
+        n = len(self._summaries)
+        found: dict[str, Any] = {"columns": heat.used, "span": heat.span, "steps": self.steps, "scale": LEVEL_SCALE}
+        for k, kind in enumerate(self._kinds):
+            panels: list[dict[str, Any] | None] = []
+            for i in range(n):
+                stream = k * n + i
+                if occupied[stream] is None:
+                    panels.append(None)
+                    continue
+                first, last = occupied[stream]
+                cells = levels[stream, :, first : last + 1].contiguous().numpy().tobytes().translate(_TO_CHARS)
+                edges = heat.edges(stream, first, last)
+                panels.append({"lo": number(edges[0]), "hi": number(edges[-1]), "bins": last - first + 1,
+                               "cells": cells.decode("ascii")})
+            found[kind] = panels
+        return found
+
     def _snapshot(self) -> dict[str, Any]:
         rows = []
         for summary in self._summaries.values():
@@ -314,11 +441,17 @@ class HookMonitor(HookvizWidget):
             })
         return {"steps": self.steps, "running": self.running, "rows": rows}
 
-    def _push(self) -> None:
-        """Send one snapshot to the browser."""
-        self._last_push = time.monotonic()
+    def _push(self, final: bool = False) -> None:
+        """Send one snapshot to the browser, and the heat map when it changed and is due."""
+        now = self._last_push = time.monotonic()
         with self.hold_sync():
             self.snapshot = self._snapshot()
+            heat = self._heat
+            if heat is not None and heat.version != self._heat_sent and (final or now >= self._next_heat):
+                self.heatmap = self._heatmap_json()
+                self._heat_sent = heat.version
+                size = sum(len(p["cells"]) for kind in self._kinds for p in self.heatmap[kind] if p)
+                self._next_heat = now + max(self._interval, size / HEATMAP_BYTES_PER_SECOND)
 
     def _repr_mimebundle_(self, **kwargs):
         self._shown = True
@@ -364,10 +497,15 @@ class HookMonitor(HookvizWidget):
         )
         return static_html.page("monitor", body)
 
-    def plot(self):
-        """A matplotlib Figure: output mean ± std and gradient norm per module (needs matplotlib)."""
+    def plot(self, view: str = "table", kind: str = "output"):
+        """A matplotlib Figure (needs matplotlib) of the table view (output mean ± std and gradient
+        norm per module) or, with ``view='heatmap'``, of each module's ``kind`` histogram over time."""
         from .. import plots
 
+        if view not in VIEWS:
+            raise ValueError(f"view must be 'table' or 'heatmap', got {view!r}.")
+        if view == "heatmap":
+            return plots.activation_heatmap(self, kind)
         return plots.monitor(self.snapshot, self.modules, title=self.title)
 
 

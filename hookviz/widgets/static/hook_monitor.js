@@ -52,16 +52,129 @@ function heatmap(values) {
       row.map((v, j) => cell(v, vector ? j : `${i}, ${j}`)))));
 }
 
+// -- the heat map: each module's histogram over time -------------------------------------------
+
+// A cell arrives as one character: its level, round(scale * log(1 + count)); 0 is empty.
+const LEVEL_ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+const LEVEL_OF = new Uint8Array(128);
+[...LEVEL_ALPHABET].forEach((c, i) => { LEVEL_OF[c.charCodeAt(0)] = i; });
+// viridis: dark to bright, readable by colour-blind readers and in grey.
+const VIRIDIS = [[68, 1, 84], [72, 40, 120], [62, 73, 137], [49, 104, 142], [38, 130, 142],
+  [31, 158, 137], [53, 183, 121], [110, 206, 88], [181, 222, 43], [253, 231, 37]];
+const KIND_TEXT = { output: "outputs", gradient: "gradients w.r.t. the outputs" };
+
+function viridis(t) {
+  const x = Math.max(0, Math.min(1, t)) * (VIRIDIS.length - 1);
+  const i = Math.min(VIRIDIS.length - 2, Math.floor(x));
+  const f = x - i;
+  return VIRIDIS[i].map((a, k) => Math.round(a + (VIRIDIS[i + 1][k] - a) * f));
+}
+
+function topLevel(panels) {
+  let top = 1;
+  for (const p of panels) if (p) for (let i = 0; i < p.cells.length; i++) top = Math.max(top, LEVEL_OF[p.cells.charCodeAt(i)]);
+  return top;
+}
+
+// One module's panel: its histogram per column as pixels (scaled up by CSS), values up.
+function paintHeat(canvas, panel, columns, top) {
+  const bins = panel ? panel.bins : 1;
+  canvas.width = Math.max(1, columns);
+  canvas.height = bins;
+  const context = canvas.getContext("2d");
+  if (!panel || !columns) { context.clearRect(0, 0, canvas.width, canvas.height); return; }
+  const image = context.createImageData(columns, bins);
+  const cells = panel.cells;
+  for (let c = 0; c < columns; c++) {
+    for (let b = 0; b < bins; b++) {
+      const level = LEVEL_OF[cells.charCodeAt(c * bins + b)];
+      if (!level) continue; // empty: transparent, the theme's background shows
+      const [r, g, bl] = viridis(level / top);
+      const at = ((bins - 1 - b) * columns + c) * 4;
+      image.data[at] = r; image.data[at + 1] = g; image.data[at + 2] = bl; image.data[at + 3] = 255;
+    }
+  }
+  context.putImageData(image, 0, 0);
+}
+
+function heatView(model, modules, onPick) {
+  const panels = modules.map(([label, type], i) => {
+    const canvas = h("canvas", { class: "hv-heat-canvas", width: 1, height: 1, role: "img" });
+    const hi = h("span"), lo = h("span");
+    const note = h("span", { class: "hv-muted hv-heat-none" });
+    const figure = h("figure", { class: "hv-heat", "data-index": i, "data-path": label, onclick: () => onPick(i) },
+      h("figcaption", {}, h("span", { class: "hv-mono", text: label }), h("span", { class: "hv-muted", text: ` ${type}` })),
+      h("div", { class: "hv-heat-body" }, h("div", { class: "hv-heat-axis hv-mono" }, hi, lo), canvas), note);
+    return { figure, canvas, hi, lo, note, label };
+  });
+  const kindButtons = Object.entries(KIND_TEXT).map(([kind, text]) =>
+    button(text, () => { model.set("heatmap_kind", kind); model.save_changes(); },
+      { cls: "hv-kind hv-with-text", title: `Show ${text} (G switches)` }));
+  kindButtons.forEach((b, i) => { b.dataset.kind = Object.keys(KIND_TEXT)[i]; });
+  const steps = h("span", { class: "hv-muted" });
+  const legendBar = h("span", { class: "hv-heat-legend-bar" });
+  const legendTop = h("span", { class: "hv-mono" });
+  const box = h("div", { class: "hv-heat-view" },
+    h("div", { class: "hv-heat-head" }, h("div", { class: "hv-switch", role: "group", "aria-label": "what the heat map shows" }, kindButtons), steps),
+    h("div", { class: "hv-heat-grid" }, panels.map((p) => p.figure)),
+    h("div", { class: "hv-heat-legend hv-muted" }, h("span", { text: "values per step in a bin (log colour): 0" }), legendBar, legendTop,
+      h("span", { text: " · steps across, values up; bins fixed per module, so a drift shows as a drift" })));
+
+  let drawn = [];
+  function draw(selected) {
+    const heat = model.get("heatmap") || {};
+    const kind = model.get("gradients") ? model.get("heatmap_kind") : "output";
+    // A snapshot and a heat map often arrive in one message: paint once.
+    if (drawn[0] === heat && drawn[1] === kind && drawn[2] === selected) return;
+    drawn = [heat, kind, selected];
+    const shown = heat[kind] || [];
+    const columns = heat.columns || 0;
+    const top = topLevel(shown);
+    box.dataset.kind = kind;
+    box.dataset.columns = String(columns);
+    kindButtons.forEach((b) => {
+      b.hidden = !model.get("gradients");
+      b.setAttribute("aria-pressed", b.dataset.kind === kind ? "true" : "false");
+      b.classList.toggle("hv-on", b.dataset.kind === kind);
+    });
+    const span = heat.span || 1;
+    steps.textContent = columns ? `steps 0–${heat.steps - 1}${span > 1 ? ` · a column is ${span} steps` : ""}` : "";
+    legendTop.textContent = `${fmt(Math.expm1(top / (heat.scale || 7)))}`;
+    panels.forEach((p, i) => {
+      const panel = shown[i];
+      paintHeat(p.canvas, panel, columns, top);
+      p.hi.textContent = panel ? fmt(panel.hi) : "";
+      p.lo.textContent = panel ? fmt(panel.lo) : "";
+      p.note.textContent = panel ? "" : (kind === "gradient" ? "no gradient yet" : "no output yet");
+      p.figure.dataset.filled = panel ? "true" : "false";
+      p.canvas.setAttribute("aria-label", panel
+        ? `${p.label}: histogram of its ${KIND_TEXT[kind]} over ${heat.steps} steps, values ${fmt(panel.lo)} to ${fmt(panel.hi)}`
+        : `${p.label}: nothing yet`);
+      p.figure.classList.toggle("hv-selected", i === selected);
+    });
+  }
+  return { box, draw };
+}
+
 function render({ model, el }) {
   const modules = model.get("modules");
-  const root = widgetRoot("hv-monitor", "hook monitor: arrows choose a module, space freezes the view");
+  const root = widgetRoot("hv-monitor", "hook monitor: arrows choose a module, space freezes the view, V switches table and heat map");
   const cleanups = [followTheme(root, model)];
   let frozen = false;
 
   const status = h("span", { class: "hv-status" });
   const freeze = button("Freeze view", () => toggleFreeze(), { cls: "hv-freeze hv-with-text", iconName: "pause", title: "Freeze or resume the view (space)" });
   const warnCount = h("span", { class: "hv-warn hv-warncount" });
-  const header = h("div", { class: "hv-header" }, h("span", { class: "hv-title", text: model.get("title") }), status, freeze, warnCount);
+  const hasHeat = Object.keys(model.get("heatmap") || {}).length > 0;
+  const viewTabs = [["table", "Table"], ["heatmap", "Heat map"]].map(([view, text]) => {
+    const tab = button(text, () => setView(view), { cls: "hv-tab hv-with-text", title: `${text} view (V switches)` });
+    tab.setAttribute("role", "tab");
+    tab.dataset.view = view;
+    return tab;
+  });
+  const tabs = h("div", { class: "hv-switch hv-tabs", role: "tablist", "aria-label": "view" }, viewTabs);
+  tabs.hidden = !hasHeat;
+  const header = h("div", { class: "hv-header" }, h("span", { class: "hv-title", text: model.get("title") }), tabs, status, freeze, warnCount);
 
   // -- the table: one row per module, cells updated in place --------------------------------
   const columns = ["module", "class", "calls", "output", "mean", "std", "min", "max", "histogram", "‖grad‖", "warnings"];
@@ -84,9 +197,22 @@ function render({ model, el }) {
   const empty = h("div", { class: "hv-muted hv-empty",
     text: "Nothing recorded yet: run your training loop inside `with monitor:` (or call monitor.start())." });
 
-  root.append(header, empty, tablePanel, h("div", { class: "hv-lower" }, grads, detail),
-    h("div", { class: "hv-keys", text: "click a row or use ↑/↓ for details · space: freeze/resume the view" }));
+  const lower = h("div", { class: "hv-lower" }, grads, detail);
+  const heat = heatView(model, modules, (i) => select(i));
+  root.append(header, empty, tablePanel, lower, heat.box,
+    h("div", { class: "hv-keys", text: "click a row or use ↑/↓ for details · space: freeze/resume the view" + (hasHeat ? " · V: table/heat map · G: outputs/gradients" : "") }));
   el.append(root);
+
+  function setView(view) {
+    model.set("view", view);
+    model.save_changes();
+  }
+  const onView = () => draw();
+  model.on("change:view", onView);
+  model.on("change:heatmap_kind", onView);
+  const onHeatmap = () => { if (!frozen && model.get("view") === "heatmap") heat.draw(model.get("selected")); };
+  model.on("change:heatmap", onHeatmap);
+  cleanups.push(() => { model.off("change:view", onView); model.off("change:heatmap_kind", onView); model.off("change:heatmap", onHeatmap); });
 
   function select(i) {
     const next = i === model.get("selected") ? -1 : i;
@@ -120,6 +246,12 @@ function render({ model, el }) {
     Home: () => move(-modules.length),
     End: () => move(modules.length),
     Escape: () => { model.set("selected", -1); model.save_changes(); },
+    v: () => { if (hasHeat) setView(model.get("view") === "heatmap" ? "table" : "heatmap"); },
+    g: () => {
+      if (!hasHeat || !model.get("gradients")) return;
+      model.set("heatmap_kind", model.get("heatmap_kind") === "output" ? "gradient" : "output");
+      model.save_changes();
+    },
   });
 
   // -- drawing ----------------------------------------------------------------------------------
@@ -131,6 +263,15 @@ function render({ model, el }) {
     root.dataset.steps = String(snap.steps || 0);
     root.dataset.running = snap.running ? "true" : "false";
     empty.hidden = rows.some((r) => r.calls > 0);
+    const view = hasHeat ? model.get("view") : "table";
+    root.dataset.view = view;
+    viewTabs.forEach((tab) => {
+      tab.setAttribute("aria-selected", tab.dataset.view === view ? "true" : "false");
+      tab.classList.toggle("hv-on", tab.dataset.view === view);
+    });
+    tablePanel.hidden = lower.hidden = view !== "table";
+    heat.box.hidden = view !== "heatmap";
+    if (view === "heatmap") heat.draw(selected);
     let warnings = 0;
     rows.forEach((row, i) => {
       const cells = cellsOf[i];
