@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import os
+import secrets
+import signal
+import time
 
 import pytest
+
+from tests.processes import RUN_TAG, tagged
 
 # Files whose tests also run in the environment pinned like Google Colab (`make test-colab`).
 COLAB_FILES = ("test_notebooks", "test_exercises", "test_widgets")
@@ -18,6 +23,8 @@ def pytest_collection_modifyitems(config, items):
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "colab: also runs pinned like Google Colab (make test-colab)")
+    # Every process the suite starts inherits this tag, even one that outlives its parent.
+    os.environ.setdefault(RUN_TAG, secrets.token_hex(8))
 
 
 def pytest_runtest_logreport(report):
@@ -27,14 +34,33 @@ def pytest_runtest_logreport(report):
 
 
 _not_run: list[str] = []
+_left_behind: list[tuple[int, str]] = []
 
 
 def pytest_sessionfinish(session, exitstatus):
     if os.environ.get("HOOKVIZ_FORBID_SKIPS") == "1" and _not_run:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    # Nothing the tests started may outlive them: a few seconds for kernels to finish exiting.
+    deadline = time.monotonic() + 10
+    left = tagged(os.environ[RUN_TAG])
+    while left and time.monotonic() < deadline:
+        time.sleep(0.2)
+        left = tagged(os.environ[RUN_TAG])
+    if left:
+        _left_behind.extend(left)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        for pid, _ in left:  # and then stop them, so one failure does not leak into the next run
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
 
 
 def pytest_terminal_summary(terminalreporter):
+    if _left_behind:
+        terminalreporter.section("processes the tests left running (a failure; they were killed)")
+        for pid, command in _left_behind:
+            terminalreporter.line(f"{pid}: {command}")
     if os.environ.get("HOOKVIZ_FORBID_SKIPS") == "1" and _not_run:
         terminalreporter.section("tests that did not run (HOOKVIZ_FORBID_SKIPS=1 makes this a failure)")
         for line in _not_run:

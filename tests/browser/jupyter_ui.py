@@ -10,7 +10,6 @@ import json
 import os
 import secrets
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -19,6 +18,8 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from tests.processes import stop_group
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -126,15 +127,11 @@ class JupyterServer:
         raise RuntimeError(f"{script} did not answer /api/status within {timeout:.0f} s; log:\n{self.log()}")
 
     def stop(self) -> None:
-        """Shut the server (and its kernels) down."""
-        if self.process is None or self.process.poll() is not None:
+        """Shut the server and its kernels down: its whole process group, and its port closed."""
+        if self.process is None:
             return
-        os.killpg(self.process.pid, signal.SIGTERM)
-        try:
-            self.process.wait(15)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait(5)
+        stop_group(self.process.pid, port=self.port)
+        self.process.wait(5)
 
     def log(self) -> str:
         path = self.home / "server.log"

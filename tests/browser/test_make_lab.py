@@ -6,7 +6,6 @@ import os
 import re
 import secrets
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -14,6 +13,8 @@ from pathlib import Path
 
 from conftest import VIEWPORT
 from jupyter_ui import free_port, jupyter_env
+
+from tests.processes import stop_group
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -60,6 +61,7 @@ def test_make_lab_opens_00_start_here(tmp_path, chromium):
         finally:
             context.close()
     finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        process.wait(timeout=30)
+        # make dies at once; JupyterLab, its child, may stay up: wait for the group and the port.
+        stop_group(process.pid, port=port)
+        process.wait(timeout=5)
         log.close()
