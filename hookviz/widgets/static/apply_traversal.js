@@ -34,9 +34,9 @@ function render({ model, el }) {
   // -- header and controls ---------------------------------------------------------------
   const status = h("span", { class: "hv-status" });
   const applyButton = button("apply() post-order", () => setOrder("apply"),
-    { cls: "hv-order-apply", title: "Play apply(): children first, then the module (post-order)" });
+    { cls: "hv-order-apply", title: "Show the order apply() visits: children first, then the module (post-order)" });
   const modulesButton = button("modules() pre-order", () => setOrder("modules"),
-    { cls: "hv-order-modules", title: "Play modules(): the module first, then its children (pre-order)" });
+    { cls: "hv-order-modules", title: "Show the order modules() yields: the module first, then its children (pre-order)" });
   const follow = h("input", { type: "checkbox", checked: true, "aria-label": "follow the current module" });
   const header = h("div", { class: "hv-header" },
     h("span", { class: "hv-title", text: model.get("title") }), status,
@@ -193,6 +193,8 @@ function render({ model, el }) {
     root.dataset.current = current >= 0 ? nodes[current].label : "";
     applyButton.classList.toggle("hv-on", !modules);
     modulesButton.classList.toggle("hv-on", modules);
+    applyButton.setAttribute("aria-pressed", String(!modules));  // a switch: say which order is shown
+    modulesButton.setAttribute("aria-pressed", String(modules));
     controls.refresh(step, seq.length);
     showSide(step, current, modules);
     showStrip(step, modules);
