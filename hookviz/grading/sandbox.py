@@ -31,6 +31,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 # Runs as `python -I -S -c LAUNCHER SPEC PROGRAM ARGS...`: limits, then an unprivileged user, then exec.
 LAUNCHER = """
@@ -52,7 +53,60 @@ os.execv(sys.argv[2], sys.argv[2:])
 OUTPUT_TAIL = 8_000
 RESULTS_LIMIT = 32_000_000
 DONE_LINE = b'{"event": "done"}\n'
-UID_BASE = 100_000
+# A root grader runs each child as a user of its own, taken from this range: far above the
+# uids distributions give people (1000-60000) and services, below 2**31 (some tools read uids
+# as signed ints). A grading run claims a block of BLOCK_SIZE uids, one per slot (-j), that no
+# account and no running process uses, and holds it with a lock file while it runs.
+UID_RANGE = range(1_500_000_000, 1_500_000_000 + 2**20)
+BLOCK_SIZE = 1024  # the most slots (-j) one run can have
+UID_LOCKS = Path(tempfile.gettempdir()) / "hookviz-uid-blocks"
+
+
+def uids_in_use() -> set[int]:
+    """The uids of every account and of every running process (real, effective, saved, fs)."""
+    import pwd
+
+    used = {entry.pw_uid for entry in pwd.getpwall()}
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                for line in Path(f"/proc/{name}/status").read_text().splitlines():
+                    if line.startswith("Uid:"):
+                        used.update(int(value) for value in line.split()[1:])
+                        break
+            except OSError:
+                continue
+    return used
+
+
+def claim_uid_block(used: set[int] | None = None, *, locks: Path | None = None) -> tuple[int, Any]:
+    """The first uid of a free block of UID_RANGE, and the lock file that holds it for this process.
+
+    A block is free when no account and no running process has any of its uids, and no other
+    grading run holds its lock (an flock, released when the run ends, even by a crash).
+    """
+    import fcntl
+
+    used = uids_in_use() if used is None else used
+    folder = UID_LOCKS if locks is None else locks
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    blocks = len(UID_RANGE) // BLOCK_SIZE
+    first = os.getpid() % blocks  # runs started together try different blocks first
+    for k in range(blocks):
+        start = UID_RANGE.start + ((first + k) % blocks) * BLOCK_SIZE
+        if any(uid in used for uid in range(start, start + BLOCK_SIZE)):
+            continue
+        handle = open(folder / f"{start}.lock", "a+")  # noqa: SIM115 (held open as the claim)
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.close()
+            continue
+        return start, handle
+    raise SandboxError(
+        f"no free block of {BLOCK_SIZE} uids in {UID_RANGE.start}-{UID_RANGE.stop - 1}: accounts or "
+        "other grading runs use them all. Wait for the other runs, or grade as a non-root user."
+    )
 
 
 class SandboxError(RuntimeError):
@@ -102,6 +156,8 @@ class Sandbox:
     warning: str | None = None
     _live: dict[int, subprocess.Popen] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    _uid_block: int | None = None  # the first uid of the block this run holds
+    _uid_lock: Any = None  # the open, flock-ed lock file that holds it
 
     @property
     def as_root(self) -> bool:
@@ -112,7 +168,12 @@ class Sandbox:
         """The unprivileged uid/gid a root grader gives slot ``slot`` (None: keep ours)."""
         if not (self.as_root and self.kind == "bwrap"):
             return None
-        uid = UID_BASE + (os.getpid() % 50_000) * 64 + slot % 64
+        if not 0 <= slot < BLOCK_SIZE:
+            raise SandboxError(f"slot {slot} is out of range: one grading run has at most {BLOCK_SIZE} slots (-j {BLOCK_SIZE}).")
+        with self._lock:
+            if self._uid_block is None:
+                self._uid_block, self._uid_lock = claim_uid_block()
+        uid = self._uid_block + slot
         return uid, uid
 
     def prepare_workdir(self, workdir: Path, slot: int) -> None:
