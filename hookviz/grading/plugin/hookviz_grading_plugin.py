@@ -60,7 +60,27 @@ def _make_undumpable() -> None:
         pass
 
 
+# The nbval releases whose internals (RunningKernel, IPyNbFile, its failure messages) this plugin
+# was written and tested against; pyproject.toml pins the same range.
+NBVAL_TESTED = ((0, 11), (0, 12))  # from 0.11 up to, not including, 0.12
+
+
+def _check_nbval_version(version: str) -> None:
+    """Stop with a clear error unless ``version`` is in the tested range."""
+    numbers = tuple(int(part) for part in re.findall(r"\d+", version)[:2])
+    low, high = NBVAL_TESTED
+    if not low <= numbers < high:
+        raise pytest.UsageError(
+            f"hookviz grade needs nbval {low[0]}.{low[1]}.x (the grader patches its internals, tested on "
+            f"that release only), but nbval {version} is installed. Install the tested one: "
+            f"pip install 'nbval>={low[0]}.{low[1]},<{high[0]}.{high[1]}'."
+        )
+
+
 def _patch_nbval(output_limit: int) -> None:
+    import nbval
+
+    _check_nbval_version(getattr(nbval, "__version__", "0"))
     from nbval.kernel import RunningKernel
     from nbval.plugin import IPyNbFile
 
