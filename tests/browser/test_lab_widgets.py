@@ -73,8 +73,8 @@ def test_the_stored_notebook_has_no_outputs_to_replay():
 
 def test_run_all_draws_every_widget_from_the_kernel(lab):
     page = lab.page
-    assert page.locator(".hv-apply").count() == 2
-    for kind in ("timeline", "inventory", "monitor"):
+    assert page.locator(".hv-apply").count() == 2 and page.locator(".hv-monitor").count() == 2  # the table, the heat map
+    for kind in ("timeline", "inventory"):
         assert page.locator(f".hv-{kind}").count() == 1
     assert page.get_by_text("Error displaying widget").count() == 0
     # What the kernel knows is what the page shows.
@@ -83,7 +83,7 @@ def test_run_all_draws_every_widget_from_the_kernel(lab):
     assert page.locator(".hv-apply").first.locator(".hv-status").text_content() == f"step 0 / {steps}"
     assert page.locator(".hv-timeline .hv-status").text_content() == f"firing 0 / {firings}"
     assert data(page.locator(".hv-inventory"), "count") == hooks
-    assert data(page.locator(".hv-monitor"), "steps") == monitored == "40"
+    assert data(page.locator(".hv-monitor").first, "steps") == monitored == "40"
     assert lab.errors == []
 
 
@@ -149,7 +149,9 @@ def test_the_widgets_keys_stay_in_the_widget_and_the_notebooks_keys_still_work(l
 def test_apply_traversal_switches_to_modules_pre_order(lab):
     widget = lab.page.locator(".hv-apply").first
     focus(widget)
-    widget.get_by_role("button", name="Play modules(): the module first, then its children (pre-order)").click()
+    switch = widget.get_by_role("button", name="Show the order modules() yields: the module first, then its children (pre-order)")
+    assert switch.get_attribute("aria-pressed") == "false"
+    switch.click()
     wait_data(lab, widget, "order", "modules")
     seen = []
     for _ in BLOG_PREORDER:
@@ -159,7 +161,8 @@ def test_apply_traversal_switches_to_modules_pre_order(lab):
     assert badges(widget) == ["1", "2", "3", "4", "5", "6", "7"]  # pre-order numbers follow the tree's rows
     lab.page.wait_for_timeout(300)
     assert lab.notebook.execute("print(traversal.order, traversal.step)") == "modules 7\n"
-    widget.get_by_role("button", name="Play apply(): children first, then the module (post-order)").click()
+    assert switch.get_attribute("aria-pressed") == "true"
+    widget.get_by_role("button", name="Show the order apply() visits: children first, then the module (post-order)").click()
     wait_data(lab, widget, "order", "apply")
     assert badges(widget) == [""] * 7 and data(widget, "step") == "0"
 
@@ -187,7 +190,7 @@ def test_a_thousand_module_tree_stays_readable(lab):
 
 
 def test_hook_monitor_updates_live_while_the_loop_runs(lab):
-    widget = lab.page.locator(".hv-monitor")
+    widget = lab.page.locator(".hv-monitor").first
     widget.scroll_into_view_if_needed()
     mean_cell = widget.locator("tr[data-path='head.1'] td").nth(4)
     loop_cell = lab.page.locator(".jp-CodeCell").nth(5)
@@ -271,6 +274,122 @@ def test_hook_inventory_remove_button_takes_the_hook_off_in_python(lab):
     lab.page.keyboard.press("Delete")
     wait_data(lab, widget, "count", "1")
     assert lab.notebook.execute("print([h.where for h in hv.list_hooks(blog)])") == "['ab.a']\n"
+
+
+# -- HookMonitor's heat map: each module's histogram over time -----------------------------------
+
+HEAT_LOOP_CELL = 11  # `with heat:` (the notebook's last cell)
+
+
+def heat_monitor(lab):
+    return lab.page.locator(".hv-monitor").nth(1)
+
+
+def painted_columns(panel) -> list[int]:
+    """Per column of a heat-map panel's canvas, how many of its cells hold a colour."""
+    return panel.locator("canvas").evaluate(
+        """(canvas) => {
+            const { width, height } = canvas;
+            const pixels = canvas.getContext('2d').getImageData(0, 0, width, height).data;
+            return Array.from({ length: width }, (_, x) => {
+                let filled = 0;
+                for (let y = 0; y < height; y++) if (pixels[(y * width + x) * 4 + 3] > 0) filled += 1;
+                return filled;
+            });
+        }"""
+    )
+
+
+def colour_of(page, css: str) -> str:
+    """What a CSS colour (a JupyterLab variable, say) computes to on this page."""
+    return page.evaluate(
+        "(css) => { const probe = document.createElement('div'); probe.style.background = css;"
+        " document.body.append(probe); const c = getComputedStyle(probe).backgroundColor; probe.remove(); return c; }",
+        css,
+    )
+
+
+def brightness(rgb: str) -> int:
+    return sum(int(v) for v in rgb[rgb.index("(") + 1 : -1].split(",")[:3])
+
+
+def test_heat_map_draws_each_modules_histogram_over_time_from_the_kernel(lab):
+    widget = heat_monitor(lab)
+    widget.scroll_into_view_if_needed()
+    view = widget.locator(".hv-heat-view")
+    assert data(widget, "view") == "heatmap" and data(widget, "steps") == "120"
+    assert widget.locator(".hv-table-panel").is_hidden() and view.is_visible()
+    kernel = lab.notebook.execute(
+        "h = heat.heatmap\nprint(h['columns'], h['span'], *[p['bins'] for p in h['output']], *[m[0] for m in heat.modules])"
+    ).split()
+    columns, span, bins, paths = kernel[0], kernel[1], kernel[2:11], kernel[11:]
+    assert (columns, span) == ("60", "2") and data(view, "columns") == columns  # 120 steps, 2 a column
+    panels = widget.locator(".hv-heat")
+    assert panels.evaluate_all("(figures) => figures.map((f) => f.dataset.path)") == paths == [str(i) for i in range(9)]
+    for i, panel in enumerate(panels.all()):
+        painted = painted_columns(panel)
+        assert len(painted) == 60 and min(painted) > 0, (i, painted)  # every step of every module drawn
+        assert panel.locator("canvas").evaluate("(c) => c.height") == int(bins[i])
+        assert "histogram of its outputs over 120 steps" in panel.locator("canvas").get_attribute("aria-label")
+    # The last layer's outputs start squeezed near 0, then spread: more bins in use as it trains.
+    last = painted_columns(panels.nth(8))
+    assert sum(last[-10:]) > 2 * sum(last[:10]), last
+    panel_background = panels.first.evaluate("(el) => getComputedStyle(el).backgroundColor")
+    assert panel_background == colour_of(lab.page, "var(--jp-layout-color1)") and brightness(panel_background) > 3 * 200
+    assert lab.errors == []
+    lab.notebook.screenshot(widget, "hook-monitor-heatmap")
+
+
+def test_heat_map_updates_live_while_the_loop_runs(lab):
+    widget = heat_monitor(lab)
+    view = widget.locator(".hv-heat-view")
+    loop_cell = lab.page.locator(".jp-CodeCell").nth(HEAT_LOOP_CELL)
+    assert "with heat:" in loop_cell.text_content()
+    loop_cell.locator(".jp-InputArea-prompt").click()
+    lab.page.keyboard.press("Control+Enter")  # run in place: Shift+Enter on the last cell would add one
+    seen = []
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        busy = "[*]" in loop_cell.locator(".jp-InputPrompt").text_content()
+        steps = int(data(view, "steps"))
+        if busy and (not seen or steps != seen[-1]):
+            seen.append(steps)
+        if not busy and steps == 240:
+            break
+        time.sleep(0.05)
+    lab.notebook.wait_cells_done()
+    live = [s for s in seen if 120 < s < 240]
+    assert len(live) >= 3 and live == sorted(live), seen  # the heat map grew while the cell ran
+    assert data(view, "steps") == "240" and data(widget, "running") == "false"
+    assert data(view, "columns") == lab.notebook.execute("print(heat.heatmap['columns'])").strip()
+    assert min(painted_columns(widget.locator(".hv-heat").first)) > 0
+
+
+def test_heat_map_is_reached_and_switched_with_the_keyboard(lab):
+    widget = heat_monitor(lab)
+    view = widget.locator(".hv-heat-view")
+    widget.scroll_into_view_if_needed()
+    widget.evaluate("(el) => el.focus()")  # as a Tab to the widget would
+    lab.page.keyboard.press("g")
+    wait_data(lab, view, "kind", "gradient")
+    canvas = widget.locator(".hv-heat").nth(3).locator("canvas")
+    assert "histogram of its gradients w.r.t. the outputs" in canvas.get_attribute("aria-label")
+    assert min(painted_columns(widget.locator(".hv-heat").nth(3))) > 0
+    lab.page.keyboard.press("v")
+    wait_data(lab, widget, "view", "table")
+    assert widget.locator(".hv-table-panel").is_visible() and view.is_hidden()
+    lab.page.keyboard.press("ArrowDown")  # the table's own keys still work
+    assert widget.locator(".hv-detail-title").text_content().startswith("0")
+    lab.page.keyboard.press("Tab")  # the view switch is the first thing the keys reach
+    assert active_element(lab.page, "(a) => a.getAttribute('role') + ' ' + a.textContent") == "tab Table"
+    lab.page.keyboard.press("Tab")
+    lab.page.keyboard.press("Enter")
+    wait_data(lab, widget, "view", "heatmap")
+    assert widget.locator(".hv-heat.hv-selected").get_attribute("data-path") == "0"  # the selection carries over
+    lab.page.wait_for_timeout(300)
+    assert lab.notebook.execute("print(heat.view, heat.heatmap_kind, heat.selected)") == "heatmap gradient 0\n"
+    widget.get_by_role("button", name="Show outputs (G switches)").click()
+    wait_data(lab, view, "kind", "output")
 
 
 # -- Prediction: the answer reaches the page only after the reader commits ----------------------
@@ -492,3 +611,18 @@ def test_widgets_follow_jupyterlab_dark_theme(lab):
         lab.notebook.screenshot(widget, f"{kind}-dark")
     assert lab.errors == []
 
+
+
+def test_heat_map_follows_jupyterlab_dark_theme(lab):
+    page = lab.page
+    switch_to_dark(page)
+    widget = heat_monitor(lab)
+    assert_dark_like_the_notebook(page, widget)
+    panel = widget.locator(".hv-heat").first
+    background = panel.evaluate("(el) => getComputedStyle(el).backgroundColor")
+    assert background == colour_of(page, "var(--jp-layout-color1)") and brightness(background) < 3 * 80
+    caption = panel.locator("figcaption").evaluate("(el) => getComputedStyle(el).color")
+    assert brightness(caption) > 3 * 180  # light text on the dark panel
+    assert min(painted_columns(panel)) > 0
+    lab.notebook.screenshot(widget, "monitor-heatmap-dark")
+    assert lab.errors == []

@@ -7,7 +7,7 @@ import time
 import pytest
 from conftest import open_notebook
 from jupyter_ui import JupyterServer
-from test_lab_widgets import assert_dark_like_the_notebook, switch_to_dark
+from test_lab_widgets import assert_dark_like_the_notebook, brightness, colour_of, painted_columns, switch_to_dark
 
 BLOG_POSTORDER = ["ab.a", "ab.b", "ab", "cd.c", "cd.d", "cd", "Model"]
 
@@ -20,25 +20,33 @@ def notebook_server(tmp_path_factory):
     server.stop()
 
 
-@pytest.fixture(scope="module")
-def notebook7(chromium, notebook_server):
-    """Run All in Notebook 7, noting the monitor's step count each time it changes during its cell."""
-    session = open_notebook(chromium, notebook_server, "widgets_notebook7.ipynb", ui="notebook")
-    page = session.page
-    session.notebook.run_all(wait=False)
-    loop_cell = page.locator(".jp-CodeCell").nth(2)
-    session.monitor_steps_while_running = seen = []
+def watch_while_running(page, cell: int, element: str, name: str) -> list[int]:
+    """Run All is under way: note ``element``'s data-<name> each time it changes while ``cell`` runs."""
+    loop_cell = page.locator(".jp-CodeCell").nth(cell)
+    seen: list[int] = []
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         busy = "[*]" in (loop_cell.locator(".jp-InputPrompt").text_content() or "")
-        monitor = page.locator(".hv-monitor")
-        if busy and monitor.count():
-            steps = int(monitor.evaluate("(el) => el.dataset.steps"))
-            if not seen or steps != seen[-1]:
-                seen.append(steps)
+        found = page.locator(element)
+        if busy and found.count():
+            value = int(found.evaluate(f"(el) => el.dataset.{name}"))
+            if not seen or value != seen[-1]:
+                seen.append(value)
         if not busy and seen:
             break
         time.sleep(0.05)
+    return seen
+
+
+@pytest.fixture(scope="module")
+def notebook7(chromium, notebook_server):
+    """Run All in Notebook 7, noting the monitor's step count (and then the heat map's) each time
+    it changes during its cell."""
+    session = open_notebook(chromium, notebook_server, "widgets_notebook7.ipynb", ui="notebook")
+    page = session.page
+    session.notebook.run_all(wait=False)
+    session.monitor_steps_while_running = watch_while_running(page, 2, ".hv-monitor >> nth=0", "steps")
+    session.heat_steps_while_running = watch_while_running(page, 5, ".hv-monitor >> nth=1 >> .hv-heat-view", "steps")
     session.notebook.wait_cells_done()
     yield session
     page.context.close()
@@ -48,9 +56,33 @@ def test_a_monitor_shows_itself_and_updates_while_its_cell_runs(notebook7):
     seen = notebook7.monitor_steps_while_running
     live = [s for s in seen if 0 < s < 30]
     assert len(live) >= 2 and live == sorted(live), seen
-    monitor = notebook7.page.locator(".hv-monitor")
-    assert monitor.count() == 1  # shown once, by the with block
-    assert monitor.evaluate("(el) => el.dataset.steps") == "30"
+    monitors = notebook7.page.locator(".hv-monitor")
+    assert monitors.count() == 2  # each shown once, by its with block
+    assert monitors.first.evaluate("(el) => el.dataset.steps") == "30"
+
+
+def test_the_heat_map_draws_live_in_notebook_7(notebook7):
+    page = notebook7.page
+    seen = notebook7.heat_steps_while_running
+    live = [s for s in seen if 0 < s < 40]
+    assert len(live) >= 2 and live == sorted(live), seen  # drawn while its cell was running
+    widget = page.locator(".hv-monitor").nth(1)
+    view = widget.locator(".hv-heat-view")
+    assert widget.evaluate("(el) => el.dataset.view") == "heatmap" and view.evaluate("(el) => el.dataset.steps") == "40"
+    assert widget.locator(".hv-heat").count() == 6  # the Sequential and its five layers
+    assert all(min(painted_columns(panel)) > 0 for panel in widget.locator(".hv-heat").all())
+    assert len(painted_columns(widget.locator(".hv-heat").first)) == 40
+    widget.evaluate("(el) => el.focus()")
+    page.keyboard.press("g")
+    page.wait_for_function("() => document.querySelectorAll('.hv-heat-view')[1].dataset.kind === 'gradient'",
+                           timeout=10_000)
+    assert all(min(painted_columns(panel)) > 0 for panel in widget.locator(".hv-heat").all())
+    background = widget.locator(".hv-heat").first.evaluate("(el) => getComputedStyle(el).backgroundColor")
+    assert background == colour_of(page, "var(--jp-layout-color1)") and brightness(background) > 3 * 200  # light
+    page.wait_for_timeout(300)
+    assert notebook7.notebook.execute("print(heat.heatmap_kind, heat.steps)") == "gradient 40\n"
+    notebook7.notebook.screenshot(widget, "notebook7-heatmap")
+    assert notebook7.widget_errors() == []
 
 
 def test_widgets_render_play_and_sync_in_notebook_7(notebook7):
@@ -117,4 +149,16 @@ def test_a_prediction_follows_notebook_7_dark_theme(notebook7):
     for i in range(2):
         assert_dark_like_the_notebook(page, page.locator(".hv-prediction").nth(i))
     notebook7.notebook.screenshot(page.locator(".hv-prediction").first, "notebook7-prediction-dark")
+    assert notebook7.widget_errors() == []
+
+
+def test_the_heat_map_follows_notebook_7_dark_theme(notebook7):
+    page = notebook7.page
+    switch_to_dark(page)
+    widget = page.locator(".hv-monitor").nth(1)
+    assert_dark_like_the_notebook(page, widget)
+    background = widget.locator(".hv-heat").first.evaluate("(el) => getComputedStyle(el).backgroundColor")
+    assert background == colour_of(page, "var(--jp-layout-color1)") and brightness(background) < 3 * 80
+    assert all(min(painted_columns(panel)) > 0 for panel in widget.locator(".hv-heat").all())
+    notebook7.notebook.screenshot(widget, "notebook7-heatmap-dark")
     assert notebook7.widget_errors() == []

@@ -97,20 +97,27 @@ function paintHeat(canvas, panel, columns, top) {
   context.putImageData(image, 0, 0);
 }
 
+// Enter and Space press a button; the notebook around must not also take them (Enter would
+// open the cell's editor and take the focus away).
+function ownKeys(b) {
+  b.addEventListener("keydown", (event) => { if (event.key === "Enter" || event.key === " ") event.stopPropagation(); });
+  return b;
+}
+
 function heatView(model, modules, onPick) {
   const panels = modules.map(([label, type], i) => {
     const canvas = h("canvas", { class: "hv-heat-canvas", width: 1, height: 1, role: "img" });
     const hi = h("span"), lo = h("span");
     const note = h("span", { class: "hv-muted hv-heat-none" });
     const figure = h("figure", { class: "hv-heat", "data-index": i, "data-path": label, onclick: () => onPick(i) },
-      h("figcaption", {}, h("span", { class: "hv-mono", text: label }), h("span", { class: "hv-muted", text: ` ${type}` })),
+      h("figcaption", {}, h("span", { class: "hv-mono", text: label }), label === type ? null : h("span", { class: "hv-muted", text: ` ${type}` })),
       h("div", { class: "hv-heat-body" }, h("div", { class: "hv-heat-axis hv-mono" }, hi, lo), canvas), note);
     return { figure, canvas, hi, lo, note, label };
   });
   const kindButtons = Object.entries(KIND_TEXT).map(([kind, text]) =>
     button(text, () => { model.set("heatmap_kind", kind); model.save_changes(); },
       { cls: "hv-kind hv-with-text", title: `Show ${text} (G switches)` }));
-  kindButtons.forEach((b, i) => { b.dataset.kind = Object.keys(KIND_TEXT)[i]; });
+  kindButtons.forEach((b, i) => { b.dataset.kind = Object.keys(KIND_TEXT)[i]; ownKeys(b); });
   const steps = h("span", { class: "hv-muted" });
   const legendBar = h("span", { class: "hv-heat-legend-bar" });
   const legendTop = h("span", { class: "hv-mono" });
@@ -132,6 +139,7 @@ function heatView(model, modules, onPick) {
     const top = topLevel(shown);
     box.dataset.kind = kind;
     box.dataset.columns = String(columns);
+    box.dataset.steps = String(heat.steps || 0);
     kindButtons.forEach((b) => {
       b.hidden = !model.get("gradients");
       b.setAttribute("aria-pressed", b.dataset.kind === kind ? "true" : "false");
@@ -170,7 +178,7 @@ function render({ model, el }) {
     const tab = button(text, () => setView(view), { cls: "hv-tab hv-with-text", title: `${text} view (V switches)` });
     tab.setAttribute("role", "tab");
     tab.dataset.view = view;
-    return tab;
+    return ownKeys(tab);
   });
   const tabs = h("div", { class: "hv-switch hv-tabs", role: "tablist", "aria-label": "view" }, viewTabs);
   tabs.hidden = !hasHeat;
