@@ -58,6 +58,20 @@ def _grade(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _new(args: argparse.Namespace) -> int:
+    from .course.scaffold import new_assignment
+    from .course.stamp import find_course_root
+
+    root = Path(args.root) if args.root else find_course_root(Path.cwd())
+    path = new_assignment(root, args.name)
+    relative = path.relative_to(root)
+    print(f"wrote {relative}, with its outputs stored. Next:")
+    print("  1. replace the example with your exercise (docs/CONVENTIONS.md), then store its outputs:")
+    print(f"     .venv/bin/python tools/run_notebooks.py {relative}")
+    print("  2. hookviz build   (writes the exercise students get)")
+    return EXIT_OK
+
+
 def _positive(kind: type) -> Callable[[str], float]:
     def parse(text: str) -> float:
         value = kind(text)
@@ -89,6 +103,19 @@ def parser() -> argparse.ArgumentParser:
         help="write nothing; exit 1 and name the files that are out of date",
     )
     build.set_defaults(run=_build)
+
+    new = commands.add_parser(
+        "new",
+        help="start a new assignment in solutions/ from a template",
+        description="Write solutions/NN-name.ipynb: a setup cell, one answer and one check cell "
+        "(visible checks on two models, a hidden test, the sentinel), with its outputs stored, "
+        "so that it builds and grades at once. Replace the example with your exercise.",
+    )
+    new.add_argument("name", help="NN-name, e.g. 05-activation-stats")
+    new.add_argument(
+        "--root", help="the course folder (default: the nearest folder with course.toml)"
+    )
+    new.set_defaults(run=_new)
 
     grade = commands.add_parser(
         "grade",

@@ -17,7 +17,14 @@ from hypothesis import strategies as st
 from hookviz.cli import main
 from hookviz.course import regions
 from hookviz.course.build import build_course
-from hookviz.course.notebooks import NotebookError, cell_checksum, grade_id, is_check, read_notebook
+from hookviz.course.notebooks import (
+    NotebookError,
+    cell_checksum,
+    grade_id,
+    is_check,
+    read_notebook,
+    record_outputs_source,
+)
 from hookviz.course.stamp import install_source, load_course_config
 
 REPO = Path(__file__).resolve().parent.parent
@@ -280,6 +287,13 @@ def set_source(gid: str, source: str):
             ),
             "looks like a marker but is spelled '# BEGIN SOLUTION'",
         ),
+        (
+            set_source(
+                "double",
+                "def double(x):\n    ### BEGIN SOLUTIONS\n    return 2 * x\n    ### END SOLUTION",
+            ),
+            "line 2 looks like a marker but is spelled '### BEGIN SOLUTIONS'",
+        ),
         (set_source("double", "def double(x):\n    return 2 * x"), "answer cell without"),
         (
             set_source("check_shout", "### BEGIN SOLUTION\nx = 1\n### END SOLUTION"),
@@ -300,6 +314,7 @@ def set_source(gid: str, source: str):
         "unopened",
         "nested",
         "lookalike",
+        "misspelled-begin",
         "no-region",
         "region-in-check",
         "hidden-in-answer",
@@ -307,10 +322,103 @@ def set_source(gid: str, source: str):
 )
 def test_bad_markers_fail_the_build_naming_notebook_cell_and_fix(course, mutate, message) -> None:
     write_solution(course, mutate)
-    with pytest.raises(NotebookError, match="solutions/01-tiny.ipynb, cell") as caught:
+    with pytest.raises(NotebookError, match="solutions/01-tiny.ipynb, code cell") as caught:
         build_course(course)
     assert message in str(caught.value)
     assert not (course / "exercises").exists()  # nothing half-built
+
+
+def edit_check(gid: str, old: str, new: str):
+    """Change a check cell's source, leaving its stored output (and its record) as they were."""
+
+    def mutate(notebook):
+        cell = cells_by_id(notebook)[gid]
+        assert old in cell.source
+        cell.source = cell.source.replace(old, new)
+
+    return mutate
+
+
+@pytest.mark.parametrize(
+    "mutate, message",
+    [
+        (
+            edit_check("check_shout", 'print("[hookviz] check_shout: finished")', "pass"),
+            "a check cell without its sentinel line: end the cell with checks.sentinel('check_shout')",
+        ),
+        (
+            edit_check("check_shout", "[hookviz] check_shout: finished", "[hookviz] check_double: finished"),
+            "its sentinel names grade_id 'check_double', another cell's; this cell's grade_id is 'check_shout'",
+        ),
+        (
+            edit_check("check_triple", 'checks.sentinel("check_triple")', "checks.sentinel(NAME)"),
+            "checks.sentinel needs the grade_id as a string literal",
+        ),
+        (
+            edit_check(
+                "check_triple",
+                'checks.sentinel("check_triple")',
+                'if problem is None:\n    checks.sentinel("check_triple")',
+            ),
+            "the sentinel must be the cell's last statement, at the top level",
+        ),
+    ],
+    ids=["no-sentinel", "another-cells-sentinel", "not-a-literal", "not-last"],
+)
+def test_a_check_cell_must_end_with_its_own_sentinel(course, mutate, message) -> None:
+    write_solution(course, mutate)
+    code, _, err = run_cli("build", "--root", str(course))
+    assert code == 2 and message in err, err
+    assert "code cell" in err and not (course / "exercises").exists()
+
+
+def test_stale_stored_outputs_stop_build_and_check_with_the_cell_and_the_fix(course: Path) -> None:
+    # The instructor edits what a check prints, and forgets to run the notebook again.
+    write_solution(course, edit_check("check_shout", "✓ shout works", "✓ shout() works"))
+    for args in (["build", "--check"], ["build"]):
+        code, _, err = run_cli(*args, "--root", str(course))
+        assert code == 2, err
+        assert "solutions/01-tiny.ipynb, code cell 5 (grade_id check_shout)" in err
+        assert "was edited after its output was stored" in err
+        assert "tools/run_notebooks.py solutions/01-tiny.ipynb" in err
+    assert not (course / "exercises").exists()
+
+    def rerun(notebook):  # what tools/run_notebooks.py does after running the notebook
+        cell = cells_by_id(notebook)["check_shout"]
+        cell.outputs[0].text = cell.outputs[0].text.replace("✓ shout works", "✓ shout() works")
+        record_outputs_source(notebook)
+
+    write_solution(course, rerun)
+    assert run_cli("build", "--root", str(course))[0] == 0
+
+    def saved_from_jupyter(notebook):  # outputs with no record of the source they came from
+        del cells_by_id(notebook)["check_double"].metadata["hookviz"]
+
+    write_solution(course, saved_from_jupyter)
+    code, _, err = run_cli("build", "--check", "--root", str(course))
+    assert code == 2 and "code cell 3 (grade_id check_double)" in err
+    assert "carries no record of the source it came from" in err
+
+
+def test_exercises_do_not_carry_the_record_of_the_solution_source(course: Path) -> None:
+    build_course(course)
+    for cell in read_notebook(course / "exercises" / "01-tiny.ipynb").cells:
+        assert "hookviz" not in cell.metadata or "stamp" in cell.metadata.hookviz
+
+
+def test_errors_name_a_cell_without_grade_id_by_its_kind_number_id_and_first_line(
+    course: Path,
+) -> None:
+    def mutate(notebook):
+        notebook.cells[0].source += "\n### BEGIN HIDDEN TESTS\n### END HIDDEN TESTS"
+
+    write_solution(course, mutate)
+    code, _, err = run_cli("build", "--root", str(course))
+    assert code == 2
+    assert err.startswith(
+        "hookviz build: solutions/01-tiny.ipynb, markdown cell 1 (id tiny-0, '# A tiny assignment'): "
+        "has a hidden-test region but is not a check cell"
+    ), err
 
 
 def drop_meta(gid: str, key: str, value=None):
@@ -330,7 +438,7 @@ def drop_meta(gid: str, key: str, value=None):
         (drop_meta("check_shout", "grade_id"), "without a grade_id"),
         (
             drop_meta("check_shout", "grade_id", "check_double"),
-            "grade_id 'check_double' is also used by cell",
+            "grade_id 'check_double' is also used by code cell 3;",
         ),
         (drop_meta("check_shout", "points"), "a check cell needs points"),
         (drop_meta("check_shout", "points", "two"), "a check cell needs points"),
@@ -360,7 +468,8 @@ def test_cli_reports_errors_with_exit_code_2(course: Path) -> None:
     write_solution(course, drop_meta("check_shout", "points"))
     code, _, err = run_cli("build", "--root", str(course))
     assert code == 2
-    assert err.startswith("hookviz build: solutions/01-tiny.ipynb, cell 5 (grade_id check_shout)")
+    # Counted from 1 among the code cells the author wrote: the badge and install cell are not.
+    assert err.startswith("hookviz build: solutions/01-tiny.ipynb, code cell 5 (grade_id check_shout)")
 
 
 @pytest.mark.parametrize(

@@ -19,8 +19,8 @@ from hookviz.course.build import exercise_from_solution
 from hookviz.course.notebooks import NotebookError, grade_id, is_check
 from hookviz.course.stamp import CourseConfig
 from hookviz.grading import probe
-from hookviz.grading.engine import CheckResult, SubmissionResult
-from hookviz.grading.flags import scan_answers
+from hookviz.grading.engine import CheckResult, SubmissionResult, hidden_failure
+from hookviz.grading.flags import imported_names, monkeypatches, scan_answers
 from hookviz.grading.gradebook import OutFolder, feedback_markdown, safe_name
 from hookviz.grading.merge import load_assignment, merge
 from hookviz.grading.sandbox import Limits, Sandbox, SandboxError, detect_sandbox
@@ -75,6 +75,11 @@ def test_assignment_lists_checks_answers_and_points(assignment) -> None:
             "must have its output compared",
         ),
         (lambda c: c.metadata.nbgrader.pop("points"), "a check cell needs points"),
+        (  # edited after its output was stored: every student would fail it
+            lambda c: setattr(c, "source", c.source.replace("shout works", "shout() works")),
+            "was edited after its output was stored",
+        ),
+        (lambda c: c.metadata.pop("hookviz"), "carries no record of the source it came from"),
     ],
 )
 def test_an_assignment_that_cannot_be_graded_fairly_is_refused(tmp_path, mutate, message) -> None:
@@ -84,6 +89,25 @@ def test_an_assignment_that_cannot_be_graded_fairly_is_refused(tmp_path, mutate,
     with pytest.raises(NotebookError, match="check_shout") as caught:
         load_assignment(tmp_path / "tiny.ipynb")
     assert message in str(caught.value)
+
+
+def test_a_hidden_test_failure_is_told_apart_from_a_visible_one(assignment) -> None:
+    check_double = assignment.checks[0]  # its hidden region is line 4: a plain assert
+    assert check_double.hidden_lines == {4}
+
+    def outputs(printed: str, ename: str, line: int) -> list[dict]:
+        return [
+            {"type": "stream", "name": "stdout", "text": printed},
+            {"type": "error", "ename": ename, "evalue": "double(-3) should be -6", "line": line},
+        ]
+
+    assert hidden_failure(outputs("✓ double(2) is 4\n", "AssertionError", 4), check_double) == (
+        "double(-3) should be -6"
+    )
+    # A visible ✗ came first: it explains the failure. An assert elsewhere is not hidden.
+    assert hidden_failure(outputs("✗ double(2) is 5\n", "AssertionError", 4), check_double) == ""
+    assert hidden_failure(outputs("", "AssertionError", 1), check_double) == ""
+    assert hidden_failure(outputs("", "HiddenTestFailed", 9), check_double) == "double(-3) should be -6"
 
 
 # -- merging ---------------------------------------------------------------------------------
@@ -171,6 +195,47 @@ def test_duplicated_answer_cells_grade_the_last_one(assignment) -> None:
 )
 def test_suspicious_answers_are_flagged(source: str, flag: str) -> None:
     assert f"{flag} (answer)" in scan_answers({"answer": source})
+
+
+@pytest.mark.parametrize(
+    "source, patched",
+    [
+        ("torch.equal = torch.is_same_size", "torch.equal"),  # torch imported by the setup cell
+        ("def f(x):\n    nn.Module.modules = nn.Module.children", "nn.Module.modules"),
+        ("import builtins as b\nb.all = bool", "b.all"),
+        ("M = nn.Module\nM.apply = print", "M.apply"),
+        ("setattr(hv, 'postorder', hv.preorder)", "setattr(hv, ...)"),
+        ("vars(torch)['equal'] = print", "vars(torch)['equal']"),
+        ("torch.Tensor.__dict__['abs'] = print", "torch.Tensor.__dict__['abs']"),
+        ("type(model).forward = print", "type(model).forward"),
+        ("del torch.nn.init.zeros_", "torch.nn.init.zeros_"),
+    ],
+)
+def test_attribute_assignments_on_imported_modules_and_classes_are_flagged(source, patched) -> None:
+    assert patched in monkeypatches(source, imported=["torch", "nn", "hv"])
+    assert "monkeypatch (answer)" in scan_answers({"answer": source}, imported=["torch", "nn", "hv"])
+
+
+def test_attributes_of_objects_and_items_of_module_data_are_not_monkeypatching() -> None:
+    source = (
+        "import os, torch\n\n"
+        "def f(module, model):\n"
+        "    module.weight = torch.nn.Parameter(torch.ones(1))\n"
+        "    model.ab.a.W = None\n"
+        "    self.count = 1\n"
+        "    os.environ['X'] = '1'\n"
+        "    layer = torch.nn.Linear(2, 2)\n"
+        "    layer.bias = None\n"
+    )
+    assert monkeypatches(source, imported=["torch", "nn", "hv"]) == []
+
+
+def test_the_course_solutions_raise_no_flag() -> None:
+    for path in sorted((Path(__file__).resolve().parent.parent / "solutions").glob("*.ipynb")):
+        notebook = nbformat.read(path, as_version=4)
+        imported = set().union(*(imported_names(c.source) for c in notebook.cells if c.cell_type == "code"))
+        answers = {grade_id(c): c.source for c in notebook.cells if c.metadata.get("nbgrader", {}).get("solution")}
+        assert scan_answers(answers, imported) == [], path.name
 
 
 def test_ordinary_answers_raise_no_flag() -> None:
@@ -408,7 +473,7 @@ def run_probe(code: str, tmp_path: Path) -> list[str]:
     assert done.returncode == 0, done.stderr
     return [
         p
-        for p in json.loads(done.stdout.splitlines()[-1])
+        for p in json.loads(done.stdout.splitlines()[-1])["problems"]
         if "sys.stdout was replaced" not in p and "sys.stderr was replaced" not in p
     ]  # plain Python has no ipykernel streams
 
@@ -445,11 +510,11 @@ def test_probe_recognises_the_genuine_checks_module_and_a_forged_one(tmp_path: P
     script = (
         "import json\nfrom hookviz.course import checks\nfrom hookviz.grading import probe\n"
         f"config = {{'workdir': {str(tmp_path)!r}, 'checks_path': {str(checks)!r}}}\n"
-        "print(json.loads(probe.probe(config)))\n"
+        "print(json.loads(probe.probe(config))['problems'])\n"
         # A look-alike compiled under the genuine file name still differs in its code.
         f"exec(compile('def sentinel(grade_id):\\n    return None\\n', {str(checks)!r}, 'exec'), ns := {{}})\n"
         "checks.sentinel = ns['sentinel']\n"
-        "print(json.loads(probe.probe(config)))\n"
+        "print(json.loads(probe.probe(config))['problems'])\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
@@ -474,7 +539,7 @@ def test_probe_trusts_code_installed_under_tmp_but_not_ipython_cell_files(tmp_pa
         "    ns = {}\n"
         "    exec(compile('def planted():\\n    return 1\\n', folder + '/x.py', 'exec'), ns)\n"
         "    setattr(builtins, name, ns['planted'])\n"
-        f"print(json.loads(probe.probe({{'workdir': {str(workdir)!r}}})))\n"
+        f"print(json.loads(probe.probe({{'workdir': {str(workdir)!r}}}))['problems'])\n"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
@@ -487,3 +552,52 @@ def test_check_cells_in_the_fixture_end_with_their_sentinel() -> None:
     for c in nbformat.read(TINY, as_version=4).cells:
         if is_check(c):
             assert c.outputs[-1].text.endswith(f"[hookviz] {grade_id(c)}: finished\n")
+
+
+def test_the_identity_snapshot_pins_what_checks_rely_on_and_names_what_was_rebound(
+    tmp_path: Path,
+) -> None:
+    script = (
+        "import json, builtins, torch\nimport hookviz as hv\nfrom torch import nn\n"
+        "from hookviz.grading import probe\n"
+        f"config = {{'workdir': {str(tmp_path)!r}, 'preload': ['hookviz.course.checks']}}\n"
+        "taken = json.loads(probe.snapshot(config))\n"
+        "labels = {f'{g[0]}.{n}' for g in __import__('sys')._hookviz_integrity[0] for n in g[2]}\n"
+        "print(json.dumps(sorted(l for l in labels if l in {'torch.equal', 'builtins.all', "
+        "'torch.nn.modules.module.Module.modules', 'hookviz.postorder', "
+        "'hookviz.course.checks.Check.equal', 'torch.Tensor.backward'})))\n"
+        "before = json.loads(probe.probe(config))\n"
+        "import torch._dynamo  # torch wraps torch.manual_seed itself: not a student's patch\n"
+        "after_dynamo = json.loads(probe.probe(config))\n"
+        "torch.equal, builtins.all = torch.is_same_size, bool\n"
+        "nn.Module.modules = nn.Module.children\n"
+        "torch.Tensor.tolist = torch.Tensor.clone  # shadows the C method of its base class\n"
+        "del hv.postorder\n"
+        "patched = json.loads(probe.probe(config))\n"
+        "print(json.dumps([taken, before, after_dynamo, patched]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr
+    labels, (taken, before, after_dynamo, patched) = (
+        json.loads(line) for line in done.stdout.splitlines()[-2:]
+    )
+    assert labels == sorted(
+        [
+            "builtins.all",
+            "hookviz.course.checks.Check.equal",
+            "hookviz.postorder",
+            "torch.Tensor.backward",
+            "torch.equal",
+            "torch.nn.modules.module.Module.modules",
+        ]
+    )
+    assert taken["count"] > 3000 and before["digest"] == taken["digest"]
+    assert not any("rebound" in p or "deleted" in p for p in before["problems"] + after_dynamo["problems"])
+    assert {p for p in patched["problems"] if "rebound" in p or "deleted" in p or "added" in p} == {
+        "torch.Tensor.tolist was added, over the inherited one the checks rely on",
+        "torch.equal was rebound: it is not the function the checks rely on",
+        "builtins.all was rebound: it is not the function the checks rely on",
+        "torch.nn.modules.module.Module.modules was rebound: it is not the function the checks rely on",
+        "hookviz.postorder was deleted",
+    }
+    assert patched["digest"] == taken["digest"]  # the snapshot itself is untouched

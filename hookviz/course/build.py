@@ -5,13 +5,17 @@ Each transform is one small named step, as in nbgrader's preprocessors. An exerc
     validate_grading_metadata -> replace_solutions -> remove_hidden_tests -> clear_outputs
     -> lock_cells -> add_checksums -> stamp (badge pointing at the exercise)
 
+A solution is checked first (``validate_grading_metadata``, ``validate_stored_outputs``): a
+check cell without its sentinel, or whose stored output is stale, stops the build.
 ``build_course(root, check=True)`` writes nothing and lists what is out of date.
 """
 
 from __future__ import annotations
 
+import ast
 import copy
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +23,7 @@ from typing import Any
 
 from . import regions
 from .notebooks import (
+    OUTPUTS_SOURCE_KEY,
     SCHEMA_VERSION,
     NotebookError,
     atomic_write_text,
@@ -32,6 +37,7 @@ from .notebooks import (
     notebook_text,
     read_notebook,
     same_content,
+    source_sha256,
 )
 from .stamp import CourseConfig, load_course_config, relative_posix, stamp_notebook
 
@@ -57,7 +63,7 @@ def validate_grading_metadata(notebook: Any, context: Context) -> None:
     """Every graded cell has a unique grade_id; check cells have points; markers sit where they belong."""
     seen: dict[str, int] = {}
     for index, cell in enumerate(notebook.cells):
-        where = describe_cell(context.source, index, cell)
+        where = describe_cell(context.source, notebook.cells, index)
         meta = nbgrader(cell)
         source = cell.get("source", "")
         try:
@@ -84,8 +90,10 @@ def validate_grading_metadata(notebook: Any, context: Context) -> None:
                 '"grade_id": "a_unique_name" to its metadata.nbgrader.'
             )
         if gid in seen:
+            other = describe_cell(context.source, notebook.cells, seen[gid])
+            other = other.split(", ", 1)[1].split(" (")[0]  # "code cell 3"
             raise NotebookError(
-                f"{where}: grade_id {gid!r} is also used by cell {seen[gid]}; each grade_id must be unique."
+                f"{where}: grade_id {gid!r} is also used by {other}; each grade_id must be unique."
             )
         seen[gid] = index
         if meta.get("solution") is True and meta.get("grade") is True:
@@ -115,6 +123,113 @@ def validate_grading_metadata(notebook: Any, context: Context) -> None:
                     f"{where}: a check cell needs points, a number >= 0, in metadata.nbgrader "
                     f'(e.g. "points": 2); it has {value!r}.'
                 )
+            problem = sentinel_problem(source, gid)
+            if problem:
+                raise NotebookError(f"{where}: {problem}")
+
+
+def sentinel_problem(source: str, gid: str) -> str | None:
+    """What is wrong with the way a check cell ends (None when it ends with its own sentinel).
+
+    The sentinel line, printed by ``checks.sentinel(grade_id)`` as the cell's last statement,
+    is what proves that everything above it ran: without it, or with another cell's grade_id,
+    a check that stopped half-way could still match.
+    """
+    fix = f"end the cell with checks.sentinel({gid!r})"
+    try:
+        tree = ast.parse(regions.python_source(source))
+    except SyntaxError as error:
+        return f"a check cell that is not valid Python (line {error.lineno}: {error.msg})."
+    named = []
+    for node in ast.walk(tree):
+        found = _sentinel_call(node)
+        if found is not None:
+            named.append(found)
+    if not named:
+        return f"a check cell without its sentinel line: {fix}, which prints '[hookviz] {gid}: finished'."
+    for found in named:
+        if found is _NOT_LITERAL:
+            return f"checks.sentinel needs the grade_id as a string literal: {fix}."
+        if found != gid:
+            return (
+                f"its sentinel names grade_id {found!r}, another cell's; this cell's grade_id is "
+                f"{gid!r}: {fix}."
+            )
+    if not tree.body or _sentinel_call(tree.body[-1]) is None:
+        return (
+            "the sentinel must be the cell's last statement, at the top level (not inside an if, "
+            f"a loop or a function), so that it prints only when everything above it ran: {fix}."
+        )
+    return None
+
+
+_NOT_LITERAL = object()
+_SENTINEL_LINE = re.compile(r"^\[hookviz\] (\S+): finished$")
+
+
+def _sentinel_call(node: ast.AST) -> object:
+    """The grade_id a statement's sentinel names (``checks.sentinel("x")`` or
+    ``print("[hookviz] x: finished")``), _NOT_LITERAL when not a literal, None for other code."""
+    if isinstance(node, ast.Expr):
+        node = node.value
+    if not isinstance(node, ast.Call):
+        return None
+    name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+    first = node.args[0] if node.args else None
+    literal = first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else None
+    if name == "sentinel":
+        return literal if literal is not None else _NOT_LITERAL
+    if name == "print" and literal is not None:
+        match = _SENTINEL_LINE.match(literal)
+        return match.group(1) if match else None
+    return None
+
+
+def validate_stored_outputs(notebook: Any, context: Context) -> None:
+    """Each check cell's stored output ends with its sentinel and came from its current source.
+
+    The stored output is what every student must print: if the cell was edited after the
+    notebook last ran, every student would fail it, so the build stops instead.
+    """
+    for index, cell in enumerate(notebook.cells):
+        if not is_check(cell):
+            continue
+        where = describe_cell(context.source, notebook.cells, index)
+        gid = grade_id(cell)
+        rerun = f"run `.venv/bin/python tools/run_notebooks.py {context.source}`, then build again"
+        recorded = cell.metadata.get("hookviz", {}).get(OUTPUTS_SOURCE_KEY)
+        if cell.execution_count is None or not cell.get("outputs"):
+            raise NotebookError(
+                f"{where}: a check cell without a stored output (what a correct answer prints); {rerun}."
+            )
+        if recorded is None:
+            raise NotebookError(
+                f"{where}: its stored output carries no record of the source it came from, so it "
+                f"may be stale (outputs saved from Jupyter, or before hookviz recorded them); {rerun}."
+            )
+        if recorded != source_sha256(cell.source):
+            raise NotebookError(
+                f"{where}: the check cell was edited after its output was stored, so students "
+                f"would be graded against a stale output; {rerun}."
+            )
+        sentinel = f"[hookviz] {gid}: finished"
+        if not _outputs_text(cell.outputs).rstrip("\n").endswith(sentinel):
+            raise NotebookError(
+                f"{where}: its stored output does not end with its sentinel line {sentinel!r} "
+                f"(the cell raised, or printed after it); fix the cell, then {rerun}."
+            )
+
+
+def _outputs_text(outputs: list) -> str:
+    parts = []
+    for output in outputs:
+        if output.get("output_type") == "stream":
+            parts.append(output.get("text", ""))
+        elif output.get("output_type") in ("display_data", "execute_result"):
+            parts.append(str(output.get("data", {}).get("text/plain", "")) + "\n")
+        elif output.get("output_type") == "error":
+            parts.append(f"{output.get('ename')}: {output.get('evalue')}\n")
+    return "".join(parts)
 
 
 def replace_solutions(notebook: Any, context: Context) -> None:
@@ -139,6 +254,11 @@ def clear_outputs(notebook: Any, context: Context) -> None:
             cell.execution_count = None
         for key in ("collapsed", "scrolled", "execution", "ExecuteTime"):
             cell.metadata.pop(key, None)
+        own = cell.metadata.get("hookviz")
+        if isinstance(own, dict) and OUTPUTS_SOURCE_KEY in own:
+            own.pop(OUTPUTS_SOURCE_KEY)  # about the solution's source: hidden tests included
+            if not own:
+                cell.metadata.pop("hookviz")
     notebook.metadata.pop("widgets", None)
 
 
@@ -179,7 +299,7 @@ EXERCISE_STEPS: tuple[Step, ...] = (
     stamp,
     mark_generated,
 )
-SOLUTION_STEPS: tuple[Step, ...] = (validate_grading_metadata, stamp)
+SOLUTION_STEPS: tuple[Step, ...] = (validate_grading_metadata, validate_stored_outputs, stamp)
 WALKTHROUGH_STEPS: tuple[Step, ...] = (stamp,)
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 SCHEMA_VERSION = 3
+OUTPUTS_SOURCE_KEY = "outputs_source_sha256"  # in a check cell's metadata.hookviz
 NBFORMAT_HINT = "hookviz's instructor commands need nbformat: pip install 'hookviz[dev]'."
 
 
@@ -157,7 +158,48 @@ def cell_checksum(cell: Any) -> str:
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode("utf-8")).hexdigest()
 
 
-def describe_cell(notebook_path: str | Path, index: int, cell: Any) -> str:
-    """'solutions/x.ipynb, cell 4 (grade_id check_x)': how errors point at a cell."""
+def source_sha256(source: str) -> str:
+    """The sha256 of a cell's source (line endings normalised)."""
+    return hashlib.sha256(source.replace("\r\n", "\n").encode("utf-8")).hexdigest()
+
+
+def record_outputs_source(notebook: Any) -> None:
+    """Mark each check cell with the sha256 of the source its stored outputs came from.
+
+    tools/run_notebooks.py calls this after a run; `build` and `grade` then refuse a check cell
+    edited since (its stored output, what students must print, would be stale).
+    """
+    for cell in notebook.cells:
+        if is_check(cell):
+            cell.metadata.setdefault("hookviz", {})[OUTPUTS_SOURCE_KEY] = source_sha256(cell.source)
+
+
+def describe_cell(notebook_path: str | Path, cells: list, index: int) -> str:
+    """'solutions/x.ipynb, code cell 3 (grade_id check_x)': how errors point at a cell.
+
+    Cells are counted from 1 among the cells of their kind that the author wrote (the badge and
+    install cell `build` adds are not counted); a cell without grade_id is also named by its id
+    and first line.
+    """
+    cell = cells[index]
+    kind = cell.get("cell_type", "code")
+    role = _stamp_role(cell)
+    if role:
+        return f"{notebook_path}, the {role} cell that hookviz build adds"
+    number = sum(
+        1 for c in cells[: index + 1] if c.get("cell_type") == kind and not _stamp_role(c)
+    )
     gid = grade_id(cell)
-    return f"{notebook_path}, cell {index}" + (f" (grade_id {gid})" if gid else "")
+    if gid:
+        return f"{notebook_path}, {kind} cell {number} (grade_id {gid})"
+    first = next((line.strip() for line in cell.get("source", "").splitlines() if line.strip()), "")
+    first = first if len(first) <= 40 else first[:37] + "..."
+    label = ", ".join(
+        part for part in (f"id {cell['id']}" if cell.get("id") else "", f"{first!r}" if first else "") if part
+    )
+    return f"{notebook_path}, {kind} cell {number}" + (f" ({label})" if label else "")
+
+
+def _stamp_role(cell: Any) -> str | None:
+    meta = cell.get("metadata", {}).get("hookviz", {})
+    return meta.get("stamp") if isinstance(meta, dict) else None

@@ -23,7 +23,8 @@ _MARKERS = {
     BEGIN_HIDDEN: ("hidden", "begin"),
     END_HIDDEN: ("hidden", "end"),
 }
-_LOOKALIKE = re.compile(r"^#+\s*(BEGIN|END)\s+(SOLUTION|HIDDEN\s+TESTS?)\b", re.IGNORECASE)
+# Near misses of a marker: "# BEGIN SOLUTION", "### BEGIN SOLUTIONS", "### end hidden test"...
+_LOOKALIKE = re.compile(r"^#+\s*(BEGIN|END)[\s_]*(SOLUTIONS?|HIDDEN[\s_]*TESTS?)\b", re.IGNORECASE)
 
 
 class RegionError(ValueError):

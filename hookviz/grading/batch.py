@@ -19,6 +19,7 @@ from .engine import GradeSettings, SubmissionResult, grade_submission
 from .gradebook import GRADEBOOK_CSV, GRADEBOOK_JSON, OutFolder
 from .merge import Assignment, load_assignment
 from .sandbox import Limits, SandboxError, detect_sandbox
+from .selfcheck import verify_solution
 from .submissions import Submission, file_sha256, find_submissions
 
 
@@ -33,6 +34,7 @@ class GradeOptions:
     force: bool = False
     sandbox: str = "auto"
     output_limit: int = 100_000
+    check_solution: bool = True  # grade the assignment itself first; stop unless full marks
 
 
 @dataclass
@@ -143,6 +145,8 @@ def grade_folder(
         ),
         output_limit=options.output_limit,
     )
+    if options.check_solution:
+        verify_solution(assignment, sandbox, settings, out, stream)
     summary = Summary(out.path / GRADEBOOK_CSV, out.path / GRADEBOOK_JSON)
     progress = Progress(len(found), stream)
     slots: queue.Queue[int] = queue.Queue()

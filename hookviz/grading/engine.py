@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import os
@@ -15,10 +16,11 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from ..course.notebooks import notebook_text
+from ..course import regions
+from ..course.notebooks import is_answer, notebook_text
 from . import probe
-from .flags import scan_answers
-from .merge import Assignment, merge, outputs_text
+from .flags import imported_names, scan_answers
+from .merge import Assignment, CheckCell, merge, outputs_text
 from .sandbox import ChildResult, Limits, Sandbox
 from .submissions import Submission, SubmissionError, file_sha256, read_submission
 
@@ -30,6 +32,7 @@ BOOT = (
     "import pytest; raise SystemExit(pytest.main(sys.argv[1:]))"
 )
 FEEDBACK_OUTPUT_LIMIT = 4_000
+HIDDEN_TEST_FAILED = "HiddenTestFailed"  # hookviz.course.checks raises it; grading never imports course code
 
 
 @dataclass
@@ -46,6 +49,7 @@ class CheckResult:
     seconds: float = 0.0
     tamper: list[str] = field(default_factory=list)
     nbval_outcome: str = ""  # what the output comparison alone said, before integrity checks
+    hidden_failure: str = ""  # the message of a failed hidden test, when one failed
 
 
 @dataclass
@@ -157,14 +161,21 @@ def _grade(
         return empty_result(submission, assignment, error.status, str(error), sha)
     merged = merge(assignment, student_notebook)
     notes = ([submission.note] if submission.note else []) + merged.notes
+    flags = merged.flags + (["notebook-renamed"] if submission.note else [])
     present = {
         gid: src for gid, src in merged.answers.items() if merged.matched_by.get(gid) != "missing"
     }
-    if assignment.answers and not present:
-        result = empty_result(
-            submission, assignment, "no-answers", "no answer cell was found in the notebook", sha
+    stubs = {a.grade_id: _normalized(a.stub) for a in assignment.answers}
+    blank = all(_normalized(src) in ("", stubs.get(gid)) for gid, src in present.items())
+    if assignment.answers and (not present or blank):
+        detail = (
+            "every answer cell is still as it was handed out: nothing was written"
+            if present
+            else "no answer cell was found in the notebook"
         )
+        result = empty_result(submission, assignment, "no-answers", detail, sha)
         result.notes = notes
+        result.flags = sorted(set(flags))
         result.matched_by = merged.matched_by
         return result
 
@@ -178,9 +189,17 @@ def _grade(
     result.submission = str(submission.path)
     result.submission_sha256 = sha
     result.notes = notes + result.notes
-    result.flags = sorted(set(scan_answers(present)) | set(result.flags))
+    imported = set().union(
+        *(imported_names(c.source) for c in assignment.notebook.cells if c.cell_type == "code")
+    )
+    result.flags = sorted(set(scan_answers(present, imported)) | set(result.flags) | set(flags))
     result.matched_by = merged.matched_by
     return result
+
+
+def _normalized(source: str) -> str:
+    """A cell's source without trailing spaces and blank lines at either end."""
+    return "\n".join(line.rstrip() for line in source.strip().splitlines())
 
 
 def _run(
@@ -216,8 +235,10 @@ def _run(
                     "workdir": str(workdir),
                     "checks_path": str(checks_path) if checks_path.is_file() else None,
                     "checks_sha256": _sha256(checks_path) if checks_path.is_file() else None,
+                    "preload": instructor_imports(assignment),
                 },
                 "probe_timeout": min(10.0, settings.limits.cell_timeout),
+                "snapshot_timeout": settings.limits.cell_timeout,
             }
         ),
         encoding="utf-8",
@@ -271,6 +292,29 @@ def _run(
     )
 
 
+def instructor_imports(assignment: Assignment) -> list[str]:
+    """Modules the instructor's own code cells import: pinned before the first student cell.
+
+    ``from a.b import c`` gives ``a.b`` and ``a.b.c`` (c may be a module); names that are not
+    modules are skipped in the kernel.
+    """
+    found: dict[str, None] = {}
+    for cell in assignment.notebook.cells:
+        if cell.cell_type != "code" or is_answer(cell):
+            continue
+        try:
+            tree = ast.parse(regions.python_source(regions.remove_hidden_tests(cell.source)))
+        except (SyntaxError, ValueError, RecursionError, regions.RegionError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                found.update(dict.fromkeys(alias.name for alias in node.names))
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                found[node.module] = None
+                found.update(dict.fromkeys(f"{node.module}.{a.name}" for a in node.names if a.name != "*"))
+    return list(found)
+
+
 ADVICE = {
     "mismatch": "Compare your output with what the check looks for, above.",
     "error": "The check stopped with an error (shown above); your answer raised it or made the check fail.",
@@ -307,6 +351,7 @@ def score(assignment: Assignment, child: ChildResult, limits: Limits) -> Submiss
             checks.append(result)
             continue
         result.actual = outputs_text(record.get("outputs", []))
+        result.hidden_failure = hidden_failure(record.get("outputs", []), check)
         result.seconds = float(record.get("seconds") or 0)
         result.tamper = [str(t) for t in record.get("tamper", [])]
         result.outcome = result.nbval_outcome = record.get("outcome", "grader-error")
@@ -358,6 +403,27 @@ def score(assignment: Assignment, child: ChildResult, limits: Limits) -> Submiss
     if status == "crashed" and not done and not cells:
         result.notes.append("The grader's log ends with: " + child.output_tail[-800:].strip())
     return result
+
+
+def hidden_failure(outputs: list[dict], check: CheckCell) -> str:
+    """The message of the hidden test that failed in a check's outputs ("" when none did).
+
+    ``checks.Check.hidden`` raises HiddenTestFailed; an older-style hidden test is a plain
+    ``assert`` between the hidden-test markers, recognised by the line that raised, when no
+    visible check had failed before it (a ✗ already explains that failure).
+    """
+    printed = ""
+    for output in outputs:
+        if output.get("type") != "error":
+            printed += str(output.get("text", ""))
+            continue
+        name, message = output.get("ename"), str(output.get("evalue") or "")
+        if name == HIDDEN_TEST_FAILED:
+            return message
+        visible_failure = any(line.startswith("✗") for line in printed.splitlines())
+        if name == "AssertionError" and output.get("line") in check.hidden_lines and not visible_failure:
+            return message or "an assert in the hidden tests failed"
+    return ""
 
 
 def _short(record: dict) -> str:

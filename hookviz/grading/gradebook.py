@@ -18,11 +18,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..course.notebooks import NotebookError, atomic_write_text
-from .engine import ADVICE, FEEDBACK_OUTPUT_LIMIT, SubmissionResult
+from .engine import ADVICE, FEEDBACK_OUTPUT_LIMIT, HIDDEN_TEST_FAILED, SubmissionResult
 from .merge import Assignment
 
 GRADEBOOK_CSV, GRADEBOOK_JSON = "gradebook.csv", "gradebook.json"
-HIDDEN_FAILED = "HiddenTestFailed"  # hookviz.course.checks raises it; grading never imports course code
+HIDDEN_FAILED = HIDDEN_TEST_FAILED
 
 
 def safe_name(student: str) -> str:
@@ -242,8 +242,8 @@ def feedback_markdown(result: SubmissionResult) -> str:
         if claims:
             lines += ["", "What the check looks for:", ""] + [f"- {claim}" for claim in claims]
         lines += ["", "Your output:", "", _fence(check.actual or "(nothing)")]
-        hidden = _hidden_failure(check.actual)
-        if hidden:
+        hidden = check.hidden_failure or _hidden_failure(check.actual)
+        if hidden and hidden.startswith("hidden test failed"):
             lines += [
                 "",
                 "Your answer passed the checks you could run, but a hidden test failed: the grader "
@@ -251,6 +251,14 @@ def feedback_markdown(result: SubmissionResult) -> str:
                 f"did not pass it ({hidden}). An answer that works for any model passes; look for "
                 "what yours assumes about the models the visible checks use (a size, a name, a "
                 "number of layers).",
+            ]
+        elif hidden:
+            lines += [
+                "",
+                "Your answer passed the checks you could run, but a hidden test failed: the grader "
+                f"tried your answer on a case you had not seen, and it did not pass ({hidden}). An "
+                "answer that works for any input passes; look for what yours assumes about the "
+                "inputs the visible checks use.",
             ]
         hints = [line.strip() for line in check.actual.splitlines() if line.strip().startswith("Hint:")]
         hints = [hint for hint in hints if hint != "Hint: as above."]

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..course import regions
-from ..course.build import Context, validate_grading_metadata
+from ..course.build import Context, validate_grading_metadata, validate_stored_outputs
 from ..course.notebooks import (
     NotebookError,
     describe_cell,
@@ -45,6 +45,7 @@ class CheckCell:
     points: float
     expected: str
     exercise_source: str  # what students see (hidden tests removed)
+    hidden_lines: frozenset[int] = frozenset()  # 1-based lines of the source inside hidden regions
 
 
 @dataclass(frozen=True)
@@ -112,14 +113,15 @@ def load_assignment(path: Path) -> Assignment:
             f"the assignment {path} does not exist; pass --assignment solutions/NAME.ipynb."
         )
     notebook = read_notebook(path)
-    validate_grading_metadata(notebook, Context(config=None, source=str(path), target=str(path)))
+    context = Context(config=None, source=str(path), target=str(path))
+    validate_grading_metadata(notebook, context)
     checks, answers = [], []
     code_index = -1
     for position, cell in enumerate(notebook.cells):
         if cell.cell_type != "code":
             continue
         code_index += 1
-        where = describe_cell(path, position, cell)
+        where = describe_cell(path, notebook.cells, position)
         gid = grade_id(cell)
         if is_check(cell):
             expected = outputs_text(cell.outputs)
@@ -142,6 +144,12 @@ def load_assignment(path: Path) -> Assignment:
                     points(cell),
                     expected,
                     regions.remove_hidden_tests(cell.source),
+                    frozenset(
+                        line
+                        for region in regions.find_regions(cell.source)
+                        if region.kind == "hidden"
+                        for line in range(region.begin + 2, region.end + 1)
+                    ),
                 )
             )
         elif is_answer(cell):
@@ -158,6 +166,7 @@ def load_assignment(path: Path) -> Assignment:
         raise NotebookError(
             f"{path}: no check cells (metadata.nbgrader.grade true); nothing to grade."
         )
+    validate_stored_outputs(notebook, context)
     return Assignment(
         path=path,
         name=path.stem,
@@ -176,6 +185,7 @@ class Merged:
     answers: dict[str, str]  # grade_id -> the student's source that went in
     matched_by: dict[str, str]  # grade_id -> "grade_id" | "functions" | "position" | "missing"
     notes: list[str] = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)  # the notes, short, for the gradebook's flags column
 
 
 def _normalized(source: str) -> str:
@@ -194,6 +204,7 @@ def merge(assignment: Assignment, student: Any) -> Merged:
             by_id.setdefault(gid, []).append(cell)
 
     notes: list[str] = []
+    flags: list[str] = []
     used: set[int] = set()
     chosen: dict[str, Any] = {}
     matched_by: dict[str, str] = {}
@@ -207,6 +218,7 @@ def merge(assignment: Assignment, student: Any) -> Merged:
                 notes.append(
                     f"Your notebook has {len(candidates)} answer cells for {answer.grade_id}; the last one was graded."
                 )
+                flags.append(f"answer-duplicated ({answer.grade_id})")
             chosen[answer.grade_id] = candidates[-1]
             used.add(id(candidates[-1]))
             matched_by[answer.grade_id] = "grade_id"
@@ -237,6 +249,7 @@ def merge(assignment: Assignment, student: Any) -> Merged:
             chosen[answer.grade_id] = same[-1]
             used.add(id(same[-1]))
             matched_by[answer.grade_id] = "functions"
+            flags.append(f"answer-found-by-functions ({answer.grade_id})")
             notes.append(
                 f"The answer cell {answer.grade_id} had lost its metadata; the cell that defines "
                 f"{', '.join(answer.functions)} was graded."
@@ -256,15 +269,17 @@ def merge(assignment: Assignment, student: Any) -> Merged:
             chosen[answer.grade_id] = theirs[k]
             used.add(id(theirs[k]))
             matched_by[answer.grade_id] = "position"
+            flags.append(f"answer-found-by-position ({answer.grade_id})")
             notes.append(
                 f"Warning: no cell carried the answer {answer.grade_id}; your code cell "
                 f"{code_cells.index(theirs[k]) + 1} was graded as that answer, by its position."
             )
         else:
             matched_by[answer.grade_id] = "missing"
+            flags.append(f"answer-missing ({answer.grade_id})")
             notes.append(f"No answer for {answer.grade_id} was found; it was graded as not done.")
 
-    _note_check_changes(assignment, code_cells, by_id, notes)
+    _note_check_changes(assignment, code_cells, by_id, notes, flags)
 
     notebook = copy.deepcopy(assignment.notebook)
     check_ids = {c.grade_id for c in assignment.checks}
@@ -282,11 +297,11 @@ def merge(assignment: Assignment, student: Any) -> Merged:
         # Only check cells are compared: other outputs earn nothing, so they cannot cost anything.
         cell.outputs = []
         cell.execution_count = None
-    return Merged(notebook, sources, matched_by, notes)
+    return Merged(notebook, sources, matched_by, notes, flags)
 
 
 def _note_check_changes(
-    assignment: Assignment, code_cells: list, by_id: dict, notes: list[str]
+    assignment: Assignment, code_cells: list, by_id: dict, notes: list[str], flags: list[str]
 ) -> None:
     """Tell the student which check cells they changed (the originals were used regardless)."""
     order = []
@@ -296,20 +311,25 @@ def _note_check_changes(
             notes.append(
                 f"The check cell {check.grade_id} was missing from your notebook; the original was used."
             )
+            flags.append(f"check-missing ({check.grade_id})")
             continue
         if len(copies) > 1:
             notes.append(
                 f"The check cell {check.grade_id} appears {len(copies)} times; the original was used once."
             )
+            flags.append(f"check-duplicated ({check.grade_id})")
         theirs = copies[0]
         if _normalized(theirs.get("source", "")) != _normalized(check.exercise_source):
             notes.append(f"You edited the check cell {check.grade_id}; the original was used.")
+            flags.append(f"check-edited ({check.grade_id})")
         claimed = nbgrader(theirs).get("points")
         if claimed is not None and claimed != check.points:
             notes.append(
                 f"The points of {check.grade_id} were changed to {claimed!r} in your notebook; "
                 f"it is worth {check.points:g}."
             )
+            flags.append(f"points-changed ({check.grade_id})")
         order.append(next(i for i, cell in enumerate(code_cells) if cell is theirs))
     if order != sorted(order):
         notes.append("Your check cells were in another order; the original order was used.")
+        flags.append("checks-reordered")

@@ -3,11 +3,15 @@
 It looks for student code planted where it could change what a check prints or hides:
 builtins, ``sys`` hooks, IPython's traceback and execution machinery, the kernel's output
 streams, and the modules checks rely on (``hookviz.course.checks`` is compared with its source
-file, function by function). The student's code owns the kernel, so this is defence in depth,
+file, function by function). Before the first student cell, ``snapshot(config)`` pins every
+function of those modules and of their classes (hookviz's own, torch, ``torch.nn.Module``,
+builtins...); after that each probe checks they are still the very same objects, which also
+catches a function rebound to another genuine one (``torch.allclose = torch.is_tensor``) or
+to code made by ``eval``. The student's code owns the kernel, so this is defence in depth,
 not proof: the sentinel line and the output comparison remain what makes a grade honest.
 
-The grading plugin sends this file's text to the kernel and calls ``probe(config)``; it may
-use only the standard library.
+The grading plugin sends this file's text to the kernel and calls ``snapshot(config)`` once,
+then ``probe(config)`` around each check; it may use only the standard library.
 """
 
 from __future__ import annotations
@@ -43,22 +47,216 @@ SHELL_METHODS = (
     "transform_cell",
     "_run_cell",
 )
+# Pinned by identity as well (with every hookviz module, torch.nn.modules.*, and the modules
+# the instructor's cells import): the functions checks call while they compare.
+IDENTITY_MODULES = (
+    "collections",
+    "copy",
+    "dataclasses",
+    "functools",
+    "hashlib",
+    "inspect",
+    "operator",
+    "re",
+    "types",
+    "torch.nn",
+    "torch.nn.functional",
+    "torch.nn.init",
+    "torch.nn.parameter",
+    "torch.autograd",
+    "torch.utils.hooks",
+    "torch._tensor",
+)
+# Names that the interpreter and IPython rebind between cells by design.
+UNPINNED = {
+    "builtins": {"_", "__", "___", "exit", "quit", "get_ipython", "display"},
+    "sys": {"last_type", "last_value", "last_traceback", "last_exc"},
+}
+SNAPSHOT_SLOT = "_hookviz_integrity"  # where the kernel keeps the pinned originals (on sys)
 MAX_PROBLEMS = 12
 
 
 def probe(config: dict) -> str:
-    """JSON list of what looks tampered with (empty when nothing does)."""
+    """JSON: ``problems``, what looks tampered with (empty when nothing does), and ``digest``,
+    the fingerprint of the pinned functions' snapshot (None before the snapshot)."""
     import json
 
     problems: list[str] = []
+    digest = None
     try:
         _probe(config, problems)
+        digest = _check_identities(config, problems)
     except Exception as error:  # a probe that cannot finish is itself suspicious
         problems.append(f"the integrity probe was stopped by {type(error).__name__}: {error}")
     try:
-        return json.dumps(list(dict.fromkeys(problems))[:MAX_PROBLEMS])
+        return json.dumps({"problems": list(dict.fromkeys(problems))[:MAX_PROBLEMS], "digest": digest})
     except Exception:  # builtins broken badly enough to break json itself
-        return '["the integrity probe could not report: the interpreter\'s builtins are broken"]'
+        return '{"problems": ["the integrity probe could not report: the interpreter\'s builtins are broken"]}'
+
+
+def snapshot(config: dict) -> str:
+    """Pin the functions checks rely on, before any student code runs; JSON ``count`` and ``digest``.
+
+    Imports ``config["preload"]`` first (modules the instructor's cells import), so that a
+    module a student imports and patches first is pinned in its genuine state.
+    """
+    import importlib
+    import json
+    import sys
+    import types
+
+    for name in config.get("preload", ()):
+        try:
+            importlib.import_module(name)
+        except Exception:  # the instructor's cell will fail the same way; nothing to pin
+            pass
+    names = list(GUARDED_MODULES) + list(IDENTITY_MODULES) + list(config.get("preload", ()))
+    names += sorted(
+        n
+        for n in list(sys.modules)
+        if n == "hookviz" or n.startswith(("hookviz.", "torch.nn.modules."))
+    )
+    owners: list[tuple[str, object]] = []
+    for name in dict.fromkeys(names):
+        module = sys.modules.get(name)
+        if type(module) is not types.ModuleType:
+            continue
+        owners.append((name, module))
+        for value in list(vars(module).values()):
+            if (
+                isinstance(value, type)
+                and vars(value).get("__module__") == name
+                and not value.__flags__ & 0x100  # Py_TPFLAGS_IMMUTABLETYPE: cannot be patched
+            ):
+                owners.append((f"{name}.{value.__qualname__}", value))
+    groups, classes = [], []
+    seen = set()
+    for label, owner in owners:
+        if id(owner) in seen:
+            continue
+        seen.add(id(owner))
+        skip = UNPINNED.get(label, ())
+        items = [
+            (name, value)
+            for name, value in list(vars(owner).items())
+            if name not in skip and _pinned_kind(value, types)
+        ]
+        if items:
+            names, values = zip(*items, strict=True)
+            groups.append((label, owner, names, values))
+        if isinstance(owner, type):  # a method added later would shadow an inherited one
+            classes.append((label, owner, frozenset(vars(owner))))
+    pinned = (tuple(groups), tuple(classes))
+    setattr(sys, SNAPSHOT_SLOT, pinned)
+    count = sum(len(names) for _, _, names, _ in groups)
+    return json.dumps({"count": count, "digest": _digest(pinned)})
+
+
+def _pinned_kind(value: object, types) -> bool:
+    """Functions, classes, descriptors and modules: what a check calls or looks up, not data."""
+    return callable(value) or isinstance(value, types.ModuleType) or hasattr(type(value), "__get__")
+
+
+def _digest(pinned: tuple) -> str:
+    """A fingerprint of the snapshot itself (the identities of everything it holds), so that
+    the grader, which keeps the first one, notices when the snapshot is swapped or emptied."""
+    import array
+    import hashlib
+
+    groups, classes = pinned
+    parts = array.array("q")
+    for _, owner, names, values in groups:
+        try:  # a tuple's hash runs over its items' in C: functions hash by identity
+            together = hash(values)
+        except TypeError:  # an unhashable callable among them
+            together = hash(tuple(map(id, values)))
+        parts.extend((id(owner), id(names), id(values), hash(names), together))
+    for _, owner, names in classes:
+        parts.extend((id(owner), id(names), hash(names)))
+    return hashlib.sha256(parts.tobytes()).hexdigest()
+
+
+def _check_identities(config: dict, problems: list[str]) -> str | None:
+    """Each pinned function must still be the object it was; returns the snapshot's digest.
+
+    The check runs with the builtins pinned in the snapshot, not the kernel's current ones: a
+    student who rebinds ``builtins.all`` must not blind the very check that would notice.
+    """
+    import sys
+
+    pinned = sys.__dict__.get(SNAPSHOT_SLOT)
+    if pinned is None:
+        return None
+    genuine = {}  # built with syntax alone: no builtin is called before they are genuine
+    for label, _owner, names, originals in pinned[0]:
+        if label == "builtins":
+            index = 0
+            for name in names:
+                genuine[name] = originals[index]
+                index += 1
+    scope = {**_verify_pinned.__globals__, "__builtins__": genuine}
+    for name in ("_verify_pinned", "_digest", "_library_wrapper", "_pinned_kind"):
+        function = scope[name]
+        scope[name] = function.__class__(function.__code__, scope, name)
+    return scope["_verify_pinned"](pinned, problems)
+
+
+def _verify_pinned(pinned: tuple, problems: list[str]) -> str | None:
+    """The work of ``_check_identities``, run with the genuine builtins."""
+    import operator
+    import os
+    import sys
+    import types
+
+    if type(pinned) is not tuple or len(pinned) != 2:
+        problems.append("the grader's snapshot of the genuine functions was replaced")
+        return None
+    groups, classes = pinned
+    library = tuple(
+        os.path.dirname(os.path.realpath(getattr(sys.modules.get(root), "__file__", None) or "/"))
+        + os.sep
+        for root in ("torch", "hookviz")
+    )
+    for label, owner, names, originals in groups:
+        namespace = vars(owner)
+        currents = list(map(namespace.get, names))  # None for a deleted name: none was None
+        if all(map(operator.is_, currents, originals)):
+            continue  # the usual case, at C speed
+        for name, current, original in zip(names, currents, originals, strict=True):
+            if current is original or _library_wrapper(current, original, library, types, os):
+                continue
+            if name not in namespace:
+                problems.append(f"{label}.{name} was deleted")
+            else:
+                problems.append(
+                    f"{label}.{name} was rebound: it is not the function the checks rely on"
+                )
+    for label, owner, names in classes:
+        namespace = vars(owner)
+        if len(namespace) == len(names) and namespace.keys() <= names:
+            continue  # the usual case, checked cheaply
+        for name in namespace.keys() - names:
+            inherited = any(name in vars(base) for base in owner.__mro__[1:])
+            if inherited and _pinned_kind(namespace[name], types):
+                problems.append(f"{label}.{name} was added, over the inherited one the checks rely on")
+    return _digest(pinned)
+
+
+def _library_wrapper(current: object, original: object, library: tuple, types, os) -> bool:
+    """torch wraps some of its functions when a submodule loads (torch._dynamo wraps manual_seed):
+    a function from torch's own files that closes over the original is not a student's patch."""
+    if type(current) is not types.FunctionType or getattr(current, "__wrapped__", None) is not original:
+        return False
+    filename = os.path.realpath(current.__code__.co_filename)
+    if not filename.startswith(library):
+        return False
+    for cell in current.__closure__ or ():
+        try:
+            if cell.cell_contents is original:
+                return True
+        except ValueError:  # an empty cell
+            continue
+    return False
 
 
 def _probe(config: dict, problems: list[str]) -> None:

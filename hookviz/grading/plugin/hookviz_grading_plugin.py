@@ -10,7 +10,8 @@ imports neither hookviz nor torch, so it adds nothing to pytest's start-up. What
   other descriptors when it starts the kernel);
 - notices a dead kernel within half a second instead of waiting for the cell timeout;
 - keeps at most ``output_limit`` characters of each cell's output;
-- runs the integrity probe in the kernel before and after each check cell.
+- pins the functions checks rely on before the first student cell runs, then runs the
+  integrity probe in the kernel before and after each check cell.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import re
 import time
 from queue import Empty
 from typing import Any
@@ -160,9 +162,25 @@ def _outputs_as_records(outputs: list, limit: int) -> list[dict]:
                     "type": "error",
                     "ename": str(output.get("ename"))[:200],
                     "evalue": str(output.get("evalue"))[:limit],
+                    "line": _cell_line(output.get("traceback")),
                 }
             )
     return records
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+_CELL_FRAME = re.compile(r"(?:Cell In\[\d*\], line (\d+))|(?:<ipython-input-[^>]*>.*?-+>\s*(\d+))", re.S)
+
+
+def _cell_line(traceback: Any) -> int | None:
+    """The line of the cell whose top-level statement raised (IPython's first frame), if shown."""
+    if not isinstance(traceback, list):
+        return None
+    for entry in traceback[:50]:
+        match = _CELL_FRAME.search(_ANSI.sub("", str(entry)))
+        if match:
+            return int(match.group(1) or match.group(2))
+    return None
 
 
 def _classify(excinfo: Any) -> tuple[str, str]:
@@ -201,6 +219,9 @@ class Recorder:
         self.probe_source = settings.get("probe_source")
         self.probe_config = settings.get("probe_config", {})
         self.probe_timeout = float(settings.get("probe_timeout", 10))
+        self.snapshot_timeout = float(settings.get("snapshot_timeout", 60))  # may import torch
+        self.snapshot_taken = False
+        self.snapshot_digest: str | None = None  # kept here, out of the kernel's reach
 
     def emit(self, record: dict) -> None:
         data = (json.dumps(record) + "\n").encode("utf-8")
@@ -220,6 +241,9 @@ class Recorder:
     def pytest_runtest_call(self, item: Any):
         check = self._is_check(item)
         started = time.perf_counter()
+        if not self.snapshot_taken and (check or self._is_answer(item)):
+            self.snapshot_taken = True
+            self.snapshot_digest = self.snapshot(item)
         if check:
             item._hookviz_tamper = self.probe(item)
         probing = time.perf_counter() - started
@@ -264,12 +288,42 @@ class Recorder:
         meta = (getattr(item, "cell", {}) or {}).get("metadata", {}).get("nbgrader", {})
         return isinstance(meta, dict) and meta.get("grade") is True
 
+    @staticmethod
+    def _is_answer(item: Any) -> bool:
+        meta = (getattr(item, "cell", {}) or {}).get("metadata", {}).get("nbgrader", {})
+        return isinstance(meta, dict) and meta.get("solution") is True
+
+    def snapshot(self, item: Any) -> str | None:
+        """Pin the functions checks rely on; the snapshot's digest (None if it could not be taken)."""
+        answer = self._call_probe(item, "snapshot", self.snapshot_timeout)
+        if not isinstance(answer, dict) or not isinstance(answer.get("digest"), str):
+            return None  # not the student's doing (no student code has run): verify what we can
+        return answer["digest"]
+
     def probe(self, item: Any) -> list[str]:
         """Problems the integrity probe reports in the kernel (nothing if it cannot run)."""
+        answer = self._call_probe(item, "probe")
+        if isinstance(answer, list):  # the probe could not run: its answer says why
+            return answer
+        if answer is None:
+            return []
+        found = answer.get("problems") if isinstance(answer, dict) else None
+        if not isinstance(found, list):
+            return ["the integrity probe's answer was garbled"]
+        problems = [str(p)[:300] for p in found]
+        if self.snapshot_digest is not None and answer.get("digest") != self.snapshot_digest:
+            problems.append("the grader's snapshot of the genuine functions was changed in the kernel")
+        return problems
+
+    def _call_probe(
+        self, item: Any, function: str, timeout: float | None = None
+    ) -> dict | list | None:
+        """Call ``function`` of the probe in the kernel: its JSON answer, a list of problems when
+        it failed, or None when there is no kernel to ask."""
         kernel = getattr(item.parent, "kernel", None)
         if not self.probe_source or kernel is None or not kernel.is_alive():
-            return []
-        expression = f"(lambda d: (exec({self.probe_source!r}, d), d['probe']({self.probe_config!r}))[1])({{}})"
+            return None
+        expression = f"(lambda d: (exec({self.probe_source!r}, d), d[{function!r}]({self.probe_config!r}))[1])({{}})"
         client = kernel.kc
         msg_id = client.execute(
             "",
@@ -278,7 +332,7 @@ class Recorder:
             user_expressions={"r": expression},
             allow_stdin=False,
         )
-        deadline = time.monotonic() + self.probe_timeout
+        deadline = time.monotonic() + (timeout or self.probe_timeout)
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
@@ -287,7 +341,7 @@ class Recorder:
                 msg = client.get_shell_msg(timeout=min(left, 0.5))
             except Empty:
                 if not kernel.is_alive():
-                    return []
+                    return None
                 continue
             if msg["parent_header"].get("msg_id") == msg_id:
                 break
@@ -300,8 +354,4 @@ class Recorder:
             found = json.loads(ast.literal_eval(answer["data"]["text/plain"]))
         except (KeyError, ValueError, SyntaxError, TypeError):
             return ["the integrity probe's answer was garbled"]
-        return (
-            [str(p)[:300] for p in found]
-            if isinstance(found, list)
-            else ["the integrity probe's answer was garbled"]
-        )
+        return found if isinstance(found, dict) else ["the integrity probe's answer was garbled"]
