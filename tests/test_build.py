@@ -556,6 +556,11 @@ def test_the_repository_exercises_and_stamps_are_up_to_date() -> None:
                 assert regions.BEGIN_HIDDEN not in cell.source
 
 
+def test_students_submissions_are_never_committed() -> None:
+    ignored = (REPO / ".gitignore").read_text().split()
+    assert "submitted/" in ignored  # nbgrader's layout, the folder `hookviz grade` reads
+
+
 def test_written_notebooks_are_readable_by_others_and_keep_their_mode(tmp_path):
     from hookviz.course.notebooks import atomic_write_text
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import csv
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -414,6 +415,18 @@ def test_notes_about_changed_cells_are_also_flags_in_the_gradebook(batch) -> Non
     for name, flag in expected.items():
         assert flag in row(batch, name)["flags"].split("; "), (name, row(batch, name)["flags"])
     assert row(batch, "correct")["flags"] == row(batch, "deep")["flags"] == ""
+
+
+def test_every_status_and_flag_the_batch_gives_is_documented_for_instructors(batch) -> None:
+    text = (REPO / "docs" / "CONVENTIONS.md").read_text()
+    section = text.split("### Statuses and flags")[1].split("\n### ")[0]
+    documented = set(re.findall(r"`([a-z.-]+)(?: \(check_x\))?`", section))
+    results = [result(batch, name) for name in CASES]
+    assert {r["status"] for r in results} <= documented
+    flags = {flag.split(" (")[0] for r in results for flag in r["flags"]}
+    assert flags and flags <= documented, flags - documented
+    codes = text.split("### Exit codes")[1]
+    assert all(f"{code} " in codes for code in ("0", "1", "2"))
 
 
 def test_changed_points_are_ignored(batch) -> None:
