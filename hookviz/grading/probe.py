@@ -84,8 +84,9 @@ def probe(config: dict) -> str:
     problems: list[str] = []
     digest = None
     try:
-        _probe(config, problems)
-        digest = _check_identities(config, problems)
+        scope = _genuine_scope()
+        scope["_probe"](config, problems)
+        digest = scope["_check_identities"](config, problems)
     except Exception as error:  # a probe that cannot finish is itself suspicious
         problems.append(f"the integrity probe was stopped by {type(error).__name__}: {error}")
     try:
@@ -176,17 +177,26 @@ def _digest(pinned: tuple) -> str:
     return hashlib.sha256(parts.tobytes()).hexdigest()
 
 
-def _check_identities(config: dict, problems: list[str]) -> str | None:
-    """Each pinned function must still be the object it was; returns the snapshot's digest.
+_PROBE_FUNCTIONS = (
+    "_probe",
+    "_check_checks_module",
+    "_check_identities",
+    "_verify_pinned",
+    "_digest",
+    "_library_wrapper",
+    "_pinned_kind",
+)
 
-    The check runs with the builtins pinned in the snapshot, not the kernel's current ones: a
-    student who rebinds ``builtins.all`` must not blind the very check that would notice.
-    """
+
+def _genuine_scope() -> dict:
+    """This module's probing functions, running with the builtins pinned in the snapshot (when
+    there is one) rather than the kernel's current ones: a student who rebinds ``builtins.all``
+    or ``isinstance`` must not blind the very checks that would notice."""
     import sys
 
     pinned = sys.__dict__.get(SNAPSHOT_SLOT)
     if pinned is None:
-        return None
+        return _probe.__globals__
     genuine = {}  # built with syntax alone: no builtin is called before they are genuine
     for label, _owner, names, originals in pinned[0]:
         if label == "builtins":
@@ -194,11 +204,21 @@ def _check_identities(config: dict, problems: list[str]) -> str | None:
             for name in names:
                 genuine[name] = originals[index]
                 index += 1
-    scope = {**_verify_pinned.__globals__, "__builtins__": genuine}
-    for name in ("_verify_pinned", "_digest", "_library_wrapper", "_pinned_kind"):
+    scope = {**_probe.__globals__, "__builtins__": genuine}
+    for name in _PROBE_FUNCTIONS:
         function = scope[name]
-        scope[name] = function.__class__(function.__code__, scope, name)
-    return scope["_verify_pinned"](pinned, problems)
+        scope[name] = function.__class__(function.__code__, scope, name, function.__defaults__)
+    return scope
+
+
+def _check_identities(config: dict, problems: list[str]) -> str | None:
+    """Each pinned function must still be the object it was; returns the snapshot's digest."""
+    import sys
+
+    pinned = sys.__dict__.get(SNAPSHOT_SLOT)
+    if pinned is None:
+        return None
+    return _verify_pinned(pinned, problems)
 
 
 def _verify_pinned(pinned: tuple, problems: list[str]) -> str | None:
