@@ -133,6 +133,20 @@ def test_only_answer_sources_come_from_the_student(assignment) -> None:
     assert merged.notes == ["You edited the check cell check_double; the original was used."]
 
 
+def test_a_check_cell_from_an_older_exercise_is_not_called_edited(assignment) -> None:
+    older = nbformat.read(TINY, as_version=4)  # the solution before its check changed
+    cell(older, "check_shout").source = cell(older, "check_shout").source.replace("shout works", "ok")
+    handed_out = exercise_from_solution(older, CONFIG, "s.ipynb", "e.ipynb")
+    merged = merge(assignment, handed_out)
+    assert merged.notes == [
+        "Your copy of the check cell check_shout is an older version (the assignment changed "
+        "after you got it); the current one was used."
+    ]
+    assert merged.flags == ["check-outdated (check_shout)"]
+    cell(handed_out, "check_shout").source += "\nprint('mine')"  # and now edited by the student
+    assert merge(assignment, handed_out).flags == ["check-edited (check_shout)"]
+
+
 def test_answers_without_metadata_match_by_functions_then_position(assignment) -> None:
     student = exercise()
     cell(student, "shout").source = "def helper():\n    pass\n"  # defines no `shout`: position only

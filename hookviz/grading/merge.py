@@ -19,6 +19,7 @@ from ..course import regions
 from ..course.build import Context, validate_grading_metadata, validate_stored_outputs
 from ..course.notebooks import (
     NotebookError,
+    cell_checksum,
     describe_cell,
     grade_id,
     is_answer,
@@ -320,8 +321,16 @@ def _note_check_changes(
             flags.append(f"check-duplicated ({check.grade_id})")
         theirs = copies[0]
         if _normalized(theirs.get("source", "")) != _normalized(check.exercise_source):
-            notes.append(f"You edited the check cell {check.grade_id}; the original was used.")
-            flags.append(f"check-edited ({check.grade_id})")
+            if nbgrader(theirs).get("checksum") == cell_checksum(theirs):
+                # Unchanged since `build` wrote it: an exercise handed out before the check changed.
+                notes.append(
+                    f"Your copy of the check cell {check.grade_id} is an older version (the "
+                    "assignment changed after you got it); the current one was used."
+                )
+                flags.append(f"check-outdated ({check.grade_id})")
+            else:
+                notes.append(f"You edited the check cell {check.grade_id}; the original was used.")
+                flags.append(f"check-edited ({check.grade_id})")
         claimed = nbgrader(theirs).get("points")
         if claimed is not None and claimed != check.points:
             notes.append(
