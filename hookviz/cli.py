@@ -84,7 +84,12 @@ def _positive(kind: type) -> Callable[[str], float]:
 
 def parser() -> argparse.ArgumentParser:
     """The argument parser of the `hookviz` command."""
-    top = argparse.ArgumentParser(prog="hookviz", description=__doc__)
+    top = argparse.ArgumentParser(
+        prog="hookviz",
+        description=__doc__,
+        epilog="Exit codes: 0 done (whatever the students' statuses); 1 build --check found files "
+        "out of date; 2 an error to fix first, named with the notebook's cell and the fix.",
+    )
     commands = top.add_subparsers(dest="command", required=True)
 
     build = commands.add_parser(
@@ -100,7 +105,8 @@ def parser() -> argparse.ArgumentParser:
     build.add_argument(
         "--check",
         action="store_true",
-        help="write nothing; exit 1 and name the files that are out of date",
+        help="write nothing; exit 1 and name the files that are out of date "
+        "(exit 2: an error in a notebook, named with its cell and the fix)",
     )
     build.set_defaults(run=_build)
 
