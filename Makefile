@@ -58,6 +58,7 @@ bench: $(STAMP) system-deps
 	$(PY) bench/bench_record.py
 	$(PY) bench/bench_widgets.py
 	$(PY) bench/bench_grading.py
+	$(PY) bench/bench_integrity.py
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check hookviz tests bench tools
