@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -51,6 +50,7 @@ def _grade(args: argparse.Namespace) -> int:
         memory_mb=args.memory_mb,
         force=args.force,
         sandbox=args.sandbox,
+        scheduler=args.scheduler,
     )
     out = Path(args.out) if args.out else Path("gradebook-out") / Path(args.assignment).stem
     summary = grade_folder(Path(args.submissions), Path(args.assignment), out, options)
@@ -139,8 +139,9 @@ def parser() -> argparse.ArgumentParser:
         "-j",
         "--jobs",
         type=_positive(int),
-        default=os.cpu_count() or 1,
-        help="submissions graded at once (default: one per CPU)",
+        default=None,
+        help="submissions graded at once (default: one per CPU; with --scheduler, twice the "
+        "cluster's worker threads)",
     )
     grade.add_argument(
         "--timeout",
@@ -166,6 +167,12 @@ def parser() -> argparse.ArgumentParser:
         choices=("auto", "bwrap", "none"),
         default="auto",
         help="auto (default): bubblewrap when installed; bwrap: require it; none: limits only",
+    )
+    grade.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="grade on a Dask cluster, one task per submission: a scheduler's address "
+        "(tcp://HOST:8786), or local:N to start N worker processes here (needs hookviz[cluster])",
     )
     grade.set_defaults(run=_grade)
     return top

@@ -211,6 +211,14 @@ class RollingHistograms:
         last = (self.bins - 1 - filled.flip(1).int().argmax(1)).tolist()
         return [(a, b) if any_ else None for a, b, any_ in zip(first, last, filled.any(1).tolist(), strict=True)]
 
+    def first_edges(self) -> list[float]:
+        """Per stream, where its first bin starts."""
+        return self._first_edge.tolist()
+
+    def widths(self) -> list[float]:
+        """Per stream, its bins' width."""
+        return self._width.tolist()
+
     def edges(self, stream: int, first: int, last: int) -> list[float]:
         """The value edges of bins ``first`` to ``last`` (inclusive) of ``stream``."""
         return (self._first_edge[stream] + self._width[stream] * self._steps[first : last + 2]).tolist()

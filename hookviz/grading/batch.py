@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
+from tqdm import tqdm
+
 from ..course.notebooks import NotebookError
 from .engine import GradeSettings, SubmissionResult, grade_submission
 from .gradebook import GRADEBOOK_CSV, GRADEBOOK_JSON, OutFolder
@@ -22,12 +24,16 @@ from .sandbox import Limits, SandboxError, detect_sandbox
 from .selfcheck import verify_solution
 from .submissions import Submission, file_sha256, find_submissions
 
+# While grading, the gradebook is rebuilt (from every result file) at most every 2 s, and at
+# most a tenth of the time (10,000 rows take seconds); once more at the end.
+REBUILD_EVERY, REBUILD_SHARE = 2.0, 0.1
+
 
 @dataclass(frozen=True)
 class GradeOptions:
     """How to grade: parallel jobs, time and memory limits, re-grading, sandbox."""
 
-    jobs: int = os.cpu_count() or 1
+    jobs: int | None = None  # None: one per CPU here; with a scheduler, twice its worker threads
     cell_timeout: float = 60.0
     submission_timeout: float = 300.0
     memory_mb: int = 4096
@@ -35,6 +41,7 @@ class GradeOptions:
     sandbox: str = "auto"
     output_limit: int = 100_000
     check_solution: bool = True  # grade the assignment itself first; stop unless full marks
+    scheduler: str | None = None  # a Dask scheduler's address, or local:N (see cluster.py)
 
 
 @dataclass
@@ -49,27 +56,83 @@ class Summary:
 
 
 class Progress:
-    """A plain-text progress bar on stderr: redrawn in a terminal, one line per student in a log."""
+    """Progress on ``stream``: a tqdm bar in a terminal or notebook, one line per student in a log."""
 
     def __init__(self, total: int, stream: TextIO | None = None):
         self.total, self.done = total, 0
         self.stream = stream or sys.stderr
-        self.tty = self.stream.isatty()
         self.lock = threading.Lock()
         self.started = time.monotonic()
+        live = _is_terminal(self.stream)
+        # In a log tqdm would join its redraws with carriage returns: there we write lines.
+        self.bar = tqdm(total=total, file=self.stream, unit="submission", disable=not live)
 
     def step(self, student: str, what: str) -> None:
         with self.lock:
             self.done += 1
-            width = 24
-            filled = width * self.done // max(self.total, 1)
-            bar = "#" * filled + "." * (width - filled)
-            line = f"[{bar}] {self.done}/{self.total} {time.monotonic() - self.started:5.0f}s  {student}: {what}"
-            if self.tty:
-                self.stream.write("\r\033[K" + line + ("\n" if self.done == self.total else ""))
+            if self.bar.disable:
+                elapsed = time.monotonic() - self.started
+                self.stream.write(f"{self.done}/{self.total} {elapsed:5.0f}s  {student}: {what}\n")
+                self.stream.flush()
             else:
-                self.stream.write(line + "\n")
-            self.stream.flush()
+                self.bar.set_postfix_str(f"{student}: {what}", refresh=False)
+                self.bar.update()
+
+    def close(self) -> None:
+        self.bar.close()
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    """A terminal, or a Jupyter kernel's stream (its front end draws carriage returns)."""
+    return stream.isatty() or type(stream).__module__.startswith("ipykernel")
+
+
+class LocalGrader:
+    """Grades on this machine: ``jobs`` sandboxed children at a time."""
+
+    def __init__(
+        self,
+        assignment: Assignment,
+        settings: GradeSettings,
+        sandbox_mode: str,
+        hidden: list[Path],
+        jobs: int | None,
+    ):
+        try:
+            self.sandbox = detect_sandbox(sandbox_mode, hidden)
+        except SandboxError as error:
+            raise NotebookError(str(error)) from error
+        self.assignment, self.settings = assignment, settings
+        self.jobs = jobs or os.cpu_count() or 1
+        self.description = f"{self.jobs} at a time, sandbox: {self.sandbox.kind}"
+        self.warnings = [self.sandbox.warning] if self.sandbox.warning else []
+        self._slots: queue.Queue[int] = queue.Queue()
+        for slot in range(self.jobs):
+            self._slots.put(slot)
+        self._scratch = Path(tempfile.mkdtemp(prefix="hookviz-grade-"))
+        self._scratch.chmod(0o711)  # an unprivileged grading user must reach its own folder inside
+
+    def grade(self, submission: Submission) -> SubmissionResult:
+        """The submission's result; waits for a free slot."""
+        slot = self._slots.get()
+        try:
+            return grade_submission(
+                submission,
+                self.assignment,
+                self.sandbox,
+                self.settings,
+                slot=slot,
+                scratch=self._scratch,
+            )
+        finally:
+            self._slots.put(slot)
+
+    def stop(self) -> None:
+        """Kill every running child now (the grader is stopping), not after its timeout."""
+        self.sandbox.kill_all()
+
+    def close(self) -> None:
+        shutil.rmtree(self._scratch, ignore_errors=True)
 
 
 def summary_table(results: list[SubmissionResult], max_total: float) -> str:
@@ -129,12 +192,6 @@ def grade_folder(
             f"or {submissions}/<student>.ipynb."
         )
     hidden = [Path(submissions), Path(out_path), _repository_of(assignment.path)]
-    try:
-        sandbox = detect_sandbox(options.sandbox, hidden)
-    except SandboxError as error:
-        raise NotebookError(str(error)) from error
-    if sandbox.warning:
-        print(f"hookviz grade: warning: {sandbox.warning}", file=stream)
     out = OutFolder(out_path)
     out.check_assignment(assignment)
     settings = GradeSettings(
@@ -145,16 +202,27 @@ def grade_folder(
         ),
         output_limit=options.output_limit,
     )
+    if options.scheduler:  # Dask is imported only when a cluster is asked for
+        from .cluster import ClusterGrader
+
+        grader = ClusterGrader(
+            options.scheduler, assignment, settings, options.sandbox, hidden, options.jobs, stream
+        )
+    else:
+        grader = LocalGrader(assignment, settings, options.sandbox, hidden, options.jobs)
+    for warning in grader.warnings:
+        print(f"hookviz grade: warning: {warning}", file=stream)
     if options.check_solution:
-        verify_solution(assignment, sandbox, settings, out, stream)
+        try:
+            verify_solution(assignment, None, settings, out, stream, grade=grader.grade)
+        except BaseException:
+            grader.stop()
+            grader.close()
+            raise
     summary = Summary(out.path / GRADEBOOK_CSV, out.path / GRADEBOOK_JSON)
     progress = Progress(len(found), stream)
-    slots: queue.Queue[int] = queue.Queue()
-    for slot in range(options.jobs):
-        slots.put(slot)
-    scratch = Path(tempfile.mkdtemp(prefix="hookviz-grade-"))
-    scratch.chmod(0o711)  # an unprivileged grading user must reach its own folder inside
     record_lock = threading.Lock()
+    rebuild_due = [0.0]
 
     def grade_one(submission: Submission) -> None:
         with out.claim(submission.student):
@@ -164,36 +232,36 @@ def grade_folder(
                     summary.skipped.append(submission.student)
                 progress.step(submission.student, f"already graded ({_describe(stored)})")
                 return
-            slot = slots.get()
-            try:
-                result = grade_submission(
-                    submission, assignment, sandbox, settings, slot=slot, scratch=scratch
-                )
-            finally:
-                slots.put(slot)
+            result = grader.grade(submission)
             out.save(result)
-        with out.locked():
-            out.rebuild(assignment)
+        if time.monotonic() >= rebuild_due[0]:
+            started = rebuild_due[0] = time.monotonic()
+            rebuild_due[0] += REBUILD_EVERY  # the other threads skip it meanwhile
+            with out.locked():
+                out.rebuild(assignment)
+            rebuild_due[0] = started + max(
+                REBUILD_EVERY, (time.monotonic() - started) / REBUILD_SHARE
+            )
         with record_lock:
             summary.graded.append(submission.student)
         progress.step(submission.student, _describe(result))
 
     print(
-        f"hookviz grade: {len(found)} submissions of {assignment.name}, {options.jobs} at a time, "
-        f"sandbox: {sandbox.kind}",
+        f"hookviz grade: {len(found)} submissions of {assignment.name}, {grader.description}",
         file=stream,
     )
-    pool = ThreadPoolExecutor(max_workers=options.jobs)
+    pool = ThreadPoolExecutor(max_workers=grader.jobs)
     try:
         for future in [pool.submit(grade_one, s) for s in found]:
             future.result()
     except BaseException:  # Ctrl-C or a grader bug: stop every child now, not after its timeout
         pool.shutdown(wait=False, cancel_futures=True)
-        sandbox.kill_all()
+        grader.stop()
         raise
     finally:
         pool.shutdown(wait=True)
-        shutil.rmtree(scratch, ignore_errors=True)
+        progress.close()
+        grader.close()
     with out.locked():
         summary.results = out.rebuild(assignment)
     print(summary_table(summary.results, assignment.max_points), file=stream)

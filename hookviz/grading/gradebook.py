@@ -111,15 +111,19 @@ class OutFolder:
             return None
 
     def save(self, result: SubmissionResult) -> None:
-        """Write the student's result and feedback, each atomically."""
-        atomic_write_text(
-            self.result_path(result.student),
-            json.dumps(result.to_json(), indent=1, ensure_ascii=False),
-        )
+        """Write the student's feedback, review and result, each atomically.
+
+        The result goes last: a run killed in between leaves no result, so the next run grades
+        that student again instead of skipping one whose feedback is missing.
+        """
         atomic_write_text(
             self.feedback / f"{safe_name(result.student)}.md", feedback_markdown(result)
         )
         atomic_write_text(self.review / f"{safe_name(result.student)}.md", review_markdown(result))
+        atomic_write_text(
+            self.result_path(result.student),
+            json.dumps(result.to_json(), indent=1, ensure_ascii=False),
+        )
 
     def all_results(self, assignment: Assignment) -> list[SubmissionResult]:
         """Every stored result for this assignment, by student."""

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import torch
 import traitlets
 from torch import nn
@@ -409,24 +410,30 @@ class HookMonitor(HookvizWidget):
         if heat is None:
             return {"columns": 0, "span": self._every, "steps": self.steps, "scale": LEVEL_SCALE,
                     **{kind: [None] * len(self._summaries) for kind in self._kinds}}
-        means = heat.means()
-        levels = torch.where(means > 0, (torch.log1p(means) * LEVEL_SCALE).round().clamp(1, len(LEVEL_ALPHABET) - 1), 0)
-        levels = levels.to(torch.uint8)
-        occupied = heat.occupied()
+        # In numpy, single-threaded: on a busy machine each of torch's parallel ops would wait
+        # for its threads, and this runs a few times a second beside the training loop.
+        used = heat.used
+        steps = np.maximum(heat.steps_per_column[:used].numpy(), 1)
+        means = heat.counts[:, :used].numpy() / steps[None, :, None]
+        levels = np.rint(np.log1p(means) * LEVEL_SCALE)
+        np.clip(levels, 1, len(LEVEL_ALPHABET) - 1, out=levels, where=means > 0)
+        levels = levels.astype(np.uint8)
+        filled = levels.any(axis=1)  # (streams, bins)
+        first, last = filled.argmax(axis=1).tolist(), (heat.bins - 1 - filled[:, ::-1].argmax(axis=1)).tolist()
+        has_values = filled.any(axis=1).tolist()
+        lows, widths = heat.first_edges(), heat.widths()
         n = len(self._summaries)
-        found: dict[str, Any] = {"columns": heat.used, "span": heat.span, "steps": self.steps, "scale": LEVEL_SCALE}
+        found: dict[str, Any] = {"columns": used, "span": heat.span, "steps": self.steps, "scale": LEVEL_SCALE}
         for k, kind in enumerate(self._kinds):
             panels: list[dict[str, Any] | None] = []
-            for i in range(n):
-                stream = k * n + i
-                if occupied[stream] is None:
+            for stream in range(k * n, (k + 1) * n):
+                if not has_values[stream]:
                     panels.append(None)
                     continue
-                first, last = occupied[stream]
-                cells = levels[stream, :, first : last + 1].contiguous().numpy().tobytes().translate(_TO_CHARS)
-                edges = heat.edges(stream, first, last)
-                panels.append({"lo": number(edges[0]), "hi": number(edges[-1]), "bins": last - first + 1,
-                               "cells": cells.decode("ascii")})
+                a, b = first[stream], last[stream]
+                cells = levels[stream, :, a : b + 1].tobytes().translate(_TO_CHARS).decode("ascii")
+                panels.append({"lo": number(lows[stream] + widths[stream] * a),
+                               "hi": number(lows[stream] + widths[stream] * (b + 1)), "bins": b - a + 1, "cells": cells})
             found[kind] = panels
         return found
 
