@@ -21,6 +21,19 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.colab)
 
 
+@pytest.fixture(scope="session")
+def graded_batch(tmp_path_factory):
+    """tests/test_grading.py's honest and hostile batch, graded once per run for every file that
+    reads it (the grading, Canvas and report tests): (folder, summary, seconds)."""
+    from tests import test_grading
+
+    root = tmp_path_factory.mktemp("grading")
+    with pytest.MonkeyPatch.context() as patch:
+        for name in test_grading.JUPYTER_VARS:
+            patch.setenv(name, str(root / "jupyter" / name.lower()))
+        return test_grading.grade_batch(root)
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "colab: also runs pinned like Google Colab (make test-colab)")
     # Every process the suite starts inherits this tag, even one that outlives its parent.
