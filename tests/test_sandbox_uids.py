@@ -8,7 +8,14 @@ import os
 import pytest
 
 from hookviz.grading import sandbox
-from hookviz.grading.sandbox import BLOCK_SIZE, UID_RANGE, Sandbox, SandboxError, claim_uid_block, uids_in_use
+from hookviz.grading.sandbox import (
+    BLOCK_SIZE,
+    UID_RANGE,
+    Sandbox,
+    SandboxError,
+    claim_uid_block,
+    uids_in_use,
+)
 
 
 def test_a_block_avoids_every_uid_in_use(tmp_path):
