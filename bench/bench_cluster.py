@@ -47,33 +47,39 @@ def options(address: str, **changes) -> GradeOptions:
     return GradeOptions(scheduler=address, check_solution=False, **changes)
 
 
-def timed_batch(subs: Path, assignment: Path, out: Path, address: str) -> tuple[float, list]:
+def timed_batch(subs: Path, assignment: Path, out: Path, address: str | None) -> tuple[float, list]:
+    """Seconds to grade ``subs`` on the cluster at ``address`` (None: here, with -j 2)."""
+    how = options(address) if address else GradeOptions(jobs=2, check_solution=False)
     started = time.perf_counter()
-    summary = grade_folder(subs, assignment, out, options(address), stream=io.StringIO())
+    summary = grade_folder(subs, assignment, out, how, stream=io.StringIO())
     seconds = time.perf_counter() - started
     shutil.rmtree(out)
     return seconds, summary.results
 
 
 def speedup(root: Path, one: DaskProcesses, two: DaskProcesses, rounds: int) -> dict[str, float]:
-    """Seconds for 20 submissions on one worker and on two, interleaved; the ratio per round."""
+    """Seconds for 20 submissions on one worker, on two, and here with -j 2 (the reference: what
+    the cluster adds), interleaved in alternating order; the ratios per round."""
     subs = root / "twenty"
     subs.mkdir()
     make_submissions(subs, 20)
-    clusters = {"1 worker": one, "2 workers": two}
+    clusters = {"1 worker": one.address, "2 workers": two.address, "here, -j 2": None}
     times: dict[str, list[float]] = {name: [] for name in clusters}
     for r in range(rounds):
         order = list(clusters) if r % 2 == 0 else list(reversed(clusters))
         for name in order:
-            seconds, results = timed_batch(subs, TINY, root / "out", clusters[name].address)
+            seconds, results = timed_batch(subs, TINY, root / "out", clusters[name])
             assert len(results) == 20 and {r.total for r in results} == {3, 5}, results
             times[name].append(seconds)
             print(f"  round {r + 1}, {name}: {seconds:6.1f} s", flush=True)
-    ratios = [a / b for a, b in zip(times["1 worker"], times["2 workers"], strict=True)]
+
+    def ratio(a: str, b: str) -> float:
+        return statistics.median(x / y for x, y in zip(times[a], times[b], strict=True))
+
     return {
-        "1 worker": statistics.median(times["1 worker"]),
-        "2 workers": statistics.median(times["2 workers"]),
-        "speed-up": statistics.median(ratios),
+        **{name: statistics.median(values) for name, values in times.items()},
+        "speed-up": ratio("1 worker", "2 workers"),
+        "cluster / here": ratio("2 workers", "here, -j 2"),
     }
 
 
@@ -159,8 +165,9 @@ def main() -> None:
         two.ensure_workers(2)
         print("## 20 submissions (tests/fixtures/grading/tiny.ipynb), two workers against one")
         batch = speedup(root, one, two, args.rounds)
-        for name in ("1 worker", "2 workers"):
+        for name in ("1 worker", "2 workers", "here, -j 2"):
             print(f"{name:<40} {batch[name]:7.1f} s  ({batch[name] / 20:.2f} s per submission)")
+        print(f"{'2 workers against here, -j 2':<40} {batch['cluster / here']:7.2f}x")
         ok = "ok" if batch["speed-up"] >= 1.7 else "UNDER"
         print(
             f"{'speed-up (ratio per round, median)':<40} {batch['speed-up']:7.2f}x  (target 1.70x: {ok})"

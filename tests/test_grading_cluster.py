@@ -22,6 +22,7 @@ import threading
 import time
 from pathlib import Path
 
+import dask
 import nbformat
 import pytest
 
@@ -253,6 +254,74 @@ def test_killing_the_grader_mid_batch_and_running_again_resumes(tmp_path, cluste
         s: (total, "ok") for s, total in expected.items()
     }
     assert "grading your own" not in log.getvalue()  # the first run's solution check is kept
+
+
+def test_losing_the_scheduler_stops_the_run_with_the_fix_and_keeps_what_was_graded(
+    tmp_path,
+) -> None:
+    expected = small_batch(tmp_path / "subs", 6)
+    (tmp_path / "dask").mkdir()
+    doomed = DaskProcesses(tmp_path / "dask")
+    out = tmp_path / "out"
+    try:
+        doomed.ensure_workers(2)
+        outcome = {}
+
+        def run() -> None:
+            try:
+                grade_folder(
+                    tmp_path / "subs", TINY, out, on_cluster(doomed.address), stream=io.StringIO()
+                )
+            except BaseException as error:
+                outcome["error"] = error
+
+        with dask.config.set({"distributed.comm.timeouts.connect": "3s"}):
+            grader = threading.Thread(target=run)
+            grader.start()
+            try:
+                wait_for(lambda: any((out / "results").glob("*.json")), "a first result")
+                os.killpg(doomed.processes[0].pid, signal.SIGKILL)  # the scheduler
+            finally:
+                grader.join(timeout=180)
+        assert not grader.is_alive()
+    finally:
+        doomed.stop()
+    error = outcome.get("error")
+    assert isinstance(error, NotebookError), error
+    assert "lost the Dask scheduler" in str(error) and "Run the same command again" in str(error)
+    graded = sorted(p.stem for p in (out / "results").glob("*.json"))
+    assert 1 <= len(graded) < len(expected)
+    assert all(
+        json.loads((out / "results" / f"{s}.json").read_text())["status"] == "ok" for s in graded
+    )
+
+
+def test_a_run_waits_for_its_first_worker(tmp_path) -> None:
+    expected = small_batch(tmp_path / "subs", 1)
+    (tmp_path / "dask").mkdir()
+    late = DaskProcesses(tmp_path / "dask")  # a scheduler, no worker yet (a batch queue's wait)
+    log, outcome = io.StringIO(), {}
+
+    def run() -> None:
+        try:
+            outcome["summary"] = grade_folder(
+                tmp_path / "subs", TINY, tmp_path / "out", on_cluster(late.address), stream=log
+            )
+        except BaseException as error:
+            outcome["error"] = error
+
+    grader = threading.Thread(target=run)
+    try:
+        grader.start()
+        wait_for(lambda: "waiting for a Dask worker" in log.getvalue(), "the waiting message")
+        late.ensure_workers(1)
+        grader.join(timeout=180)
+    finally:
+        late.stop()
+    assert "error" not in outcome, outcome.get("error")
+    assert {r.student: r.total for r in outcome["summary"].results} == {
+        s: float(t) for s, t in expected.items()
+    }
 
 
 # -- local:N, addresses, imports -------------------------------------------------------------

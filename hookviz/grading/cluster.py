@@ -265,7 +265,7 @@ class ClusterGrader:
                     silence_logs=logging.ERROR,
                 )
                 address = self.cluster.scheduler_address
-                self.client = distributed.Client(self.cluster)
+                self.client = distributed.Client(self.cluster, set_as_default=False)
             else:
                 address = str(where.address)
                 self.client = _connect(address)
@@ -308,7 +308,7 @@ class ClusterGrader:
             print(f"hookviz grade: waiting for a Dask worker to join {address} ...", file=stream)
             try:
                 self.client.wait_for_workers(1, timeout=WORKER_WAIT)
-            except (TimeoutError, distributed.TimeoutError) as error:
+            except TimeoutError as error:
                 raise NotebookError(
                     f"no Dask worker joined {address} within {WORKER_WAIT:g} s. Start workers with "
                     f"`dask worker {address} --nthreads 1` in the course's Python environment."
@@ -460,7 +460,14 @@ class ClusterGrader:
         """Disconnect, and stop the LocalCluster if this grader started it."""
         client = getattr(self, "client", None)
         if client is not None:
-            client.close()
+            log = logging.getLogger("distributed.client")
+            level = log.level
+            if client.status != "running":  # its reconnecting, cut short, would log a traceback
+                log.setLevel(logging.CRITICAL)
+            try:
+                client.close()
+            finally:
+                log.setLevel(level)
         if self.cluster is not None:
             self.cluster.close()
 
