@@ -72,6 +72,192 @@ def _new(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _export_gradescope(args: argparse.Namespace) -> int:
+    from .grading.gradescope import ExportOptions, check_solution, export_gradescope
+
+    options = ExportOptions(
+        sandbox=args.sandbox,
+        hidden_visibility=args.hidden_tests_visibility,
+        cell_timeout=args.timeout,
+        submission_timeout=args.submission_timeout,
+        memory_mb=args.memory_mb,
+        torch_index_url=args.torch_index_url,
+    )
+    assignment = Path(args.assignment)
+    check_solution(assignment, options)
+    export = export_gradescope(
+        assignment, Path(args.output or f"{assignment.stem}-autograder.zip"), options
+    )
+    print(f"wrote {export.path}: {', '.join(export.members)}")
+    print(
+        "Upload it on Gradescope: a Programming Assignment, Configure Autograder, "
+        "the Ubuntu 22.04 base image or newer."
+    )
+    return EXIT_OK
+
+
+def _gradebook(args: argparse.Namespace) -> int:
+    from .grading.canvas import canvas_gradebook
+
+    out = Path(args.out)
+    export = canvas_gradebook(
+        out, Path(args.canvas), Path(args.output or out / "canvas.csv"), column=args.column
+    )
+    print(
+        f"wrote {export.path}: {len(export.matched)} scores in the column {export.column!r} "
+        f"(out of {export.points_possible:g})"
+    )
+    unplaced = [
+        ("graded, but in no row of the roster (no score written)", export.not_in_roster),
+        (
+            "matching more than one row, or a row another student matches (no score written)",
+            export.ambiguous,
+        ),
+        (
+            "in the roster, but not graded (cell left empty: Canvas keeps their grade)",
+            export.not_graded,
+        ),
+        ("graded against another version of the assignment (grade again)", export.stale),
+    ]
+    for what, who in unplaced:
+        if who:
+            print(f"{what}: {', '.join(who)}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _report(args: argparse.Namespace) -> int:
+    from .grading.report import write_report
+
+    report = write_report(
+        Path(args.out),
+        destination=Path(args.output) if args.output else None,
+        assignment=Path(args.assignment) if args.assignment else None,
+        submissions=Path(args.submissions) if args.submissions else None,
+        similarity=args.similarity,
+        threshold=args.threshold,
+        min_tokens=args.min_tokens,
+    )
+    print(
+        f"wrote {report.html} (figures inlined; as PNGs in {report.html.parent / 'report-figures'})"
+    )
+    for note in report.notes:
+        print(f"note: {note}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _add_lms_and_report_commands(commands) -> None:
+    """`hookviz export gradescope`, `hookviz gradebook --canvas`, `hookviz report`."""
+    export = commands.add_parser(
+        "export",
+        help="write an assignment's autograder for a course platform",
+        description="Write an assignment's autograder for a course platform (Gradescope).",
+    )
+    platforms = export.add_subparsers(dest="platform", required=True)
+    gradescope = platforms.add_parser(
+        "gradescope",
+        help="Gradescope's autograder zip",
+        description="Write Gradescope's autograder zip: setup.sh (Python, the CPU build of torch, "
+        "hookviz), run_autograder (grades the notebook in submission/ with hookviz's grader and "
+        "writes results/results.json) and your notebook, which must score full marks first.",
+    )
+    gradescope.add_argument("assignment", help="the instructor's notebook, solutions/NAME.ipynb")
+    gradescope.add_argument(
+        "-o", "--output", help="the zip to write (default: NAME-autograder.zip)"
+    )
+    gradescope.add_argument(
+        "--sandbox",
+        choices=("user", "bwrap", "none"),
+        default="user",
+        help="user (default): limits, and student code runs as an unprivileged user with your "
+        "files closed to it; bwrap: bubblewrap (needs user namespaces in Gradescope's container); "
+        "none: limits only",
+    )
+    gradescope.add_argument(
+        "--hidden-tests-visibility",
+        choices=("visible", "after_due_date", "after_published", "hidden"),
+        default="after_published",
+        help="when students see the checks that have hidden tests (default: after_published)",
+    )
+    gradescope.add_argument(
+        "--timeout",
+        type=_positive(float),
+        default=60.0,
+        help="seconds one cell may run (default 60)",
+    )
+    gradescope.add_argument(
+        "--submission-timeout",
+        type=_positive(float),
+        default=300.0,
+        help="seconds the whole notebook may take (default 300)",
+    )
+    gradescope.add_argument(
+        "--memory-mb",
+        type=_positive(int),
+        default=4096,
+        help="address-space limit in MB (default 4096)",
+    )
+    gradescope.add_argument(
+        "--torch-index-url",
+        metavar="URL",
+        help="the package index setup.sh installs torch from, when your index's torch==2.13 is a "
+        "CUDA build (default: pip's own)",
+    )
+    gradescope.set_defaults(run=_export_gradescope)
+
+    gradebook = commands.add_parser(
+        "gradebook",
+        help="the gradebook in a course platform's import layout (Canvas)",
+        description="Write OUT's scores in the layout of Canvas's gradebook export, which Canvas "
+        "imports back: the roster's student columns as they are, then one column for the assignment. "
+        "Students are matched by SIS Login ID or SIS User ID.",
+    )
+    gradebook.add_argument("out", help="the out folder of `hookviz grade`")
+    gradebook.add_argument(
+        "--canvas", required=True, metavar="ROSTER.csv", help="a gradebook exported from Canvas"
+    )
+    gradebook.add_argument("-o", "--output", help="the CSV to write (default: OUT/canvas.csv)")
+    gradebook.add_argument(
+        "--column",
+        help="the assignment's column title (default: the roster's column for it, else its name)",
+    )
+    gradebook.set_defaults(run=_gradebook)
+
+    report = commands.add_parser(
+        "report",
+        help="an item analysis of a graded batch, as a web page",
+        description="Write OUT/report.html (self-contained: figures inlined) and its PNGs: scores, "
+        "the pass rate of every check, the most common failure messages, time per submission, "
+        "flags, and near-identical answers. For you, not students; it changes no score.",
+    )
+    report.add_argument("out", help="the out folder of `hookviz grade`")
+    report.add_argument("-o", "--output", help="the page to write (default: OUT/report.html)")
+    report.add_argument(
+        "--assignment", help="the instructor's notebook (default: the one OUT was graded with)"
+    )
+    report.add_argument(
+        "--submissions", help="where the submissions are now, if they moved since grading"
+    )
+    report.add_argument(
+        "--similarity",
+        choices=("auto", "ast", "copydetect", "off"),
+        default="auto",
+        help="how answers are compared (default auto: copydetect when installed, else ast)",
+    )
+    report.add_argument(
+        "--threshold",
+        type=_positive(float),
+        default=0.9,
+        help="how alike two answers must be to be listed, 0 to 1 (default 0.9)",
+    )
+    report.add_argument(
+        "--min-tokens",
+        type=_positive(int),
+        default=30,
+        help="answers shorter than this are not compared (default 30)",
+    )
+    report.set_defaults(run=_report)
+
+
 def _positive(kind: type) -> Callable[[str], float]:
     def parse(text: str) -> float:
         value = kind(text)
@@ -175,6 +361,7 @@ def parser() -> argparse.ArgumentParser:
         "(tcp://HOST:8786), or local:N to start N worker processes here (needs hookviz[cluster])",
     )
     grade.set_defaults(run=_grade)
+    _add_lms_and_report_commands(commands)
     return top
 
 
