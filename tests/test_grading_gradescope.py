@@ -293,6 +293,8 @@ def test_an_assignment_whose_solution_fails_its_checks_is_not_exported(
     assert code == 2
     assert "check_shout" in capsys.readouterr().err
     assert not (tmp_path / "a.zip").exists()
+    assert main(["export", "gradescope", str(tmp_path / "none.ipynb")]) == 2
+    assert "none.ipynb does not exist; pass the instructor's notebook" in capsys.readouterr().err
 
 
 def test_a_correct_submission_scores_full_marks(graded) -> None:

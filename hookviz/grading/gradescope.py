@@ -145,7 +145,7 @@ def export_gradescope(assignment_path: Path, zip_path: Path, options: ExportOpti
             f"--hidden-tests-visibility must be one of {', '.join(VISIBILITIES)}, "
             f"not {options.hidden_visibility!r}."
         )
-    assignment = load_assignment(Path(assignment_path))
+    assignment = _load(assignment_path)
     wheel_name, wheel = build_wheel()
     index = (
         f"--index-url {_shell_word(options.torch_index_url)} " if options.torch_index_url else ""
@@ -193,7 +193,7 @@ def check_solution(assignment_path: Path, options: ExportOptions, stream=None) -
     from .gradebook import OutFolder
     from .selfcheck import verify_solution
 
-    assignment = load_assignment(Path(assignment_path))
+    assignment = _load(assignment_path)
     settings = GradeSettings(
         Limits(
             cell_timeout=options.cell_timeout,
@@ -209,6 +209,14 @@ def check_solution(assignment_path: Path, options: ExportOptions, stream=None) -
         verify_solution(
             assignment, sandbox, settings, OutFolder(Path(folder)), stream or sys.stderr
         )
+
+
+def _load(path: Path) -> Assignment:
+    if not Path(path).is_file():
+        raise NotebookError(
+            f"{path} does not exist; pass the instructor's notebook, solutions/NAME.ipynb."
+        )
+    return load_assignment(Path(path))
 
 
 def _shell_word(text: str) -> str:
