@@ -1,8 +1,9 @@
 """The widgets' figures in one run: ApplyTraversal on 1,000 modules (build time, state size, and,
 in a real JupyterLab, kernel messages while it plays) and HookMonitor on a 1,000-step conv-net
-training loop (interleaved ratio to the bare loop, and memory).
+training loop (interleaved ratio to the bare loop, the heat map's own cost as the ratio of the
+monitor with it to the monitor without it, and memory over steps 2,000 to 12,000 of a long loop).
 
-Run: .venv/bin/python bench/bench_widgets.py [--threads N] [--no-browser]   (about 2 minutes on a quiet 2-core machine)
+Run: .venv/bin/python bench/bench_widgets.py [--threads N] [--no-browser]   (about 6 minutes on a quiet 2-core machine)
 
 On a machine shared with other work, torch's 2 OpenMP threads wait for each other in every
 parallel op, and every op the monitor adds pays that wait too: the load average is printed
@@ -81,9 +82,11 @@ def monitor_overhead(steps: int = 1000, batch: int = 32) -> list[str]:
     x, y = torch.randn(batch, 3, 32, 32), torch.randint(0, 10, (batch,))
     step = training_step(model, x, y)
     monitor = hv.HookMonitor(model)
+    without_heat = hv.HookMonitor(model, heatmap=False)
     configs = [
         Config("bare loop", step),
         Config("HookMonitor (13 modules, outputs + gradients)", step, monitor.start, monitor.stop),
+        Config("HookMonitor(heatmap=False)", step, without_heat.start, without_heat.stop),
         Config("bare loop, again (the noise floor)", step),
     ]
     # The monitor starts and stops with each block (about 5 ms together: a new recording, a first
@@ -95,34 +98,89 @@ def monitor_overhead(steps: int = 1000, batch: int = 32) -> list[str]:
         f"HookMonitor on small_convnet, batch {batch}: {steps} steps per config, in blocks of {block}",
         timings, "bare loop", {configs[1].name: 1.15},
     )
-    line = f"monitor saw {monitor.steps} steps; snapshot {len(json.dumps(monitor.snapshot).encode()) / 1000:.1f} KB per update"
-    print(line, flush=True)
+    heat_ratio = timings.ratio(configs[1].name, configs[2].name)
+    floor = timings.ratio(configs[3].name, configs[0].name)
+    heat_line = (
+        f"the heat map's own cost: HookMonitor / HookMonitor(heatmap=False) = {heat_ratio:.3f}x "
+        f"(the noise floor, bare / bare: {floor:.3f}x)"
+    )
+    started = time.perf_counter()
+    for _ in range(20):
+        message = json.dumps(monitor._heatmap_json())
+    build = (time.perf_counter() - started) / 20
+    heat_line += "\n" + heat_map_time(model, step, steps=300)
+    line = (
+        f"monitor saw {monitor.steps} steps; snapshot {len(json.dumps(monitor.snapshot).encode()) / 1000:.1f} KB "
+        f"per update; heat map {len(message) / 1000:.1f} KB per update, built and encoded in {build * 1e3:.2f} ms "
+        f"({build * 4 * 100:.2f}% of a second at 4 updates a second)"
+    )
+    print(heat_line, line, sep="\n", flush=True)
     monitor.close()
-    return [*lines, line]
+    without_heat.close()
+    return [*lines, heat_line, line]
 
 
-def monitor_memory(steps: int = 1000, batch: int = 8, every: int = 200) -> list[str]:
-    """Python memory held (tracemalloc) every `every` monitored steps, and the peak RSS growth."""
-    model = hv.examples.small_convnet()
+def heat_map_time(model: nn.Module, step, steps: int) -> str:
+    """The heat map's own code timed from inside (folding histograms in, building its messages)
+    over a monitored loop: a direct account, steadier than a ratio of two noisy loops."""
+    monitor = hv.HookMonitor(model)
+    spent = [0.0, 0.0]
+
+    def timed(function, slot):
+        def run(*args):
+            started = time.perf_counter()
+            try:
+                return function(*args)
+            finally:
+                spent[slot] += time.perf_counter() - started
+        return run
+
+    monitor._take_histograms = timed(monitor._take_histograms, 0)  # before start(), which registers it
+    monitor._heatmap_json = timed(monitor._heatmap_json, 1)
+    started = time.perf_counter()
+    with monitor:
+        for _ in range(steps):
+            step()
+    loop = time.perf_counter() - started
+    monitor.close()
+    return (
+        f"inside the heat map's code over a {steps}-step monitored loop ({loop:.2f} s): "
+        f"{spent[0] * 1e3:.1f} ms folding histograms in, {spent[1] * 1e3:.1f} ms building its messages: "
+        f"{sum(spent) / loop * 100:.2f}% of the loop"
+    )
+
+
+def resident_bytes() -> int:
+    """This process's resident memory now (Linux), torch's tensors included."""
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * resource.getpagesize()
+
+
+def monitor_memory(heatmap: bool = True, steps: int = 12_000, batch: int = 2, width: int = 8,
+                   every: int = 1000, settled: int = 2000) -> list[str]:
+    """Python memory held (tracemalloc) and resident memory (RSS, which also sees torch's
+    tensors, where the heat map keeps its counts) every `every` monitored steps of a long loop,
+    from step `settled` on: the first 1,000 steps fill record()'s 512-event buffer."""
+    model = hv.examples.small_convnet(width=width)
     x, y = torch.randn(batch, 3, 32, 32), torch.randint(0, 10, (batch,))
     step = training_step(model, x, y)
-    held = []
+    held, resident = [], []
     tracemalloc.start()
-    with hv.HookMonitor(model) as monitor:
+    with hv.HookMonitor(model, heatmap=heatmap) as monitor:
         for done in range(1, steps + 1):
             step()
-            if done % every == 0:
+            if done % every == 0 and done >= settled:
                 monitor._recording.flush()
+                monitor._push(final=True)  # the heat map's message is built too, as a live view would
                 held.append(tracemalloc.get_traced_memory()[0])
-                if done == every:
-                    rss_early = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        rss_late = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+                resident.append(resident_bytes())
     tracemalloc.stop()
+    name = "HookMonitor" if heatmap else "HookMonitor(heatmap=False)"
     line = (
-        f"## HookMonitor memory over {steps} steps (batch {batch})\n"
-        f"Python objects held after every {every} steps: "
-        + ", ".join(f"{b / 1e6:.2f}" for b in held)
-        + f" MB; peak RSS grew {(rss_late - rss_early) / 1024:.1f} MB after step {every}"
+        f"## {name} memory from step {settled:,} to {steps:,} (width-{width} conv net, batch {batch})\n"
+        f"Python objects held every {every:,} steps: " + ", ".join(f"{b / 1e6:.2f}" for b in held)
+        + f" MB (range {(max(held) - min(held)) / 1e6:.2f} MB); resident memory "
+        + f"{min(resident) / 1e6:.1f}-{max(resident) / 1e6:.1f} MB, grew {(resident[-1] - resident[0]) / 1e6:.2f} MB"
     )
     print(line, flush=True)
     return [line]
@@ -195,7 +253,7 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, load average {load}\n", flush=True)
-    parts = [apply_traversal_figures, monitor_overhead, monitor_memory]
+    parts = [apply_traversal_figures, monitor_overhead, monitor_memory, lambda: monitor_memory(heatmap=False)]
     if not args.no_browser:
         parts.append(playing_in_the_browser)
     for part in parts:

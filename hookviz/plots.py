@@ -15,7 +15,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import NullFormatter
 
-from .timeline import HookTrace
+from .timeline import BACKWARD_KINDS, HookTrace
 from .tracing import ApplyTrace
 from .tree import TreeNode, module_tree, preorder
 
@@ -31,7 +31,6 @@ KIND_STYLE = {  # kind -> (colour, marker)
     "post_accumulate_grad": (GREEN, "s"),
 }
 TORCH_KINDS = {"forward_call", "forward_return", "grad_output_ready", "grad_input_ready"}
-BACKWARD_KINDS = {"backward_pre", "backward", "tensor", "post_accumulate_grad", "grad_output_ready", "grad_input_ready"}
 MAX_TREE_NODES = 60  # bigger trees are drawn to the depth that fits; deeper levels are counted
 MAX_TREE_LEVEL = 30  # nor more than this many boxes side by side
 
@@ -144,9 +143,19 @@ def activation_heatmap(source: Any, kind: str = "output") -> Figure:
 
     ``source`` is a ``Recording`` (from ``hookviz.record``) or a ``HookMonitor``; ``kind`` is
     'output' (each module's output) or 'gradient' (the gradient w.r.t. each module's output).
-    It draws the histograms ``record()`` kept for every event, with fixed bins per module (see
-    ``hookviz.histogram_history`` for how an event's own bins are moved onto them, and what
-    that costs), so a drifting distribution shows as a drift. Empty bins are left blank.
+
+    No tensor is read again: it draws the 16-bin histogram ``record()`` kept for every event
+    (of a 256-value sample, for larger tensors), over that tensor's own exact [min, max]. Each
+    module gets one set of bins for the whole run, so a drifting distribution shows as a drift
+    instead of being rescaled away: for a Recording, 40 equal bins over the module's range over
+    the run; for a HookMonitor, its live bins (a power of two wide, at most twice as coarse as
+    the range needs). An event's counts are moved onto them by spreading each of its bins'
+    count evenly over the module bins it overlaps. The cost in precision: where values lay
+    within one of the event's bins (a 16th of that event's range) is lost, so structure finer
+    than that is smeared over it; an outlier widens the event's range and so coarsens all 16
+    of its bins; counts become fractions; a constant tensor goes whole into the bin holding
+    its value. Colour: log(1 + values per step in the bin), one scale for all panels; empty
+    bins are blank.
     """
     read = getattr(source, "histogram_history", None)
     if isinstance(source, type) or not callable(read):
