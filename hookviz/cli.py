@@ -178,24 +178,7 @@ def _add_lms_and_report_commands(commands) -> None:
         default="after_published",
         help="when students see the checks that have hidden tests (default: after_published)",
     )
-    gradescope.add_argument(
-        "--timeout",
-        type=_positive(float),
-        default=60.0,
-        help="seconds one cell may run (default 60)",
-    )
-    gradescope.add_argument(
-        "--submission-timeout",
-        type=_positive(float),
-        default=300.0,
-        help="seconds the whole notebook may take (default 300)",
-    )
-    gradescope.add_argument(
-        "--memory-mb",
-        type=_positive(int),
-        default=4096,
-        help="address-space limit in MB (default 4096)",
-    )
+    _add_limits(gradescope, "the whole notebook")
     gradescope.add_argument(
         "--torch-index-url",
         metavar="URL",
@@ -256,6 +239,30 @@ def _add_lms_and_report_commands(commands) -> None:
         help="answers shorter than this are not compared (default 30)",
     )
     report.set_defaults(run=_report)
+
+
+def _add_limits(parser: argparse.ArgumentParser, whole: str) -> None:
+    """--timeout, --submission-timeout and --memory-mb, defaulting to the grader's own Limits."""
+    from .grading.sandbox import Limits
+
+    parser.add_argument(
+        "--timeout",
+        type=_positive(float),
+        default=Limits.cell_timeout,
+        help=f"seconds one cell may run (default {Limits.cell_timeout:g})",
+    )
+    parser.add_argument(
+        "--submission-timeout",
+        type=_positive(float),
+        default=Limits.submission_timeout,
+        help=f"seconds {whole} may take (default {Limits.submission_timeout:g})",
+    )
+    parser.add_argument(
+        "--memory-mb",
+        type=_positive(int),
+        default=Limits.memory_mb,
+        help=f"address-space limit of each grading process, in MB (default {Limits.memory_mb})",
+    )
 
 
 def _positive(kind: type) -> Callable[[str], float]:
@@ -329,24 +336,7 @@ def parser() -> argparse.ArgumentParser:
         help="submissions graded at once (default: one per CPU; with --scheduler, twice the "
         "cluster's worker threads)",
     )
-    grade.add_argument(
-        "--timeout",
-        type=_positive(float),
-        default=60.0,
-        help="seconds one cell may run (default 60)",
-    )
-    grade.add_argument(
-        "--submission-timeout",
-        type=_positive(float),
-        default=300.0,
-        help="seconds one whole submission may take (default 300)",
-    )
-    grade.add_argument(
-        "--memory-mb",
-        type=_positive(int),
-        default=4096,
-        help="address-space limit of each grading process, in MB (default 4096)",
-    )
+    _add_limits(grade, "one whole submission")
     grade.add_argument("--force", action="store_true", help="grade again students already graded")
     grade.add_argument(
         "--sandbox",

@@ -30,6 +30,8 @@ from .recording import Recording
 from .tree import check_model, display_name
 
 USER_KINDS = ("forward_pre", "forward", "backward_pre", "backward", "tensor", "post_accumulate_grad")
+# The firings of the backward pass: hooks that fire during backward, and torch's own markers.
+BACKWARD_KINDS = frozenset({"backward_pre", "backward", "tensor", "post_accumulate_grad", "grad_output_ready", "grad_input_ready"})
 REPLACES = {
     "forward_pre": "input",
     "forward": "output",

@@ -46,8 +46,8 @@ class ParamChange:
             return f"{self.name}: removed"
         if self.kind == "rewritten":
             how = " through .data" if self.through_data else ""
-            return f"{self.name}: written again{how}, value unchanged {_short(self.after)}"
-        text = f"{self.name}: {_short(self.before)} -> {_short(self.after)}"
+            return f"{self.name}: written again{how}, value unchanged {_value_text(self.after)}"
+        text = f"{self.name}: {_value_text(self.before)} -> {_value_text(self.after)}"
         if self.shape_before != self.shape_after:
             text += f" (shape {self.shape_before} -> {self.shape_after})"
         if self.kind == "replaced":
@@ -392,7 +392,7 @@ def _describe(data: torch.Tensor | None, shape: tuple[int, ...]) -> Any:
     }
 
 
-def _short(value: Any) -> str:
+def _value_text(value: Any) -> str:
     if isinstance(value, dict):
         if "mean" in value:
             return f"mean {value['mean']:.4g}, std {value['std']:.4g}"

@@ -615,3 +615,18 @@ def test_the_identity_snapshot_pins_what_checks_rely_on_and_names_what_was_rebou
         "hookviz.postorder was deleted",
     }
     assert patched["digest"] == taken["digest"]  # the snapshot itself is untouched
+
+
+def test_the_grading_limits_have_one_owner() -> None:
+    """--timeout, --submission-timeout, --memory-mb: the CLI, GradeOptions and the Gradescope export
+    all default to the sandbox's Limits."""
+    from hookviz.cli import parser as build_parser
+    from hookviz.grading.batch import GradeOptions
+    from hookviz.grading.gradescope import ExportOptions
+
+    owner = Limits()
+    for argv in (["grade", "x", "--assignment", "y"], ["export", "gradescope", "y"]):
+        args = build_parser().parse_args(argv)
+        assert (args.timeout, args.submission_timeout, args.memory_mb) == (owner.cell_timeout, owner.submission_timeout, owner.memory_mb)
+    for options in (GradeOptions(), ExportOptions()):
+        assert (options.cell_timeout, options.submission_timeout, options.memory_mb) == (owner.cell_timeout, owner.submission_timeout, owner.memory_mb)

@@ -34,9 +34,9 @@ class GradeOptions:
     """How to grade: parallel jobs, time and memory limits, re-grading, sandbox."""
 
     jobs: int | None = None  # None: one per CPU here; with a scheduler, twice its worker threads
-    cell_timeout: float = 60.0
-    submission_timeout: float = 300.0
-    memory_mb: int = 4096
+    cell_timeout: float = Limits.cell_timeout  # the sandbox's Limits own the defaults
+    submission_timeout: float = Limits.submission_timeout
+    memory_mb: int = Limits.memory_mb
     force: bool = False
     sandbox: str = "auto"
     output_limit: int = 100_000

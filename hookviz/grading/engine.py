@@ -337,7 +337,7 @@ def score(assignment: Assignment, child: ChildResult, limits: Limits) -> Submiss
     for answer in assignment.answers:
         record = cells.get(answer.index)
         if record and record.get("outcome") in ("error", "timeout", "kernel-died"):
-            notes.append(f"Your answer cell {answer.grade_id} failed when it ran: {_short(record)}")
+            notes.append(f"Your answer cell {answer.grade_id} failed when it ran: {_failure_line(record)}")
     for check in assignment.checks:
         record = cells.get(check.index)
         result = CheckResult(check.grade_id, check.points, expected=check.expected)
@@ -358,7 +358,7 @@ def score(assignment: Assignment, child: ChildResult, limits: Limits) -> Submiss
         result.detail = str(record.get("detail") or "")
         if result.outcome == "timeout":
             result.detail = f"the check ran longer than {limits.cell_timeout:g} s"
-        elif result.outcome == "error" and "NotImplementedError" in _short(record):
+        elif result.outcome == "error" and "NotImplementedError" in _failure_line(record):
             result.detail = "an answer this check uses is not written yet (NotImplementedError)"
         if result.tamper:
             result.outcome = "tampered"
@@ -426,7 +426,7 @@ def hidden_failure(outputs: list[dict], check: CheckCell) -> str:
     return ""
 
 
-def _short(record: dict) -> str:
+def _failure_line(record: dict) -> str:
     for output in record.get("outputs", []):
         if output.get("type") == "error":
             return f"{output.get('ename')}: {str(output.get('evalue'))[:200]}"

@@ -116,9 +116,9 @@ class ExportOptions:
 
     sandbox: str = "user"
     hidden_visibility: str = "after_published"
-    cell_timeout: float = 60.0
-    submission_timeout: float = 300.0
-    memory_mb: int = 4096
+    cell_timeout: float = Limits.cell_timeout  # the sandbox's Limits own the defaults
+    submission_timeout: float = Limits.submission_timeout
+    memory_mb: int = Limits.memory_mb
     torch_index_url: str | None = None
 
 

@@ -9,7 +9,7 @@ import torch
 import traitlets
 from torch import nn
 
-from ..timeline import HookTrace, trace_hooks
+from ..timeline import BACKWARD_KINDS, HookTrace, trace_hooks
 from ..tree import check_model, display_name
 from . import static_html
 from .base import PlayedWidget, check_speed, front_end, number
@@ -27,7 +27,6 @@ MEANING = {
     "grad_output_ready": "gradient w.r.t. the output is ready (backward pre-hooks fire here)",
     "grad_input_ready": "gradient w.r.t. the input is ready (backward hooks fire here)",
 }
-BACKWARD_KINDS = {"backward_pre", "backward", "tensor", "post_accumulate_grad", "grad_output_ready", "grad_input_ready"}
 
 
 class HookTimeline(PlayedWidget):
