@@ -630,3 +630,16 @@ def test_the_grading_limits_have_one_owner() -> None:
         assert (args.timeout, args.submission_timeout, args.memory_mb) == (owner.cell_timeout, owner.submission_timeout, owner.memory_mb)
     for options in (GradeOptions(), ExportOptions()):
         assert (options.cell_timeout, options.submission_timeout, options.memory_mb) == (owner.cell_timeout, owner.submission_timeout, owner.memory_mb)
+
+
+def test_a_run_that_ran_no_cell_is_an_error_not_ok(assignment) -> None:
+    """pytest could not collect the notebook: it finished, but no cell ran; the row says so."""
+    from hookviz.grading.engine import score
+    from hookviz.grading.sandbox import ChildResult
+
+    child = ChildResult(returncode=4, timed_out=False, seconds=1.0, records=[{"event": "done"}],
+                        output_tail="ERROR: file or directory not found: ...")
+    result = score(assignment, child, Limits())
+    assert result.status == "error" and "no cell of the notebook ran" in result.detail
+    assert result.total == 0 and all(c.outcome == "not-run" for c in result.checks)
+    assert any("file or directory not found" in note for note in result.notes)

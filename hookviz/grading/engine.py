@@ -381,6 +381,9 @@ def score(assignment: Assignment, child: ChildResult, limits: Limits) -> Submiss
     elif not done:
         status = "crashed"
         detail = f"the grading run stopped unexpectedly (exit code {child.returncode})"
+    elif not cells:  # the run finished but ran no cell: pytest could not collect the notebook
+        status = "error"
+        detail = f"no cell of the notebook ran (pytest exited with code {child.returncode})"
     elif "timeout" in outcomes:
         status, detail = "timeout", f"a cell ran longer than {limits.cell_timeout:g} s"
     else:
@@ -400,7 +403,7 @@ def score(assignment: Assignment, child: ChildResult, limits: Limits) -> Submiss
         flags=flags,
         graded_at=_now(),
     )
-    if status == "crashed" and not done and not cells:
+    if status in ("crashed", "error") and not cells:
         result.notes.append("The grader's log ends with: " + child.output_tail[-800:].strip())
     return result
 
