@@ -34,11 +34,11 @@ from dataclasses import dataclass
 
 import torch
 
-from .summaries import HistogramBatch
+from .store import BACKWARD_PRE, FORWARD, HistogramBatch
 
 KINDS = ("output", "gradient")
-# The phase whose events each kind reads: a module's output, the gradient w.r.t. that output.
-KIND_PHASES = {"output": "forward", "gradient": "backward_pre"}
+# The phase (id) whose events each kind reads: a module's output, the gradient w.r.t. that output.
+KIND_PHASES = {"output": FORWARD, "gradient": BACKWARD_PRE}
 STATIC_BINS = 40  # value bins per module in a figure (fastai's "colourful dimension" has 40)
 LIVE_BINS = 32  # value bins per module in the live view
 LIVE_COLUMNS = 100  # time columns in the live view (even: they merge in pairs)

@@ -28,25 +28,23 @@ import torch
 from torch import nn
 
 from .histogram_history import KIND_PHASES, STATIC_BINS, HistogramHistory, check_kind, from_batches
-from .summaries import (
-    BUFFER_ROWS,
-    STATS,
+from .store import (
+    BACKWARD,
+    BACKWARD_PRE,
+    FORWARD,
+    FORWARD_PRE,
+    PHASES,
+    Chunk,
     EventStore,
     HistogramBatch,
-    Interner,
-    Needs,
-    Pending,
     Reader,
     TensorStats,
-    check_stats,
-    compute,
 )
-from .summaries import Chunk as _Chunk
+from .summaries import BUFFER_ROWS, STATS, Interner, Needs, Pending, check_stats, compute
 from .tree import ModuleSelector, check_model, display_name, select_modules
 
-__all__ = ["PHASES", "STATS", "HookEvent", "Recording", "TensorStats", "record"]
+__all__ = ["PHASES", "STATS", "HookEvent", "Recording", "TensorStats", "check_every", "record"]
 
-PHASES = ("forward_pre", "forward", "backward_pre", "backward")
 _ONE_INPUT_GRAD = ("grad_input[0]",)
 _ONE_OUTPUT_GRAD = ("grad_output",)
 MAX_LEAVES = 32  # tensors summarised per event (a huge tuple output is cut here)
@@ -93,33 +91,29 @@ class Recording:
         stats: Iterable[str] | None = None,
         every: int = 1,
         max_events: int = 100_000,
+        clock: Iterator[int] | None = None,
     ):
+        """See ``record``. ``clock``: where events take their ``seq`` numbers from (default: a
+        fresh count from 0); share one with other hooks to put all of them in one order."""
         self.model = check_model(model)
         self.targets = select_modules(model, modules)
         self.phases = _check_phases(phases, gradients)
         self.stats = check_stats(stats)
-        if not isinstance(every, int) or isinstance(every, bool) or every < 1:
-            raise ValueError(
-                f"every must be a whole number of steps >= 1, got {every!r}. "
-                "Use every=1 to record every step, every=10 for every 10th."
-            )
+        self.every = check_every(every)
         if not isinstance(max_events, int) or isinstance(max_events, bool) or max_events < 1:
             raise ValueError(f"max_events must be a positive whole number, got {max_events!r}.")
-        self.every = every
         self.max_events = max_events
         self.step = -1  # index of the current step (a step starts at each top-level call)
         self.steps_recorded = 0
         self._need = Needs(self.stats)
         names, shapes, words = Interner(), Interner(), Interner()
-        self._pending = Pending(self._need, names, shapes, words)
         # One tensor is seen twice only when more than one phase is recorded (an input is the
         # previous output) or a container is (its output is its last child's): else no lookups.
-        self._pending.dedup_on = len(self.phases) > 1 or any(
-            next(iter(m.children()), None) is not None for _, m in self.targets
-        )
+        seen_twice = len(self.phases) > 1 or any(next(iter(m.children()), None) is not None for _, m in self.targets)
+        self._pending = Pending(self._need, names, shapes, words, dedup=seen_twice)
         self._store = EventStore(max_events)
-        self._reader = Reader(names, shapes, words, self._need.stats)
-        self._seq = itertools.count()
+        self._reader = Reader(names.items, shapes.items, words.items, self._need.stats)
+        self._seq = itertools.count() if clock is None else clock
         self._listeners: list[Callable[[Recording, list[HookEvent]], None]] = []
         self._column_listeners: list[Callable] = []
         self._histogram_listeners: list[Callable[[HistogramBatch], None]] = []
@@ -131,11 +125,11 @@ class Recording:
         self._last_flush = time.monotonic()
         self._path_id_of = {id(m): i for i, (_, m) in enumerate(self.targets)}
         self._path_id = {p: i for i, (p, _) in enumerate(self.targets)}
-        self._wants_backward = "backward_pre" in self.phases or "backward" in self.phases
-        self._wants_input_grads = "backward" in self.phases  # grad_input: watch each call's inputs
-        self._wants_forward_pre = "forward_pre" in self.phases
-        self._wants_forward = "forward" in self.phases
         self._phase_ids = frozenset(PHASES.index(p) for p in self.phases)
+        self._wants_backward = BACKWARD_PRE in self._phase_ids or BACKWARD in self._phase_ids
+        self._wants_input_grads = BACKWARD in self._phase_ids  # grad_input: watch each call's inputs
+        self._wants_forward_pre = FORWARD_PRE in self._phase_ids
+        self._wants_forward = FORWARD in self._phase_ids
         self._reset_step_state()
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -205,7 +199,8 @@ class Recording:
         if not pending.n_events:
             pending.reset()
             return []
-        chunk = _Chunk(pending, compute(pending))
+        stats, hist, values = compute(pending)
+        chunk = Chunk(pending.events, pending.leaves, pending.rows, pending.texts, stats, hist, values)
         pending.reset()
         # Read the events before the store may drop some of them (a chunk bigger than max_events):
         # listeners get every new event, max_events only bounds what is kept.
@@ -223,7 +218,7 @@ class Recording:
             listener(self._reader.mains(chunk), functools.partial(self._reader.stats_at, chunk))
         return fresh
 
-    def _materialize(self, chunk: _Chunk) -> list[HookEvent]:
+    def _materialize(self, chunk: Chunk) -> list[HookEvent]:
         targets = self.targets
         return [
             HookEvent(seq, step, PHASES[phase], targets[path_id][0], targets[path_id][1], call, tensors)
@@ -274,14 +269,14 @@ class Recording:
                 f"this Recording kept no histograms (stats={self.stats!r}); record with stats=None "
                 "(all statistics) or include 'histogram'."
             )
-        if phase not in self.phases:
+        if phase not in self._phase_ids:
             fix = "gradients=True (the default)" if kind == "gradient" else "phases=None (all of them)"
             raise ValueError(
-                f"this Recording has no {kind} histograms: they come from the {phase!r} phase, and it "
+                f"this Recording has no {kind} histograms: they come from the {PHASES[phase]!r} phase, and it "
                 f"recorded {', '.join(self.phases)}. Record with {fix}."
             )
         names = [display_name(path, module) for path, module in self.targets]
-        histories = from_batches(self.histogram_batches(), PHASES.index(phase), self.targets, names, kind, bins)
+        histories = from_batches(self.histogram_batches(), phase, self.targets, names, kind, bins)
         if not histories:
             raise ValueError(
                 "no gradient reached any recorded module: call loss.backward() inside the with block "
@@ -405,19 +400,19 @@ class Recording:
             leaves = _leaves(args, "input")
         if self._wants_forward_pre:
             if leaves is None:
-                self._emit_tensor(0, call.step, call.path_id, index, "input[0]", tensor)
+                self._emit_tensor(FORWARD_PRE, call.step, call.path_id, index, "input[0]", tensor)
             else:
-                self._emit(0, call.step, call.path_id, index, leaves)
+                self._emit(FORWARD_PRE, call.step, call.path_id, index, leaves)
         if self._wants_input_grads and torch.is_grad_enabled():
             if leaves is None:
                 if tensor.requires_grad:
-                    call.inputs = side = _GradSide(self, call, 3, _ONE_INPUT_GRAD)
+                    call.inputs = side = _GradSide(self, call, BACKWARD, _ONE_INPUT_GRAD)
                     self._watch(tensor, side, 0)
                 else:
-                    call.inputs = _GradSide(self, call, 3, ())
+                    call.inputs = _GradSide(self, call, BACKWARD, ())
                 return
             inputs = [(n, t) for n, t in leaves if _needs_grad(t)]
-            call.inputs = side = _GradSide(self, call, 3, ["grad_" + n for n, _ in inputs])
+            call.inputs = side = _GradSide(self, call, BACKWARD, ["grad_" + n for n, _ in inputs])
             for position, (_, tensor) in enumerate(inputs):
                 self._watch(tensor, side, position)
 
@@ -441,19 +436,19 @@ class Recording:
         leaves = None if single else _leaves(output, "output")
         if self._wants_forward:
             if single:
-                self._emit_tensor(1, step, path_id, index, "output", output)
+                self._emit_tensor(FORWARD, step, path_id, index, "output", output)
             else:
-                self._emit(1, step, path_id, index, leaves)
+                self._emit(FORWARD, step, path_id, index, leaves)
         if self._wants_backward and torch.is_grad_enabled():
             if call is None:
                 call = _Call(module, path_id, step, index)
             if single:
                 if output.requires_grad:
-                    self._watch(output, _GradSide(self, call, 2, _ONE_OUTPUT_GRAD), 0)
+                    self._watch(output, _GradSide(self, call, BACKWARD_PRE, _ONE_OUTPUT_GRAD), 0)
                 return
             outputs = [(n, t) for n, t in leaves if _needs_grad(t)]
             if outputs:
-                side = _GradSide(self, call, 2, ["grad_" + n for n, _ in outputs])
+                side = _GradSide(self, call, BACKWARD_PRE, ["grad_" + n for n, _ in outputs])
                 for position, (_, tensor) in enumerate(outputs):
                     self._watch(tensor, side, position)
 
@@ -543,7 +538,7 @@ class _GradSide:
         self.grads: list[Any] = [None] * len(names)
         self.missing = len(names)
         self.done = False
-        self.inputs: _GradSide | None = call.inputs if phase_id == 2 else None
+        self.inputs: _GradSide | None = call.inputs if phase_id == BACKWARD_PRE else None
 
     def deliver(self, position: int, grad: torch.Tensor) -> None:
         if self.done:
@@ -574,8 +569,8 @@ class _GradSide:
         if inputs is not None and not inputs.names and not inputs.done:
             # No input needs a gradient: torch's full backward hook fires right away, with None.
             inputs.done = True
-            if 3 in rec._phase_ids:
-                rec._emit(3, self.step, self.path_id, self.index, [("grad_input", None)])
+            if BACKWARD in rec._phase_ids:
+                rec._emit(BACKWARD, self.step, self.path_id, self.index, [("grad_input", None)])
 
 
 class _Slot:
@@ -616,16 +611,26 @@ def _leaves(value: Any, name: str) -> list[tuple[str, Any]]:
     return found
 
 
+def check_every(every) -> int:
+    """Validate an ``every=`` argument (record every N-th step): a whole number >= 1."""
+    if not isinstance(every, int) or isinstance(every, bool) or every < 1:
+        raise ValueError(
+            f"every must be a whole number of steps >= 1, got {every!r}. "
+            "Use every=1 to record every step, every=10 for every 10th."
+        )
+    return every
+
+
 def _check_phases(phases: Iterable[str] | None, gradients: bool) -> tuple[str, ...]:
     if phases is None:
-        return PHASES if gradients else PHASES[:2]
+        return PHASES if gradients else PHASES[:BACKWARD_PRE]
     if isinstance(phases, str):
         phases = [phases]
     chosen = tuple(phases)
     unknown = [p for p in chosen if p not in PHASES]
     if unknown:
         raise ValueError(f"unknown phase(s) {', '.join(map(repr, unknown))}; valid phases are {', '.join(PHASES)}.")
-    if not gradients and any(p.startswith("backward") for p in chosen):
+    if not gradients and any(PHASES.index(p) >= BACKWARD_PRE for p in chosen):
         raise ValueError(
             "gradients=False contradicts the backward phase(s) asked for in phases=; drop one of the two."
         )

@@ -27,6 +27,7 @@ from .inventory import (
     where_label,
 )
 from .recording import Recording
+from .store import BACKWARD_PRE, PHASES
 from .tree import check_model, display_name
 
 USER_KINDS = ("forward_pre", "forward", "backward_pre", "backward", "tensor", "post_accumulate_grad")
@@ -113,10 +114,8 @@ def trace_hooks(
 
     restore: list[Callable[[], None]] = []
     saved_grads = {id(p): (p, p.grad) for p in model.parameters()}
-    markers = Recording(
-        model, phases=("backward_pre", "backward"), stats=(), gradients=True
-    )
-    markers._seq = clock  # one clock for markers and user hooks: one true order
+    # One clock for markers and user hooks: one true order.
+    markers = Recording(model, phases=("backward_pre", "backward"), stats=(), gradients=True, clock=clock)
     try:
         _wrap_module_hooks(model, note, restore)
         _wrap_global_hooks(note, restore)
@@ -137,7 +136,7 @@ def trace_hooks(
             for p, grad in saved_grads.values():
                 p.grad = grad
     for event in markers.events:
-        kind = "grad_output_ready" if event.phase == "backward_pre" else "grad_input_ready"
+        kind = "grad_output_ready" if event.phase == PHASES[BACKWARD_PRE] else "grad_input_ready"
         what = "gradient w.r.t. its output is ready" if kind == "grad_output_ready" else "gradient w.r.t. its input is ready"
         trace.firings.append(
             Firing(event.seq, event.path, labels.get(id(event.module), event.path), kind, "torch", what)

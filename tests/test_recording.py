@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 
@@ -432,3 +433,36 @@ def test_histogram_bins_span_min_to_max_and_skip_non_finite_values():
     assert s.histogram == (1,) * 16  # 0..15 over 16 bins: one each; the maximum in the last bin
     assert s.hist_range == (0.0, 15.0)
     assert (s.nan_count, s.inf_count, s.min, s.max) == (1, 2, 0.0, 15.0)
+
+
+def test_a_shared_clock_puts_recorded_events_and_other_hooks_in_one_order():
+    """Recording(clock=...) numbers its events from a counter other hooks draw from too."""
+    model = hv.examples.model()
+    clock = itertools.count()
+    mine = []
+    handle = model.ab.register_forward_hook(lambda m, a, o: mine.append(next(clock)))
+    try:
+        with hv.recording.Recording(model, phases=["forward"], clock=clock) as rec:
+            model(torch.rand(1))
+    finally:
+        handle.remove()
+    seqs = [e.seq for e in rec.events]
+    assert sorted(seqs + mine) == list(range(len(seqs) + 1))  # one sequence, no number twice
+    # The user's hook on ab was registered first, so it fires just before the recording's.
+    ab = next(e.seq for e in rec.events if e.path == "ab")
+    assert mine == [ab - 1]
+
+
+def test_one_phase_on_leaves_skips_the_alias_lookup_and_summarises_the_same():
+    """With one phase on leaf modules no tensor is seen twice (no alias lookups): the forward
+    statistics must equal those of a recording that looks every tensor up."""
+    torch.manual_seed(3)
+    model = hv.examples.small_convnet(width=16)
+    x = torch.randn(4, 3, 32, 32)
+    with hv.record(model, modules=hv.leaves, phases=["forward"]) as alone:
+        model(x)
+    with hv.record(model, modules=hv.leaves) as everything:
+        model(x).sum().backward()
+    assert alone._pending.dedup_on is False and everything._pending.dedup_on is True
+    forward = [(e.path, e.main) for e in everything.select(phase="forward")]
+    assert [(e.path, e.main) for e in alone.events] == forward

@@ -22,8 +22,8 @@ import traitlets
 from torch import nn
 
 from ..histogram_history import KIND_PHASES, KINDS, HistogramHistory, RollingHistograms, check_kind
-from ..recording import PHASES, Recording, TensorStats, record
-from ..summaries import HistogramBatch
+from ..recording import Recording, TensorStats, check_every, record
+from ..store import FORWARD, PHASES, HistogramBatch
 from ..tree import ModuleSelector, check_model, display_name, select_modules
 from . import static_html
 from .base import HookvizWidget, front_end, number, shape_text
@@ -32,7 +32,6 @@ from .base import HookvizWidget, front_end, number, shape_text
 MONITOR_STATS = ("mean", "std", "min", "max", "norm", "nan", "inf", "histogram", "values")
 TREND = 40  # recent values kept per module for the trend line
 MAX_EVENTS = 512  # record()'s own buffer: the monitor reads events as they come, it never re-reads
-FORWARD = PHASES.index("forward")
 VIEWS = ("table", "heatmap")
 # The heat map travels as one character per cell: level round(LEVEL_SCALE * log(1 + count)),
 # 0 for an empty cell, so a cell's level says its count within about 15%.
@@ -204,8 +203,7 @@ class HookMonitor(HookvizWidget):
         self._stream_of: torch.Tensor | None = None  # (phase id, path id) -> heat-map stream; -1: none
         self._heat_sent = -1  # the heat map's version the browser has
         self._next_heat = 0.0  # when the heat map may be sent again
-        # A recording is made at each start(); making one now checks every and gradients early.
-        Recording(model, modules=modules, gradients=gradients, every=every, stats=MONITOR_STATS)
+        check_every(every)  # a recording is made at each start(): check now what it would refuse
         super().__init__(
             title=f"HookMonitor · {type(model).__name__}",
             modules=[[display_name(p, model), s.type_name, s.depth] for p, s in self._summaries.items()],
@@ -367,7 +365,7 @@ class HookMonitor(HookvizWidget):
         for k, kind in enumerate(self._kinds):
             for path_id, (path, _) in enumerate(recording.targets):
                 if path in position:
-                    streams[PHASES.index(KIND_PHASES[kind]), path_id] = k * len(position) + position[path]
+                    streams[KIND_PHASES[kind], path_id] = k * len(position) + position[path]
         return streams
 
     def _take_histograms(self, batch: HistogramBatch) -> None:
