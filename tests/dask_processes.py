@@ -8,6 +8,7 @@ being idle for a while, and a worker closes once its scheduler has been gone for
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -96,8 +97,19 @@ class DaskProcesses:
     def stop(self) -> None:
         """Workers first, then the scheduler (a worker told to stop after its scheduler is gone
         hangs reconnecting, seen with distributed 2026.8); each group until it is gone."""
-        for worker in self.processes[1:]:
+        workers = self.processes[1:]
+        orphaned = self.processes[0].poll() is not None  # their scheduler died: no use asking
+        for worker in workers:  # all at once, then each until it is gone
+            _signal_group(worker.pid, signal.SIGKILL if orphaned else signal.SIGTERM)
+        for worker in workers:
             stop_group(worker.pid, timeout=10)
         stop_group(self.processes[0].pid, port=int(self.address.rsplit(":", 1)[1]), timeout=10)
         for process in self.processes:
             process.wait()
+
+
+def _signal_group(pgid: int, number: int) -> None:
+    try:
+        os.killpg(pgid, number)
+    except ProcessLookupError:
+        pass
