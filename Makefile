@@ -59,6 +59,7 @@ bench: $(STAMP) system-deps
 	$(PY) bench/bench_widgets.py
 	$(PY) bench/bench_grading.py
 	$(PY) bench/bench_integrity.py
+	$(PY) bench/bench_cluster.py
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check hookviz tests bench tools
