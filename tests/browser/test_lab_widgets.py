@@ -13,6 +13,7 @@ import sys
 import time
 
 import pytest
+from accessibility import assert_accessible, axe_violations
 from conftest import open_notebook
 from jupyter_ui import NOTEBOOKS
 
@@ -255,6 +256,56 @@ def test_hook_timeline_shows_the_forward_hook_after_forward(lab):
     widget.locator(".hv-list li").nth(int(backward_hook) - 1).click()
     assert "Backward is still running" in widget.locator(".hv-explain").text_content()
     lab.notebook.screenshot(widget, "hook-timeline")
+
+
+
+def live_text(widget) -> str:
+    """What the widget's live region last announced."""
+    return widget.locator("[aria-live='polite']").text_content()
+
+
+def wait_live(lab, widget, text: str, timeout: float = 5_000) -> None:
+    widget.locator("[aria-live='polite']").evaluate("(el) => { window.__hvLive = el; }")
+    lab.page.wait_for_function("(t) => window.__hvLive.textContent === t", arg=text, timeout=timeout)
+
+
+def test_apply_traversal_and_the_timeline_announce_each_step(lab):
+    traversal = lab.page.locator(".hv-apply").first
+    region = traversal.locator("[aria-live='polite']")
+    assert region.get_attribute("role") == "status" and region.count() == 1
+    box = region.bounding_box()
+    assert box["width"] <= 1 and box["height"] <= 1  # for screen readers: the page shows the same already
+    focus(traversal)
+    lab.page.keyboard.press("Home")
+    for _ in range(3):
+        lab.page.keyboard.press("ArrowRight")
+    wait_live(lab, traversal, "visit 3 of 7: ab, Layer_AB")  # keys faster than speech: the latest step
+    lab.page.keyboard.press("End")
+    wait_live(lab, traversal, "visit 7 of 7: Model")
+
+    # Playing: a few announcements, not one per frame, and the last one is where it stopped.
+    lab.page.keyboard.press("Home")
+    wait_live(lab, traversal, "apply(): nothing visited yet, 7 visits to step through")
+    region.evaluate(
+        """(el) => { window.__hvSaid = [];
+            new MutationObserver(() => window.__hvSaid.push(el.textContent))
+              .observe(el, { childList: true, characterData: true, subtree: true }); }"""
+    )
+    lab.page.keyboard.press("Space")  # 8 steps a second
+    wait_data(lab, traversal, "step", "7")
+    wait_live(lab, traversal, "visit 7 of 7: Model")
+    said = lab.page.evaluate("window.__hvSaid")
+    assert 1 <= len(said) <= 3 and said[-1] == "visit 7 of 7: Model", said
+
+    timeline = lab.page.locator(".hv-timeline")
+    focus(timeline)
+    lab.page.keyboard.press("Home")
+    for _ in range(5):
+        lab.page.keyboard.press("ArrowRight")
+    total = lab.notebook.execute("print(timeline.total)").strip()
+    wait_live(lab, timeline, f"firing 5 of {total}: ab.a, forward hook: runs AFTER forward() returned"
+              " (your hook double_output); its return value replaced the output")
+    assert data(timeline, "current") == "ab.a forward"
 
 
 def test_hook_inventory_remove_button_takes_the_hook_off_in_python(lab):
@@ -521,15 +572,64 @@ def test_a_short_prediction_is_typed_and_checked_with_enter(lab):
     lab.notebook.screenshot(widget, "prediction-short")
 
 
-def test_the_prediction_reveal_respects_reduced_motion(lab):
-    why = predictions(lab)[0].locator(".hv-why")
-    animation = "(el) => getComputedStyle(el).animationName"
-    assert why.evaluate(animation) == "hv-prediction-in"
+# Every element of every widget that animates or has a transition, as "tag.class".
+MOVING = """() => {
+    const moving = [];
+    for (const el of document.querySelectorAll('.hv-root, .hv-root *')) {
+        const style = getComputedStyle(el);
+        const durations = style.transitionDuration.split(',').map(parseFloat);
+        if (style.animationName !== 'none' || durations.some((d) => d > 0)) {
+            moving.push(`${el.tagName.toLowerCase()}.${el.getAttribute('class') || ''}`);
+        }
+    }
+    return [...new Set(moving)];
+}"""
+
+# Open or close a subtree of the 1,000-module tree: the transitions it starts in the widget.
+TOGGLE_A_SUBTREE = """(caret) => {
+    caret.click();
+    const root = caret.closest('.hv-root');
+    return document.getAnimations().filter((a) => root.contains(a.effect.target)).map((a) => a.constructor.name);
+}"""
+
+
+def test_no_widget_moves_under_reduced_motion(lab):
+    caret = lab.page.locator(".hv-apply").nth(1).locator(".hv-node.hv-collapsed > .hv-row .hv-caret").first
+    caret.scroll_into_view_if_needed()
+    moving = lab.page.evaluate(MOVING)
+    assert "svg." in moving and "div.hv-why" in moving, moving  # the caret turns, the reveal fades in
+    assert caret.evaluate(TOGGLE_A_SUBTREE) == ["CSSTransition"]
     lab.page.emulate_media(reduced_motion="reduce")
     try:
-        assert why.evaluate(animation) == "none"
+        assert lab.page.evaluate(MOVING) == []  # in every widget: drawn at once
+        assert caret.evaluate(TOGGLE_A_SUBTREE) == []  # the caret jumps to its new angle
+        why = predictions(lab)[0].locator(".hv-why")
+        assert why.evaluate("(el) => getComputedStyle(el).animationName") == "none" and why.is_visible()
+        traversal = lab.page.locator(".hv-apply").first
+        focus(traversal)
+        lab.page.keyboard.press("Home")
+        lab.page.keyboard.press("ArrowRight")  # a step is still a step
+        assert data(traversal, "current") == "ab.a"
     finally:
         lab.page.emulate_media(reduced_motion="no-preference")
+
+
+LAB_WIDGETS = {"hv-apply": 2, "hv-timeline": 1, "hv-inventory": 1, "hv-monitor": 2, "hv-prediction": 3}
+
+
+def test_axe_finds_nothing_serious_in_any_widget_in_the_light_theme(lab):
+    """After the tests above played, clicked, removed and answered: the widgets in many states."""
+    assert "hv-dark" not in lab.page.locator(".hv-apply").first.get_attribute("class")
+    assert_accessible(lab.page, LAB_WIDGETS)
+    # The check can fail: a scrolling box that a keyboard cannot reach is reported.
+    lab.page.locator(".hv-inventory").evaluate(
+        """(root) => root.append(Object.assign(document.createElement('div'), {
+            className: 'hv-probe', style: 'height: 20px; overflow: auto', innerHTML: '<p style="height: 80px">x</p>' }))"""
+    )
+    try:
+        assert [v.split(" ")[0] for v in axe_violations(lab.page)] == ["scrollable-region-focusable"]
+    finally:
+        lab.page.locator(".hv-probe").evaluate("(el) => el.remove()")
 
 
 def test_the_stored_prediction_html_shows_a_collapsed_answer(lab, tmp_path):
@@ -626,3 +726,9 @@ def test_heat_map_follows_jupyterlab_dark_theme(lab):
     assert min(painted_columns(panel)) > 0
     lab.notebook.screenshot(widget, "monitor-heatmap-dark")
     assert lab.errors == []
+
+
+def test_axe_finds_nothing_serious_in_any_widget_in_the_dark_theme(lab):
+    switch_to_dark(lab.page)
+    assert "hv-dark" in lab.page.locator(".hv-apply").first.get_attribute("class")
+    assert_accessible(lab.page, LAB_WIDGETS)

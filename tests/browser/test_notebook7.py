@@ -5,11 +5,23 @@ from __future__ import annotations
 import time
 
 import pytest
+from accessibility import assert_accessible
 from conftest import open_notebook
 from jupyter_ui import JupyterServer
-from test_lab_widgets import assert_dark_like_the_notebook, brightness, colour_of, painted_columns, switch_to_dark
+from test_lab_widgets import (
+    assert_dark_like_the_notebook,
+    brightness,
+    colour_of,
+    data,
+    painted_columns,
+    switch_to_dark,
+    wait_data,
+    wait_live,
+)
 
 BLOG_POSTORDER = ["ab.a", "ab.b", "ab", "cd.c", "cd.d", "cd", "Model"]
+NOTEBOOK7_WIDGETS = {"hv-apply": 1, "hv-timeline": 1, "hv-inventory": 1, "hv-monitor": 2, "hv-prediction": 2}
+ACTIVE_CELL = "() => [...document.querySelectorAll('.jp-Notebook .jp-Cell')].findIndex(c => c.classList.contains('jp-mod-active'))"
 
 
 @pytest.fixture(scope="module")
@@ -143,6 +155,55 @@ def test_a_prediction_answers_by_keys_and_by_click_in_notebook_7(notebook7):
     assert notebook7.widget_errors() == []
 
 
+
+def test_arrows_step_apply_traversal_and_the_timeline_in_notebook_7(notebook7):
+    """Notebook 7 reads its shortcuts (the arrows among them) before a key reaches the widget:
+    the widgets take their own keys first, and announce the step."""
+    page = notebook7.page
+    first = notebook7.notebook.execute(
+        "from hookviz.widgets.hook_timeline import MEANING\n"
+        "f = timeline.sequence[0]\nprint(timeline.total, f.label, MEANING[f.kind], sep='|')"
+    ).strip().split("|")
+    for widget, after_one, said in [
+        (page.locator(".hv-apply"), "ab.a", "visit 1 of 7: ab.a, Function_A"),
+        (page.locator(".hv-timeline"), f"{first[1]} forward_call", f"firing 1 of {first[0]}: {first[1]}, {first[2]}"),
+    ]:
+        widget.scroll_into_view_if_needed()
+        widget.click(position={"x": 4, "y": 4})
+        cell = page.evaluate(ACTIVE_CELL)
+        page.keyboard.press("Home")
+        wait_data(notebook7, widget, "step", "0")
+        page.keyboard.press("ArrowRight")
+        page.keyboard.press("ArrowRight")
+        assert data(widget, "step") == "2"
+        page.keyboard.press("ArrowLeft")
+        assert data(widget, "step") == "1" and data(widget, "current") == after_one
+        wait_live(notebook7, widget, said)
+        assert page.evaluate(ACTIVE_CELL) == cell  # the notebook did not move
+    page.wait_for_timeout(300)
+    assert notebook7.notebook.execute("print(traversal.step, timeline.step)") == "1 1\n"
+    assert notebook7.widget_errors() == []
+
+
+def test_a_widgets_buttons_answer_enter_in_notebook_7(notebook7):
+    page = notebook7.page
+    widget = page.locator(".hv-monitor").nth(1)
+    widget.scroll_into_view_if_needed()
+    widget.evaluate("(el) => el.focus()")  # as a Tab to the widget would
+    page.keyboard.press("Tab")  # the view switch's first button: Table
+    page.keyboard.press("Enter")
+    wait_data(notebook7, widget, "view", "table")
+    assert page.locator(".jp-Notebook.jp-mod-editMode").count() == 0  # Enter did not open a cell's editor
+    page.keyboard.press("v")  # the widget's key again: back to the heat map
+    wait_data(notebook7, widget, "view", "heatmap")
+    page.wait_for_timeout(300)
+    assert notebook7.notebook.execute("print(heat.view)") == "heatmap\n"
+
+
+def test_axe_finds_nothing_serious_in_notebook_7_light(notebook7):
+    assert_accessible(notebook7.page, NOTEBOOK7_WIDGETS)
+
+
 def test_a_prediction_follows_notebook_7_dark_theme(notebook7):
     page = notebook7.page
     switch_to_dark(page)
@@ -162,3 +223,9 @@ def test_the_heat_map_follows_notebook_7_dark_theme(notebook7):
     assert all(min(painted_columns(panel)) > 0 for panel in widget.locator(".hv-heat").all())
     notebook7.notebook.screenshot(widget, "notebook7-heatmap-dark")
     assert notebook7.widget_errors() == []
+
+
+def test_axe_finds_nothing_serious_in_notebook_7_dark(notebook7):
+    switch_to_dark(notebook7.page)
+    assert "hv-dark" in notebook7.page.locator(".hv-timeline").get_attribute("class")
+    assert_accessible(notebook7.page, NOTEBOOK7_WIDGETS)

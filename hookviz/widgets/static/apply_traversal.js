@@ -1,4 +1,5 @@
 // ApplyTraversal: the module tree, apply()'s visits played back in the browser, the call stack.
+/* global h, button, widgetRoot, onKeys, scrollable, announcer, followTheme, createPlayer, transport, playerKeys */
 
 const STRIP_PAGE = 30; // chips shown at once in the order strip of a long order
 const AUTO_COLLAPSE = 150; // trees bigger than this start with only the top level open
@@ -20,40 +21,64 @@ function buildTree(rows) {
   return nodes;
 }
 
-function render({ model, el }) {
-  const nodes = buildTree(model.get("nodes"));
-  const visits = model.get("visits");
-  const preorder = model.get("preorder");
-  const applyOrder = visits.map((v) => v[0]);
-  const applyNumber = new Map(applyOrder.map((n, k) => [n, k + 1]));
-  const sequence = () => (model.get("order") === "modules" ? preorder : applyOrder);
+function ancestors(nodes, i) {
+  const chain = [];
+  for (let p = nodes[i].parent; p >= 0; p = nodes[p].parent) chain.push(p);
+  return chain;
+}
 
-  const root = widgetRoot("hv-apply", "apply traversal: space plays and pauses, arrows step");
-  const cleanups = [followTheme(root, model)];
+// What a screen reader hears after a step: what the tree and the "Now" panel show.
+function stepSentence(nodes, step, total, current, modules) {
+  if (current < 0) {
+    return modules ? `modules(): nothing yielded yet, ${total} modules to step through`
+      : `apply(): nothing visited yet, ${total} visits to step through`;
+  }
+  const node = nodes[current];
+  const what = node.parent >= 0 ? `${node.label}, ${node.type}` : node.label;
+  return modules ? `modules() yields ${step} of ${total}: ${what}` : `visit ${step} of ${total}: ${what}`;
+}
 
-  // -- header and controls ---------------------------------------------------------------
+// The title, the step, the order switch (which order is shown) and "follow the current module".
+function headerView(model, onFollow) {
+  const setOrder = (order) => {
+    if (order === model.get("order")) return;
+    model.set("step", 0);
+    model.set("order", order);
+    model.save_changes();
+  };
   const status = h("span", { class: "hv-status" });
   const applyButton = button("apply() post-order", () => setOrder("apply"),
     { cls: "hv-order-apply", title: "Show the order apply() visits: children first, then the module (post-order)" });
   const modulesButton = button("modules() pre-order", () => setOrder("modules"),
     { cls: "hv-order-modules", title: "Show the order modules() yields: the module first, then its children (pre-order)" });
   const follow = h("input", { type: "checkbox", checked: true, "aria-label": "follow the current module" });
-  const header = h("div", { class: "hv-header" },
+  follow.addEventListener("change", onFollow);
+  const node = h("div", { class: "hv-header" },
     h("span", { class: "hv-title", text: model.get("title") }), status,
     h("span", { class: "hv-switch", role: "group", "aria-label": "order" }, applyButton, modulesButton),
     h("label", { class: "hv-muted hv-follow" }, follow, " follow"));
+  const draw = (step, total, modules) => {
+    status.textContent = `step ${step} / ${total}`;
+    applyButton.classList.toggle("hv-on", !modules);
+    modulesButton.classList.toggle("hv-on", modules);
+    applyButton.setAttribute("aria-pressed", String(!modules)); // a switch: say which order is shown
+    modulesButton.setAttribute("aria-pressed", String(modules));
+  };
+  return { node, draw, following: () => follow.checked };
+}
 
-  const player = createPlayer(model, { length: () => sequence().length, show: (step) => show(step) });
-  const controls = transport(model, player, "steps");
-  cleanups.push(() => player.dispose(), controls.dispose);
-
-  // -- the tree ------------------------------------------------------------------------------
+// The module tree. What it shows is kept between frames, so that one step repaints a few rows,
+// not all. `onToggle` redraws after a subtree was opened or closed by hand.
+function treeView(nodes, applyNumber, onToggle) {
   const rowOf = new Array(nodes.length);
   const boxOf = new Array(nodes.length);
   const badgeOf = new Array(nodes.length);
   const countOf = new Array(nodes.length);
   const autoOpened = new Set();
-  const treePanel = h("div", { class: "hv-tree", role: "tree" });
+  const numberOf = new Int32Array(nodes.length); // visit number shown on each row, 0 for none
+  const doneOf = new Int32Array(nodes.length); // numbered rows in each subtree
+  const painted = { step: 0, seq: null, current: -1, hidden: -1 };
+  const dirty = new Set(nodes.map((node) => node.i)); // rows whose "k/n visited" count may be stale
 
   const setOpen = (node, open) => {
     boxOf[node.i].classList.toggle("hv-collapsed", !open);
@@ -67,7 +92,7 @@ function render({ model, el }) {
         autoOpened.delete(node.i);
         setOpen(node, !isOpen(node));
         dirty.add(node.i);
-        show(player.step);
+        onToggle();
       },
         { iconName: "caret", cls: "hv-caret" })
       : h("span", { class: "hv-caret-space" });
@@ -89,52 +114,9 @@ function render({ model, el }) {
     if (node.children.length) box.append(h("div", { class: "hv-children", role: "group" }, node.children.map(makeNode)));
     return box;
   };
-  treePanel.append(makeNode(nodes[0]));
-  if (nodes.length > AUTO_COLLAPSE) for (const node of nodes) if (node.depth >= 1 && node.children.length) setOpen(node, false);
-  for (const node of nodes) if (node.children.length && isOpen(node)) setOpen(node, true);
-
-  // -- the side panel and the order strip ----------------------------------------------------
-  const now = h("div", { class: "hv-now" });
-  const stack = h("div", { class: "hv-stack" });
-  const printed = h("div");
-  const changed = h("div");
-  const side = h("div", { class: "hv-side" },
-    h("div", { class: "hv-panel" }, h("h4", { text: "Now" }), now),
-    h("div", { class: "hv-panel hv-stack-panel" }, h("h4", { text: "Call stack (innermost on top)" }), stack),
-    h("div", { class: "hv-panel" }, h("h4", { text: "fn printed" }), printed),
-    h("div", { class: "hv-panel" }, h("h4", { text: "fn changed" }), changed));
-  const strip = h("div", { class: "hv-strip" });
-  const banner = model.get("complete") ? null
-    : h("div", { class: "hv-warn hv-banner", text: `fn raised at visit ${visits.length}: apply stopped there.` });
-
-  root.append(header, controls.bar, ...(banner ? [banner] : []), h("div", { class: "hv-main" }, treePanel, side), strip,
-    h("div", { class: "hv-keys", text: "space: play/pause · ←/→: step · Home/End: start/end · +/−: speed" }));
-  el.append(root);
-
-  function setOrder(order) {
-    if (order === model.get("order")) return;
-    model.set("step", 0);
-    model.set("order", order);
-    model.save_changes();
-  }
-  const onOrder = () => player.reset();
-  model.on("change:order", onOrder);
-  cleanups.push(() => model.off("change:order", onOrder));
-  follow.addEventListener("change", () => show(player.step));
-  onKeys(root, playerKeys(player, model));
-
-  // -- drawing one step ---------------------------------------------------------------------
-  function ancestors(i) {
-    const chain = [];
-    for (let p = nodes[i].parent; p >= 0; p = nodes[p].parent) chain.push(p);
-    return chain;
-  }
-
-  // What the tree shows is kept between frames, so that one step repaints a few rows, not all.
-  const numberOf = new Int32Array(nodes.length); // visit number shown on each row, 0 for none
-  const doneOf = new Int32Array(nodes.length); // numbered rows in each subtree
-  const painted = { step: 0, order: model.get("order"), current: -1, hidden: -1 };
-  const dirty = new Set(); // rows whose "k/n visited" count may be stale
+  const node = scrollable(h("div", { class: "hv-tree", role: "tree" }, makeNode(nodes[0])), "module tree");
+  if (nodes.length > AUTO_COLLAPSE) for (const n of nodes) if (n.depth >= 1 && n.children.length) setOpen(n, false);
+  for (const n of nodes) if (n.children.length && isOpen(n)) setOpen(n, true);
 
   function setNumber(i, value) {
     const was = numberOf[i];
@@ -142,31 +124,31 @@ function render({ model, el }) {
       const delta = value > 0 ? 1 : -1;
       doneOf[i] += delta;
       dirty.add(i);
-      for (const a of ancestors(i)) { doneOf[a] += delta; dirty.add(a); }
+      for (const a of ancestors(nodes, i)) { doneOf[a] += delta; dirty.add(a); }
     }
     numberOf[i] = value;
     badgeOf[i].textContent = value ? String(value) : "";
     rowOf[i].classList.toggle("hv-visited", value > 0);
   }
 
-  function paintTree(step, seq) {
-    const order = model.get("order");
-    if (painted.order !== order) {
-      for (let k = painted.step - 1; k >= 0; k--) setNumber((painted.order === "modules" ? preorder : applyOrder)[k], 0);
+  // Number the first `step` modules of `seq`, mark the current one; returns its index or -1.
+  function paint(step, seq, follow) {
+    if (painted.seq !== seq) { // the order changed: clear the other order's numbers
+      for (let k = painted.step - 1; k >= 0; k--) setNumber(painted.seq[k], 0);
       painted.step = 0;
-      painted.order = order;
+      painted.seq = seq;
     }
     for (let k = painted.step; k < step; k++) setNumber(seq[k], k + 1);
     for (let k = painted.step - 1; k >= step; k--) setNumber(seq[k], 0);
     painted.step = step;
     const current = step ? seq[step - 1] : -1;
-    if (current >= 0 && follow.checked) {
-      const keep = new Set([current, ...ancestors(current)]);
+    if (current >= 0 && follow) {
+      const keep = new Set([current, ...ancestors(nodes, current)]);
       for (const i of [...autoOpened]) if (!keep.has(i)) { setOpen(nodes[i], false); autoOpened.delete(i); dirty.add(i); }
-      for (const i of ancestors(current)) if (!isOpen(nodes[i])) { setOpen(nodes[i], true); autoOpened.add(i); dirty.add(i); }
+      for (const i of ancestors(nodes, current)) if (!isOpen(nodes[i])) { setOpen(nodes[i], true); autoOpened.add(i); dirty.add(i); }
     }
     let hidden = -1; // the nearest visible ancestor of a current module inside a closed subtree
-    if (current >= 0) for (const a of ancestors(current).reverse()) if (!isOpen(nodes[a])) { hidden = a; break; }
+    if (current >= 0) for (const a of ancestors(nodes, current).reverse()) if (!isOpen(nodes[a])) { hidden = a; break; }
     if (painted.current >= 0) rowOf[painted.current].classList.remove("hv-current");
     if (current >= 0) rowOf[current].classList.add("hv-current");
     if (painted.hidden >= 0) rowOf[painted.hidden].classList.remove("hv-has-current");
@@ -174,46 +156,44 @@ function render({ model, el }) {
     painted.current = current;
     painted.hidden = hidden;
     for (const i of dirty) {
-      const node = nodes[i];
-      const count = node.children.length && !isOpen(node) ? `${doneOf[i]}/${node.size} visited` : "";
+      const n = nodes[i];
+      const count = n.children.length && !isOpen(n) ? `${doneOf[i]}/${n.size} visited` : "";
       if (countOf[i].textContent !== count) countOf[i].textContent = count;
     }
     dirty.clear();
     return current;
   }
 
-  function show(step) {
-    const seq = sequence();
-    step = Math.max(0, Math.min(step, seq.length));
-    const modules = model.get("order") === "modules";
-    const current = paintTree(step, seq);
-    status.textContent = `step ${step} / ${seq.length}`;
-    root.dataset.step = String(step);
-    root.dataset.order = modules ? "modules" : "apply";
-    root.dataset.current = current >= 0 ? nodes[current].label : "";
-    applyButton.classList.toggle("hv-on", !modules);
-    modulesButton.classList.toggle("hv-on", modules);
-    applyButton.setAttribute("aria-pressed", String(!modules));  // a switch: say which order is shown
-    modulesButton.setAttribute("aria-pressed", String(modules));
-    controls.refresh(step, seq.length);
-    showSide(step, current, modules);
-    showStrip(step, modules);
-    // Last, after every write: measuring the layout once per frame, not once per change.
-    if (current >= 0) reveal(rowOf[painted.hidden >= 0 ? painted.hidden : current]);
+  // Scroll the current row (or its closed ancestor) into the tree's view. Called last in a
+  // frame, after every write: the layout is measured once per frame, not once per change.
+  function reveal() {
+    const at = painted.hidden >= 0 ? painted.hidden : painted.current;
+    if (at < 0) return;
+    const box = node.getBoundingClientRect();
+    const r = rowOf[at].getBoundingClientRect();
+    if (r.top < box.top) node.scrollTop -= box.top - r.top + 8;
+    else if (r.bottom > box.bottom) node.scrollTop += r.bottom - box.bottom + 8;
   }
 
-  function reveal(row) {
-    const box = treePanel.getBoundingClientRect();
-    const r = row.getBoundingClientRect();
-    if (r.top < box.top) treePanel.scrollTop -= box.top - r.top + 8;
-    else if (r.bottom > box.bottom) treePanel.scrollTop += r.bottom - box.bottom + 8;
-  }
+  return { node, paint, reveal, visited: (i) => numberOf[i] > 0 };
+}
 
-  function showSide(step, current, modules) {
-    const total = sequence().length;
-    stack.parentElement.hidden = modules;
-    printed.parentElement.hidden = modules;
-    changed.parentElement.hidden = modules;
+// "Now", the call stack, what fn printed and what it changed.
+function sideView(nodes, visits, applyNumber, visited) {
+  const now = h("div", { class: "hv-now" });
+  const stack = h("div", { class: "hv-stack" });
+  const printed = h("div");
+  const changed = h("div");
+  const panel = (title, body, cls = "") => h("div", { class: `hv-panel ${cls}`.trim() }, h("h4", { text: title }), body);
+  const stackPanel = panel("Call stack (innermost on top)", stack, "hv-stack-panel");
+  const printedPanel = panel("fn printed", printed);
+  const changedPanel = panel("fn changed", changed);
+  const node = h("div", { class: "hv-side" }, panel("Now", now), stackPanel, printedPanel, changedPanel);
+
+  function draw(step, total, current, modules) {
+    stackPanel.hidden = modules;
+    printedPanel.hidden = modules;
+    changedPanel.hidden = modules;
     if (current < 0) {
       now.replaceChildren(modules
         ? h("p", { text: "modules() lists a module first, then its children (pre-order). It calls nothing." })
@@ -223,32 +203,41 @@ function render({ model, el }) {
       changed.replaceChildren();
       return;
     }
-    const node = nodes[current];
+    const n = nodes[current];
+    const children = `${n.children.length} ${n.children.length === 1 ? "child" : "children"}`;
     if (modules) {
       const at = applyNumber.get(current);
       now.replaceChildren(
-        h("div", {}, h("b", { text: `modules() yields ${node.label}` }), ` (${step} of ${total})`,
-          node.parent >= 0 ? h("span", { class: "hv-muted", text: ` · ${node.type}` }) : null),
-        h("p", { text: node.children.length
-          ? `before its ${node.children.length} ${node.children.length === 1 ? "child" : "children"}: pre-order.`
-          : "a leaf: no children." }),
+        h("div", {}, h("b", { text: `modules() yields ${n.label}` }), ` (${step} of ${total})`,
+          n.parent >= 0 ? h("span", { class: "hv-muted", text: ` · ${n.type}` }) : null),
+        h("p", { text: n.children.length ? `before its ${children}: pre-order.` : "a leaf: no children." }),
         h("p", { class: "hv-muted", text: at ? `apply() visits it at #${at}.` : "apply() reaches it only through another parent path." }));
       return;
     }
     const [, frames, text, changes] = visits[step - 1];
     now.replaceChildren(
-      h("div", {}, h("b", { text: `fn(${node.label})` }), ` visit ${step} of ${total}`,
-        node.parent >= 0 ? h("span", { class: "hv-muted", text: ` · ${node.type}` }) : null),
-      h("p", { text: node.children.length
-        ? `All ${node.children.length} ${node.children.length === 1 ? "child" : "children"} returned first, so fn sees ${node.label} after them.`
+      h("div", {}, h("b", { text: `fn(${n.label})` }), ` visit ${step} of ${total}`,
+        n.parent >= 0 ? h("span", { class: "hv-muted", text: ` · ${n.type}` }) : null),
+      h("p", { text: n.children.length
+        ? `All ${children} returned first, so fn sees ${n.label} after them.`
         : "A leaf: nothing below it, so fn runs as soon as apply reaches it." }));
-    const lines = [h("div", { class: "hv-frame hv-frame-fn" }, h("span", { class: "hv-mono", text: `fn(${node.label})` }),
+    stack.replaceChildren(...stackLines(n, frames));
+    printed.replaceChildren(text ? scrollable(h("pre", { text }), "what fn printed")
+      : h("span", { class: "hv-muted", text: "(nothing)" }));
+    changed.replaceChildren(changes.length
+      ? h("ul", { class: "hv-changes" }, changes.map((c) => h("li", { class: "hv-mono", text: c })))
+      : h("span", { class: "hv-muted", text: "(no parameter changed)" }));
+  }
+
+  // fn on top, then each apply() frame down to the root's, with its children done or waiting.
+  function stackLines(n, frames) {
+    const lines = [h("div", { class: "hv-frame hv-frame-fn" }, h("span", { class: "hv-mono", text: `fn(${n.label})` }),
       h("span", { class: "hv-tag", text: "running" }))];
     for (let k = frames.length - 1; k >= 0; k--) {
       const frame = nodes[frames[k]];
       const inner = k + 1 < frames.length ? frames[k + 1] : -1;
       const kids = frame.children.map((c) => {
-        const state = inner === c.i ? "hv-kid-now" : (numberOf[c.i] > 0 ? "hv-kid-done" : "hv-kid-wait");
+        const state = inner === c.i ? "hv-kid-now" : (visited(c.i) ? "hv-kid-done" : "hv-kid-wait");
         const mark = state === "hv-kid-done" ? "✓" : state === "hv-kid-now" ? "…" : "·";
         return h("span", { class: `hv-kid ${state}`, text: `${c.name} ${mark}` });
       });
@@ -259,22 +248,22 @@ function render({ model, el }) {
         h("span", { class: "hv-muted", text: what }),
         kids.length ? h("span", { class: "hv-kids" }, kids) : null));
     }
-    stack.replaceChildren(...lines);
-    printed.replaceChildren(text ? h("pre", { text }) : h("span", { class: "hv-muted", text: "(nothing)" }));
-    changed.replaceChildren(changes.length
-      ? h("ul", { class: "hv-changes" }, changes.map((c) => h("li", { class: "hv-mono", text: c })))
-      : h("span", { class: "hv-muted", text: "(no parameter changed)" }));
+    return lines;
   }
 
-  // The two orders as chips. A long order shows one page of STRIP_PAGE chips around the
-  // current one; chips are rebuilt only when the page changes, otherwise restyled.
+  return { node, draw };
+}
+
+// The two orders as chips. A long order shows one page of STRIP_PAGE chips around the
+// current one; chips are rebuilt only when the page changes, otherwise restyled.
+function stripView(nodes, applyOrder, preorder) {
   const lines = [
     { label: "apply()", seq: applyOrder, key: null, chips: [] },
     { label: "modules()", seq: preorder, key: null, chips: [] },
   ];
-  strip.append(...lines.map((line) => (line.el = h("div", { class: "hv-line" }))));
+  const node = h("div", { class: "hv-strip" }, lines.map((line) => (line.el = h("div", { class: "hv-line" }))));
 
-  function showStrip(step, modules) {
+  function draw(step, modules) {
     lines.forEach((line, which) => {
       const active = (which === 1) === modules;
       const at = active ? step - 1 : -1;
@@ -303,7 +292,54 @@ function render({ model, el }) {
     });
   }
 
-  for (const node of nodes) dirty.add(node.i);
+  return { node, draw };
+}
+
+function render({ model, el }) {
+  const nodes = buildTree(model.get("nodes"));
+  const visits = model.get("visits");
+  const preorder = model.get("preorder");
+  const applyOrder = visits.map((v) => v[0]);
+  const applyNumber = new Map(applyOrder.map((n, k) => [n, k + 1]));
+  const sequence = () => (model.get("order") === "modules" ? preorder : applyOrder);
+
+  const root = widgetRoot("hv-apply", "apply traversal: space plays and pauses, arrows step");
+  const player = createPlayer(model, { length: () => sequence().length, show: (step) => show(step) });
+  const controls = transport(model, player, "steps");
+  const header = headerView(model, () => show(player.step));
+  const tree = treeView(nodes, applyNumber, () => show(player.step));
+  const side = sideView(nodes, visits, applyNumber, tree.visited);
+  const strip = stripView(nodes, applyOrder, preorder);
+  const live = announcer();
+  const banner = model.get("complete") ? null
+    : h("div", { class: "hv-warn hv-banner", text: `fn raised at visit ${visits.length}: apply stopped there.` });
+  root.append(header.node, controls.bar, ...(banner ? [banner] : []), h("div", { class: "hv-main" }, tree.node, side.node), strip.node,
+    h("div", { class: "hv-keys", text: "space: play/pause · ←/→: step · Home/End: start/end · +/−: speed" }), live.node);
+  el.append(root);
+
+  let announced = null; // what the live region last said (nothing on the first frame)
+  function show(step) {
+    const seq = sequence();
+    step = Math.max(0, Math.min(step, seq.length));
+    const modules = model.get("order") === "modules";
+    const current = tree.paint(step, seq, header.following());
+    root.dataset.step = String(step);
+    root.dataset.order = modules ? "modules" : "apply";
+    root.dataset.current = current >= 0 ? nodes[current].label : "";
+    header.draw(step, seq.length, modules);
+    controls.refresh(step, seq.length);
+    side.draw(step, seq.length, current, modules);
+    strip.draw(step, modules);
+    const sentence = stepSentence(nodes, step, seq.length, current, modules);
+    if (announced !== null && sentence !== announced) live.say(sentence);
+    announced = sentence;
+    tree.reveal();
+  }
+
+  const onOrder = () => player.reset();
+  model.on("change:order", onOrder);
+  const cleanups = [followTheme(root, model), () => player.dispose(), controls.dispose, live.dispose,
+    () => model.off("change:order", onOrder), onKeys(root, playerKeys(player, model))];
   show(player.step);
   return () => cleanups.forEach((f) => f());
 }

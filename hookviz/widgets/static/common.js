@@ -63,25 +63,74 @@ function widgetRoot(kind, label) {
   return h("div", { class: `hv-root ${kind}`, tabindex: 0, role: "group", "aria-label": label });
 }
 
-// keys: {" ": fn, ArrowRight: fn, ...}. Form controls keep their own keys, except space.
-// A handled key stops here: JupyterLab and Notebook 7 read shortcuts as the event bubbles up
-// to the document, so they never see it, while every other key (Shift+Enter...) still works.
-function onKeys(root, keys) {
-  root.addEventListener("keydown", (event) => {
+// The widget's keys, taken before the notebook can read them as shortcuts. JupyterLab reads its
+// shortcuts as a key bubbles up to the document, Notebook 7 as it goes down (capture): only a
+// listener on the window, in the capture phase, comes before both. `handle(event)` says whether
+// it used the key; every other key (Shift+Enter, Tab...) goes on as usual. Returns the cleanup.
+function takeKeys(root, handle) {
+  const listener = (event) => {
     if (event.altKey || event.ctrlKey || event.metaKey) return;
-    const tag = event.target.tagName;
-    if (tag === "BUTTON" && (event.key === " " || event.key === "Enter")) return;
-    if ((tag === "INPUT" || tag === "SELECT") && event.key !== " ") return;
-    const action = keys[event.key];
-    if (!action) return;
+    if (!root.contains(event.target) || !handle(event)) return;
     event.preventDefault();
     event.stopPropagation();
-    action(event);
-  });
+  };
+  window.addEventListener("keydown", listener, true);
+  return () => window.removeEventListener("keydown", listener, true);
+}
+
+// keys: {" ": fn, ArrowRight: fn, ...}, while the focus is in the widget. Form controls keep
+// their own keys, except space; a button keeps Enter and space. Returns the cleanup.
+function onKeys(root, keys) {
   // A click anywhere but in a form control gives the widget the keys (buttons never keep focus).
   root.addEventListener("mousedown", (event) => {
     if (!["INPUT", "SELECT"].includes(event.target.tagName)) root.focus({ preventScroll: true });
   });
+  return takeKeys(root, (event) => {
+    const tag = event.target.tagName;
+    if ((tag === "BUTTON" && (event.key === " " || event.key === "Enter"))
+      || ((tag === "INPUT" || tag === "SELECT") && event.key !== " ")) {
+      // The control's own key (a button's Enter, a slider's arrows): its default action goes
+      // on, and the notebook does not also read it as a shortcut. Shift+Enter still runs the cell.
+      if (!event.shiftKey && event.key !== "Tab") event.stopPropagation();
+      return false;
+    }
+    const action = keys[event.key];
+    if (!action) return false;
+    action(event);
+    return true;
+  });
+}
+
+// A region that scrolls: focusable, so that a keyboard alone can scroll it, and named (a
+// region, unless it has a role already). Returns the node.
+function scrollable(node, label) {
+  node.classList.add("hv-scroll");
+  setAttributes(node, { tabindex: 0, "aria-label": label, role: node.getAttribute("role") || "region" });
+  return node;
+}
+
+// A polite live region: screen readers read each step the widget shows. Steps that come faster
+// than `gap` ms (playing, a key held down) are read as the latest one once the gap has passed.
+function announcer(gap = 700) {
+  const node = h("div", { class: "hv-sr-only", role: "status", "aria-live": "polite", "aria-atomic": "true" });
+  let last = -Infinity;
+  let timer = null;
+  let pending = null;
+  const flush = () => {
+    timer = null;
+    if (pending === null) return;
+    node.textContent = pending;
+    pending = null;
+    last = performance.now();
+  };
+  const say = (text) => {
+    pending = text;
+    const wait = last + gap - performance.now();
+    if (wait <= 0) flush();
+    else if (timer === null) timer = setTimeout(flush, wait);
+  };
+  const dispose = () => { if (timer !== null) clearTimeout(timer); };
+  return { node, say, dispose };
 }
 
 // Light or dark: 'auto' follows JupyterLab (data-jp-theme-light), VS Code, or the system.

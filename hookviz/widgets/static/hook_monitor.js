@@ -1,4 +1,5 @@
 // HookMonitor: a table of modules with live output statistics, a gradient view, a detail panel.
+/* global h, s, button, icon, widgetRoot, onKeys, scrollable, followTheme, fmt, finite, sparkline */
 
 const FLAG_TEXT = { vanishing: "▼ vanishing", exploding: "▲ exploding", "nan/inf": "⚠ NaN/Inf" };
 
@@ -44,12 +45,12 @@ function heatmap(values) {
   const cell = (v, index) => {
     const a = finite(v) ? Math.min(1, Math.abs(v) / top) : 0;
     const colour = v < 0 ? "0, 114, 178" : "230, 159, 0";
-    return h("span", { class: finite(v) ? "hv-cell" : "hv-cell hv-warn", title: `[${index}] ${v}`,
+    return h("span", { class: finite(v) ? "hv-cell" : "hv-cell hv-warn", role: "cell", title: `[${index}] ${v}`,
       style: finite(v) ? `background: rgba(${colour}, ${(a * 0.85).toFixed(2)})` : "", text: fmt(v) });
   };
-  return h("div", { class: vector ? "hv-heatmap hv-heatmap-vector" : "hv-heatmap", role: "grid" },
+  return scrollable(h("div", { class: vector ? "hv-heatmap hv-heatmap-vector" : "hv-heatmap", role: "table" },
     rows.map((row, i) => h("div", { class: "hv-heatmap-row", role: "row" },
-      row.map((v, j) => cell(v, vector ? j : `${i}, ${j}`)))));
+      row.map((v, j) => cell(v, vector ? j : `${i}, ${j}`))))), "values");
 }
 
 // -- the heat map: each module's histogram over time -------------------------------------------
@@ -97,13 +98,6 @@ function paintHeat(canvas, panel, columns, top) {
   context.putImageData(image, 0, 0);
 }
 
-// Enter and Space press a button; the notebook around must not also take them (Enter would
-// open the cell's editor and take the focus away).
-function ownKeys(b) {
-  b.addEventListener("keydown", (event) => { if (event.key === "Enter" || event.key === " ") event.stopPropagation(); });
-  return b;
-}
-
 function heatView(model, modules, onPick) {
   const panels = modules.map(([label, type], i) => {
     const canvas = h("canvas", { class: "hv-heat-canvas", width: 1, height: 1, role: "img" });
@@ -117,7 +111,7 @@ function heatView(model, modules, onPick) {
   const kindButtons = Object.entries(KIND_TEXT).map(([kind, text]) =>
     button(text, () => { model.set("heatmap_kind", kind); model.save_changes(); },
       { cls: "hv-kind hv-with-text", title: `Show ${text} (G switches)` }));
-  kindButtons.forEach((b, i) => { b.dataset.kind = Object.keys(KIND_TEXT)[i]; ownKeys(b); });
+  kindButtons.forEach((b, i) => { b.dataset.kind = Object.keys(KIND_TEXT)[i]; });
   const steps = h("span", { class: "hv-muted" });
   const legendBar = h("span", { class: "hv-heat-legend-bar" });
   const legendTop = h("span", { class: "hv-mono" });
@@ -164,27 +158,40 @@ function heatView(model, modules, onPick) {
   return { box, draw };
 }
 
-function render({ model, el }) {
-  const modules = model.get("modules");
-  const root = widgetRoot("hv-monitor", "hook monitor: arrows choose a module, space freezes the view, V switches table and heat map");
-  const cleanups = [followTheme(root, model)];
-  let frozen = false;
-
+// The title, the view switch (table or heat map), recording or stopped, freeze, warnings.
+function headerView(model, hasHeat, onFreeze) {
+  const setView = (view) => { model.set("view", view); model.save_changes(); };
   const status = h("span", { class: "hv-status" });
-  const freeze = button("Freeze view", () => toggleFreeze(), { cls: "hv-freeze hv-with-text", iconName: "pause", title: "Freeze or resume the view (space)" });
+  const freeze = button("Freeze view", onFreeze, { cls: "hv-freeze hv-with-text", iconName: "pause", title: "Freeze or resume the view (space)" });
   const warnCount = h("span", { class: "hv-warn hv-warncount" });
-  const hasHeat = Object.keys(model.get("heatmap") || {}).length > 0;
   const viewTabs = [["table", "Table"], ["heatmap", "Heat map"]].map(([view, text]) => {
     const tab = button(text, () => setView(view), { cls: "hv-tab hv-with-text", title: `${text} view (V switches)` });
     tab.setAttribute("role", "tab");
     tab.dataset.view = view;
-    return ownKeys(tab);
+    return tab;
   });
   const tabs = h("div", { class: "hv-switch hv-tabs", role: "tablist", "aria-label": "view" }, viewTabs);
   tabs.hidden = !hasHeat;
-  const header = h("div", { class: "hv-header" }, h("span", { class: "hv-title", text: model.get("title") }), tabs, status, freeze, warnCount);
+  const node = h("div", { class: "hv-header" }, h("span", { class: "hv-title", text: model.get("title") }), tabs, status, freeze, warnCount);
+  let shownFrozen = false;
+  const draw = (snap, view, frozen, warnings) => {
+    status.textContent = `${snap.running ? "● recording" : "■ stopped"} · ${snap.steps || 0} steps${frozen ? " · view frozen" : ""}`;
+    viewTabs.forEach((tab) => {
+      tab.setAttribute("aria-selected", tab.dataset.view === view ? "true" : "false");
+      tab.classList.toggle("hv-on", tab.dataset.view === view);
+    });
+    if (frozen !== shownFrozen) {
+      shownFrozen = frozen;
+      freeze.classList.toggle("hv-on", frozen);
+      freeze.replaceChildren(icon(frozen ? "play" : "pause"), h("span", { text: frozen ? "Resume view" : "Freeze view" }));
+    }
+    warnCount.textContent = warnings ? `⚠ ${warnings} module${warnings === 1 ? "" : "s"} with warnings` : "";
+  };
+  return { node, draw, setView };
+}
 
-  // -- the table: one row per module, cells updated in place --------------------------------
+// The table: one row per module, cells updated in place.
+function tableView(modules, onPick) {
   const columns = ["module", "class", "calls", "output", "mean", "std", "min", "max", "histogram", "‖grad‖", "warnings"];
   const numeric = new Set(["calls", "mean", "std", "min", "max", "‖grad‖"]);
   const cellsOf = [];
@@ -193,93 +200,15 @@ function render({ model, el }) {
     cells.module.append(h("span", { style: `padding-left:${depth * 12}px`, text: label }));
     cells.class.textContent = type;
     cellsOf.push(cells);
-    const tr = h("tr", { class: "hv-mrow", "data-index": i, "data-path": label, onclick: () => select(i) }, columns.map((c) => cells[c]));
-    return tr;
+    return h("tr", { class: "hv-mrow", "data-index": i, "data-path": label, onclick: () => onPick(i) }, columns.map((c) => cells[c]));
   });
   const table = h("table", { class: "hv-table" },
     h("thead", {}, h("tr", {}, columns.map((c) => h("th", { class: numeric.has(c) ? "hv-num" : "", text: c })))),
     h("tbody", {}, rowsEl));
-  const tablePanel = h("div", { class: "hv-table-panel" }, table);
-  const detail = h("div", { class: "hv-panel hv-detail" });
-  const grads = h("div", { class: "hv-panel hv-grads" });
-  const empty = h("div", { class: "hv-muted hv-empty",
-    text: "Nothing recorded yet: run your training loop inside `with monitor:` (or call monitor.start())." });
+  const node = scrollable(h("div", { class: "hv-table-panel" }, table), "modules and their statistics");
 
-  const lower = h("div", { class: "hv-lower" }, grads, detail);
-  const heat = heatView(model, modules, (i) => select(i));
-  root.append(header, empty, tablePanel, lower, heat.box,
-    h("div", { class: "hv-keys", text: "click a row or use ↑/↓ for details · space: freeze/resume the view" + (hasHeat ? " · V: table/heat map · G: outputs/gradients" : "") }));
-  el.append(root);
-
-  function setView(view) {
-    model.set("view", view);
-    model.save_changes();
-  }
-  const onView = () => draw();
-  model.on("change:view", onView);
-  model.on("change:heatmap_kind", onView);
-  const onHeatmap = () => { if (!frozen && model.get("view") === "heatmap") heat.draw(model.get("selected")); };
-  model.on("change:heatmap", onHeatmap);
-  cleanups.push(() => { model.off("change:view", onView); model.off("change:heatmap_kind", onView); model.off("change:heatmap", onHeatmap); });
-
-  function select(i) {
-    const next = i === model.get("selected") ? -1 : i;
-    model.set("selected", next);
-    model.save_changes();
-  }
-  const onSelected = () => draw();
-  model.on("change:selected", onSelected);
-  const onSnapshot = () => { if (!frozen) draw(); };
-  model.on("change:snapshot", onSnapshot);
-  cleanups.push(() => { model.off("change:selected", onSelected); model.off("change:snapshot", onSnapshot); });
-
-  function toggleFreeze() {
-    frozen = !frozen;
-    freeze.classList.toggle("hv-on", frozen);
-    freeze.replaceChildren(icon(frozen ? "play" : "pause"), h("span", { text: frozen ? "Resume view" : "Freeze view" }));
-    draw();
-  }
-
-  const move = (delta) => {
-    const n = modules.length;
-    const current = model.get("selected");
-    const next = current < 0 ? (delta > 0 ? 0 : n - 1) : Math.max(0, Math.min(n - 1, current + delta));
-    model.set("selected", next);
-    model.save_changes();
-  };
-  onKeys(root, {
-    " ": () => toggleFreeze(),
-    ArrowDown: () => move(1),
-    ArrowUp: () => move(-1),
-    Home: () => move(-modules.length),
-    End: () => move(modules.length),
-    Escape: () => { model.set("selected", -1); model.save_changes(); },
-    v: () => { if (hasHeat) setView(model.get("view") === "heatmap" ? "table" : "heatmap"); },
-    g: () => {
-      if (!hasHeat || !model.get("gradients")) return;
-      model.set("heatmap_kind", model.get("heatmap_kind") === "output" ? "gradient" : "output");
-      model.save_changes();
-    },
-  });
-
-  // -- drawing ----------------------------------------------------------------------------------
-  function draw() {
-    const snap = model.get("snapshot") || {};
-    const rows = snap.rows || [];
-    const selected = model.get("selected");
-    status.textContent = `${snap.running ? "● recording" : "■ stopped"} · ${snap.steps || 0} steps${frozen ? " · view frozen" : ""}`;
-    root.dataset.steps = String(snap.steps || 0);
-    root.dataset.running = snap.running ? "true" : "false";
-    empty.hidden = rows.some((r) => r.calls > 0);
-    const view = hasHeat ? model.get("view") : "table";
-    root.dataset.view = view;
-    viewTabs.forEach((tab) => {
-      tab.setAttribute("aria-selected", tab.dataset.view === view ? "true" : "false");
-      tab.classList.toggle("hv-on", tab.dataset.view === view);
-    });
-    tablePanel.hidden = lower.hidden = view !== "table";
-    heat.box.hidden = view !== "heatmap";
-    if (view === "heatmap") heat.draw(selected);
+  // Returns how many modules have a warning.
+  function draw(rows, selected) {
     let warnings = 0;
     rows.forEach((row, i) => {
       const cells = cellsOf[i];
@@ -298,37 +227,45 @@ function render({ model, el }) {
       rowsEl[i].classList.toggle("hv-row-warn", Boolean(warning));
       rowsEl[i].setAttribute("aria-selected", i === selected ? "true" : "false");
     });
-    warnCount.textContent = warnings ? `⚠ ${warnings} module${warnings === 1 ? "" : "s"} with warnings` : "";
-    drawDetail(rows[selected], selected);
-    drawGradients(rows);
+    return warnings;
   }
+  return { node, draw };
+}
 
-  function tensorBlock(title, t, trendLabel) {
-    if (!t) return h("div", { class: "hv-block" }, h("h4", { text: title }), h("span", { class: "hv-muted", text: "not seen yet" }));
-    const block = h("div", { class: "hv-block" }, h("h4", { text: title }),
-      h("div", { class: "hv-mono" }, `${t.dtype} [${t.shape}]`, t.sampled ? h("span", { class: "hv-muted", text: " · statistics from a sample" }) : null),
-      h("div", { class: "hv-mono hv-stats" }, `mean ${fmt(t.mean)} · std ${fmt(t.std)} · min ${fmt(t.min)} · max ${fmt(t.max)} · norm ${fmt(t.norm)}`),
-      bigHistogram(t));
-    if (t.nan || t.inf) block.append(h("div", { class: "hv-warn", text: `⚠ NaN in ${t.nan} and Inf in ${t.inf} recorded tensors, first at step ${t.bad_step}` }));
-    if (t.trend && t.trend.length > 1) block.append(h("div", { class: "hv-muted", text: trendLabel }), trendLine(t.trend));
-    if (t.values !== null && t.values !== undefined) block.append(h("div", { class: "hv-muted", text: "values" }), heatmap(t.values));
-    return block;
-  }
+function tensorBlock(title, t, trendLabel) {
+  if (!t) return h("div", { class: "hv-block" }, h("h4", { text: title }), h("span", { class: "hv-muted", text: "not seen yet" }));
+  const block = h("div", { class: "hv-block" }, h("h4", { text: title }),
+    h("div", { class: "hv-mono" }, `${t.dtype} [${t.shape}]`, t.sampled ? h("span", { class: "hv-muted", text: " · statistics from a sample" }) : null),
+    h("div", { class: "hv-mono hv-stats" }, `mean ${fmt(t.mean)} · std ${fmt(t.std)} · min ${fmt(t.min)} · max ${fmt(t.max)} · norm ${fmt(t.norm)}`),
+    bigHistogram(t));
+  if (t.nan || t.inf) block.append(h("div", { class: "hv-warn", text: `⚠ NaN in ${t.nan} and Inf in ${t.inf} recorded tensors, first at step ${t.bad_step}` }));
+  if (t.trend && t.trend.length > 1) block.append(h("div", { class: "hv-muted", text: trendLabel }), trendLine(t.trend));
+  if (t.values !== null && t.values !== undefined) block.append(h("div", { class: "hv-muted", text: "values" }), heatmap(t.values));
+  return block;
+}
 
-  function drawDetail(row, i) {
-    detail.hidden = !row;
+// The selected module: its output and its gradient, in full.
+function detailView(model, modules) {
+  const node = h("div", { class: "hv-panel hv-detail" });
+  function draw(row, i) {
+    node.hidden = !row;
     if (!row) return;
     const [label, type] = modules[i];
-    detail.replaceChildren(
+    node.replaceChildren(
       h("div", { class: "hv-detail-title" }, h("b", { text: label }), h("span", { class: "hv-muted", text: ` ${type} · ${row.calls} calls` })),
       tensorBlock("output", row.out, "mean over recent calls"),
       model.get("gradients") ? tensorBlock("gradient w.r.t. the output", row.grad, "norm over recent steps") : null);
   }
+  return { node, draw };
+}
 
-  function drawGradients(rows) {
+// Every module's gradient norm as a bar on a log scale, flagged when vanishing or exploding.
+function gradientsView(model, modules) {
+  const node = h("div", { class: "hv-panel hv-grads" });
+  function draw(rows) {
     const limits = model.get("thresholds");
-    grads.hidden = !model.get("gradients");
-    if (grads.hidden) return;
+    node.hidden = !model.get("gradients");
+    if (node.hidden) return;
     const norms = rows.map((r) => (r.grad ? r.grad.norm : null));
     const logs = norms.filter((v) => finite(v) && v > 0).map(Math.log10);
     const lo = logs.length ? Math.floor(Math.min(...logs, Math.log10(limits.vanishing))) : -6;
@@ -345,12 +282,82 @@ function render({ model, el }) {
         h("span", { class: "hv-gvalue hv-mono", text: v === null ? "–" : fmt(v) }),
         h("span", { class: "hv-warn", text: row.flag ? FLAG_TEXT[row.flag] || row.flag : "" }));
     });
-    grads.replaceChildren(
+    node.replaceChildren(
       h("h4", { text: `gradient norm w.r.t. each module's output (log scale, 1e${lo} to 1e${hi})` }),
       ...lines,
       h("div", { class: "hv-muted hv-legend", text: `flagged below ${fmt(limits.vanishing)} (▼ vanishing) and above ${fmt(limits.exploding)} (▲ exploding)` }));
   }
+  return { node, draw };
+}
 
+function render({ model, el }) {
+  const modules = model.get("modules");
+  const hasHeat = Object.keys(model.get("heatmap") || {}).length > 0;
+  let frozen = false;
+  const select = (i) => { model.set("selected", i === model.get("selected") ? -1 : i); model.save_changes(); };
+  const toggleFreeze = () => { frozen = !frozen; draw(); };
+
+  const root = widgetRoot("hv-monitor", "hook monitor: arrows choose a module, space freezes the view, V switches table and heat map");
+  const header = headerView(model, hasHeat, toggleFreeze);
+  const table = tableView(modules, select);
+  const detail = detailView(model, modules);
+  const grads = gradientsView(model, modules);
+  const heat = heatView(model, modules, select);
+  const empty = h("div", { class: "hv-muted hv-empty",
+    text: "Nothing recorded yet: run your training loop inside `with monitor:` (or call monitor.start())." });
+  const lower = h("div", { class: "hv-lower" }, grads.node, detail.node);
+  root.append(header.node, empty, table.node, lower, heat.box,
+    h("div", { class: "hv-keys", text: "click a row or use ↑/↓ for details · space: freeze/resume the view" + (hasHeat ? " · V: table/heat map · G: outputs/gradients" : "") }));
+  el.append(root);
+
+  function draw() {
+    const snap = model.get("snapshot") || {};
+    const rows = snap.rows || [];
+    const selected = model.get("selected");
+    const view = hasHeat ? model.get("view") : "table";
+    root.dataset.steps = String(snap.steps || 0);
+    root.dataset.running = snap.running ? "true" : "false";
+    root.dataset.view = view;
+    empty.hidden = rows.some((r) => r.calls > 0);
+    table.node.hidden = lower.hidden = view !== "table";
+    heat.box.hidden = view !== "heatmap";
+    if (view === "heatmap") heat.draw(selected);
+    const warnings = table.draw(rows, selected);
+    header.draw(snap, view, frozen, warnings);
+    detail.draw(rows[selected], selected);
+    grads.draw(rows);
+  }
+
+  const move = (delta) => {
+    const n = modules.length;
+    const current = model.get("selected");
+    const next = current < 0 ? (delta > 0 ? 0 : n - 1) : Math.max(0, Math.min(n - 1, current + delta));
+    model.set("selected", next);
+    model.save_changes();
+  };
+  const keys = {
+    " ": () => toggleFreeze(),
+    ArrowDown: () => move(1),
+    ArrowUp: () => move(-1),
+    Home: () => move(-modules.length),
+    End: () => move(modules.length),
+    Escape: () => { model.set("selected", -1); model.save_changes(); },
+    v: () => { if (hasHeat) header.setView(model.get("view") === "heatmap" ? "table" : "heatmap"); },
+    g: () => {
+      if (!hasHeat || !model.get("gradients")) return;
+      model.set("heatmap_kind", model.get("heatmap_kind") === "output" ? "gradient" : "output");
+      model.save_changes();
+    },
+  };
+
+  const onView = () => draw();
+  const onHeatmap = () => { if (!frozen && model.get("view") === "heatmap") heat.draw(model.get("selected")); };
+  const onSnapshot = () => { if (!frozen) draw(); };
+  const listeners = { "change:view": onView, "change:heatmap_kind": onView, "change:heatmap": onHeatmap,
+    "change:selected": onView, "change:snapshot": onSnapshot };
+  for (const [name, f] of Object.entries(listeners)) model.on(name, f);
+  const cleanups = [followTheme(root, model), onKeys(root, keys),
+    () => { for (const [name, f] of Object.entries(listeners)) model.off(name, f); }];
   draw();
   return () => cleanups.forEach((f) => f());
 }

@@ -1,20 +1,34 @@
 // HookTimeline: modules down, time across; each hook firing is a mark, played in order.
+/* global h, s, widgetRoot, onKeys, scrollable, announcer, followTheme, createPlayer, transport, playerKeys */
 
 const COL = 18;
 const ROW = 22;
 const GUTTER = 150;
 const TOP = 22;
 
-function render({ model, el }) {
-  const kinds = model.get("kinds"); // kind -> {meaning, backward}, from Python
-  const MEANING = Object.fromEntries(Object.entries(kinds).map(([k, v]) => [k, v.meaning]));
-  const BACKWARD = new Set(Object.keys(kinds).filter((k) => kinds[k].backward));
-  const lanes = model.get("lanes");
-  const all = model.get("firings").map(([lane, kind, who, name, replaced], seq) => ({ seq, lane, kind, who, name, replaced }));
-  const sequence = () => (model.get("show_torch") ? all : all.filter((f) => f.who === "user"));
+// Forward kinds are circles, backward kinds squares, torch's markers small diamonds.
+function markShape(kind, who, backward, x, y) {
+  if (who !== "user") {
+    return s("path", { d: `M${x} ${y - 4}L${x + 4} ${y}L${x} ${y + 4}L${x - 4} ${y}Z`, class: `hv-mark hv-torch hv-k-${kind}` });
+  }
+  if (backward.has(kind)) return s("rect", { x: x - 5, y: y - 5, width: 10, height: 10, class: `hv-mark hv-k-${kind}` });
+  return s("circle", { cx: x, cy: y, r: 5, class: `hv-mark hv-k-${kind}` });
+}
 
-  const root = widgetRoot("hv-timeline", "hook timeline: space plays and pauses, arrows step");
-  const cleanups = [followTheme(root, model)];
+function symbol(...shapes) {
+  return s("svg", { width: 14, height: 14, viewBox: "-7 -7 14 14", "aria-hidden": "true" }, ...shapes);
+}
+
+function legendView(backward) {
+  return h("div", { class: "hv-legend" },
+    ["forward_pre", "forward", "backward_pre", "backward", "tensor"].map((k) =>
+      h("span", { class: "hv-legend-item" }, symbol(markShape(k, "user", backward, 0, 0)), ` ${k}`)),
+    h("span", { class: "hv-legend-item" }, symbol(markShape("forward_call", "torch", backward, 0, 0)), " torch marker"),
+    h("span", { class: "hv-legend-item" }, symbol(s("circle", { r: 6, class: "hv-replaced" })), " replaced a value"));
+}
+
+// The title, the firing shown, and the switch for torch's own markers.
+function headerView(model) {
   const status = h("span", { class: "hv-status" });
   const torch = h("input", { type: "checkbox", "aria-label": "show torch's markers" });
   torch.checked = model.get("show_torch");
@@ -23,66 +37,30 @@ function render({ model, el }) {
     model.set("show_torch", torch.checked);
     model.save_changes();
   });
-  const header = h("div", { class: "hv-header" }, h("span", { class: "hv-title", text: model.get("title") }), status,
+  const node = h("div", { class: "hv-header" }, h("span", { class: "hv-title", text: model.get("title") }), status,
     h("label", { class: "hv-muted" }, torch, " show forward() and gradient-ready markers"));
+  const draw = (step, total) => {
+    torch.checked = model.get("show_torch");
+    status.textContent = `firing ${step} / ${total}`;
+  };
+  return { node, draw };
+}
 
-  const player = createPlayer(model, { length: () => sequence().length, show: (step) => show(step) });
-  const controls = transport(model, player, "firings");
-  cleanups.push(() => player.dispose(), controls.dispose);
-
-  const diagram = h("div", { class: "hv-diagram" });
-  const explain = h("div", { class: "hv-panel hv-explain" });
-  const list = h("ol", { class: "hv-list" });
-  const listBox = h("div", { class: "hv-list-box" }, list);
-  const legend = h("div", { class: "hv-legend" },
-    ["forward_pre", "forward", "backward_pre", "backward", "tensor"].map((k) =>
-      h("span", { class: "hv-legend-item" }, markSvg(k, "user"), ` ${k}`)),
-    h("span", { class: "hv-legend-item" }, markSvg("forward_call", "torch"), " torch marker"),
-    h("span", { class: "hv-legend-item" }, replacedSvg(), " replaced a value"));
-  root.append(header, controls.bar, diagram, explain, listBox, legend,
-    h("div", { class: "hv-keys", text: "space: play/pause · ←/→: step · Home/End: start/end · +/−: speed" }));
-  el.append(root);
-
-  const onFilter = () => { torch.checked = model.get("show_torch"); build(); player.reset(); };
-  model.on("change:show_torch", onFilter);
-  cleanups.push(() => model.off("change:show_torch", onFilter));
-  onKeys(root, playerKeys(player, model));
-
+// The diagram: one lane per module, one column per firing, forward() as an interval on its lane.
+function diagramView(lanes, meaning, backward, onPick) {
+  const node = scrollable(h("div", { class: "hv-diagram" }), "hook firings, modules down and time across");
   let marks = [];
-  let items = [];
   let intervals = []; // [index of forward() starting, bar]
   let cursor = null;
+  const x = (k) => GUTTER + k * COL + COL / 2;
+  const y = (lane) => TOP + lane * ROW + ROW / 2;
 
-  function markSvg(kind, who) {
-    const box = s("svg", { width: 14, height: 14, viewBox: "-7 -7 14 14", "aria-hidden": "true" });
-    box.append(markShape(kind, who, 0, 0));
-    return box;
-  }
-
-  function replacedSvg() {
-    const box = s("svg", { width: 14, height: 14, viewBox: "-7 -7 14 14", "aria-hidden": "true" });
-    box.append(s("circle", { r: 6, class: "hv-replaced" }));
-    return box;
-  }
-
-  // Forward kinds are circles, backward kinds squares, torch's markers small diamonds.
-  function markShape(kind, who, x, y) {
-    if (who !== "user") {
-      return s("path", { d: `M${x} ${y - 4}L${x + 4} ${y}L${x} ${y + 4}L${x - 4} ${y}Z`, class: `hv-mark hv-torch hv-k-${kind}` });
-    }
-    if (BACKWARD.has(kind)) return s("rect", { x: x - 5, y: y - 5, width: 10, height: 10, class: `hv-mark hv-k-${kind}` });
-    return s("circle", { cx: x, cy: y, r: 5, class: `hv-mark hv-k-${kind}` });
-  }
-
-  function build() {
-    const seq = sequence();
+  function build(seq) {
     const width = GUTTER + Math.max(1, seq.length) * COL + 20;
     const height = TOP + lanes.length * ROW + 6;
     const svg = s("svg", { class: "hv-svg", width, height, viewBox: `0 0 ${width} ${height}`, role: "img",
       "aria-label": "hook firings: modules down, time across" });
-    const x = (k) => GUTTER + k * COL + COL / 2;
-    const y = (lane) => TOP + lane * ROW + ROW / 2;
-    const firstBack = seq.findIndex((f) => BACKWARD.has(f.kind));
+    const firstBack = seq.findIndex((f) => backward.has(f.kind));
     const split = firstBack < 0 ? seq.length : firstBack;
     svg.append(
       s("rect", { x: GUTTER, y: 0, width: split * COL, height, class: "hv-band hv-band-forward" }),
@@ -113,65 +91,62 @@ function render({ model, el }) {
     marks = seq.map((f, k) => {
       const g = s("g", { class: "hv-firing", "data-seq": f.seq });
       if (f.replaced) g.append(s("circle", { cx: x(k), cy: y(f.lane), r: 8, class: "hv-replaced" }));
-      g.append(markShape(f.kind, f.who, x(k), y(f.lane)));
+      g.append(markShape(f.kind, f.who, backward, x(k), y(f.lane)));
       const title = s("title");
-      title.textContent = `#${k + 1} ${lanes[f.lane][0]}: ${MEANING[f.kind]}${f.who === "user" ? ` (${f.name})` : ""}${f.replaced ? `, replaced ${f.replaced}` : ""}`;
+      title.textContent = `#${k + 1} ${lanes[f.lane][0]}: ${meaning[f.kind]}${f.who === "user" ? ` (${f.name})` : ""}${f.replaced ? `, replaced ${f.replaced}` : ""}`;
       g.append(title);
-      g.addEventListener("click", () => player.go(k + 1));
+      g.addEventListener("click", () => onPick(k + 1));
       svg.append(g);
       return g;
     });
-    diagram.replaceChildren(svg);
-    items = seq.map((f, k) => {
-      const li = h("li", { class: `hv-item ${f.who === "user" ? "hv-user" : "hv-torch-item"}`, onclick: () => player.go(k + 1) },
-        h("span", { class: "hv-item-n", text: String(k + 1) }),
-        h("span", { class: "hv-item-lane", text: lanes[f.lane][0] }),
-        h("span", { class: "hv-item-what", text: MEANING[f.kind] }),
-        f.who === "user" ? h("span", { class: "hv-item-hook", text: f.name }) : null,
-        f.replaced ? h("span", { class: "hv-tag hv-warn", text: `replaced ${f.replaced}` }) : null);
-      return li;
-    });
-    list.replaceChildren(...items);
+    node.replaceChildren(svg);
   }
 
-  function show(step) {
-    const seq = sequence();
-    step = Math.max(0, Math.min(step, seq.length));
+  function draw(step) {
     marks.forEach((g, k) => {
       g.classList.toggle("hv-future", k >= step);
       g.classList.toggle("hv-now", k === step - 1);
     });
     for (const [from, bar] of intervals) bar.classList.toggle("hv-future", from >= step);
+    cursor.setAttribute("x", GUTTER + (step - 1) * COL);
+    cursor.style.display = step ? "" : "none";
+  }
+
+  const reveal = (step) => { if (step) revealIn(node, marks[step - 1].getBoundingClientRect(), "x"); };
+  return { node, build, draw, reveal };
+}
+
+// The same firings as a numbered list, the current one highlighted.
+function listView(lanes, meaning, onPick) {
+  const list = h("ol", { class: "hv-list" });
+  const node = scrollable(h("div", { class: "hv-list-box" }, list), "hook firings in order");
+  let items = [];
+
+  function build(seq) {
+    items = seq.map((f, k) => h("li", { class: `hv-item ${f.who === "user" ? "hv-user" : "hv-torch-item"}`, onclick: () => onPick(k + 1) },
+      h("span", { class: "hv-item-n", text: String(k + 1) }),
+      h("span", { class: "hv-item-lane", text: lanes[f.lane][0] }),
+      h("span", { class: "hv-item-what", text: meaning[f.kind] }),
+      f.who === "user" ? h("span", { class: "hv-item-hook", text: f.name }) : null,
+      f.replaced ? h("span", { class: "hv-tag hv-warn", text: `replaced ${f.replaced}` }) : null));
+    list.replaceChildren(...items);
+  }
+
+  function draw(step) {
     items.forEach((li, k) => {
       li.classList.toggle("hv-future", k >= step);
       li.classList.toggle("hv-now", k === step - 1);
     });
-    cursor.setAttribute("x", GUTTER + (step - 1) * COL);
-    cursor.style.display = step ? "" : "none";
-    status.textContent = `firing ${step} / ${seq.length}`;
-    root.dataset.step = String(step);
-    const f = step ? seq[step - 1] : null;
-    root.dataset.current = f ? `${lanes[f.lane][0]} ${f.kind}` : "";
-    controls.refresh(step, seq.length);
-    if (!f) {
-      explain.replaceChildren(h("span", { class: "hv-muted",
-        text: "Press play (space): the pass replays firing by firing. Circles are forward hooks, squares backward hooks, diamonds mark what torch itself is doing." }));
-    } else {
-      const lane = lanes[f.lane][0];
-      const parts = [h("b", { text: `#${step} ${lane}` }), ` · ${MEANING[f.kind]}`];
-      if (f.who === "user") parts.push(h("span", { class: "hv-muted", text: ` · your hook ${f.name}` }));
-      if (f.replaced) parts.push(h("div", { class: "hv-warn", text: `Its return value replaced the ${f.replaced}.` }));
-      const context = contextFor(seq, step - 1);
-      if (context) parts.push(h("div", { class: "hv-muted", text: context }));
-      explain.replaceChildren(h("div", {}, ...parts));
-    }
-    if (step) {
-      revealIn(diagram, marks[step - 1].getBoundingClientRect(), "x");
-      revealIn(listBox, items[step - 1].getBoundingClientRect(), "y");
-    }
   }
 
-  // One sentence that ties a hook to the moment around it.
+  const reveal = (step) => { if (step) revealIn(node, items[step - 1].getBoundingClientRect(), "y"); };
+  return { node, build, draw, reveal };
+}
+
+// What the current firing is, and one sentence that ties it to the moment around it.
+function explainView(lanes, meaning, backward) {
+  const node = h("div", { class: "hv-panel hv-explain" });
+
   function contextFor(seq, k) {
     const f = seq[k];
     const lane = lanes[f.lane][0];
@@ -181,21 +156,92 @@ function render({ model, el }) {
     }
     if (f.who === "user" && f.kind === "forward_pre") return `${lane}.forward() has not started yet.`;
     if (f.who === "user" && (f.kind === "backward" || f.kind === "backward_pre")) {
-      const later = seq.slice(k + 1).filter((g) => BACKWARD.has(g.kind)).length;
+      const later = seq.slice(k + 1).filter((g) => backward.has(g.kind)).length;
       return later ? `Backward is still running: ${later} more backward step${later === 1 ? "" : "s"} follow.` : "This is the last backward step.";
     }
     return "";
   }
 
-  function revealIn(box, r, axis) {
-    const b = box.getBoundingClientRect();
-    if (axis === "x") {
-      if (r.left < b.left + GUTTER) box.scrollLeft -= b.left + GUTTER - r.left + 20;
-      else if (r.right > b.right) box.scrollLeft += r.right - b.right + 20;
-    } else if (r.top < b.top) box.scrollTop -= b.top - r.top + 4;
-    else if (r.bottom > b.bottom) box.scrollTop += r.bottom - b.bottom + 4;
+  function draw(seq, step) {
+    const f = step ? seq[step - 1] : null;
+    if (!f) {
+      node.replaceChildren(h("span", { class: "hv-muted",
+        text: "Press play (space): the pass replays firing by firing. Circles are forward hooks, squares backward hooks, diamonds mark what torch itself is doing." }));
+      return;
+    }
+    const parts = [h("b", { text: `#${step} ${lanes[f.lane][0]}` }), ` · ${meaning[f.kind]}`];
+    if (f.who === "user") parts.push(h("span", { class: "hv-muted", text: ` · your hook ${f.name}` }));
+    if (f.replaced) parts.push(h("div", { class: "hv-warn", text: `Its return value replaced the ${f.replaced}.` }));
+    const context = contextFor(seq, step - 1);
+    if (context) parts.push(h("div", { class: "hv-muted", text: context }));
+    node.replaceChildren(h("div", {}, ...parts));
   }
 
+  return { node, draw };
+}
+
+// What a screen reader hears after a step: the firing the explanation panel shows.
+function firingSentence(lanes, meaning, seq, step) {
+  const f = step ? seq[step - 1] : null;
+  if (!f) return `nothing fired yet, ${seq.length} firings to step through`;
+  const hook = f.who === "user" ? ` (your hook ${f.name})` : "";
+  const replaced = f.replaced ? `; its return value replaced the ${f.replaced}` : "";
+  return `firing ${step} of ${seq.length}: ${lanes[f.lane][0]}, ${meaning[f.kind]}${hook}${replaced}`;
+}
+
+function revealIn(box, r, axis) {
+  const b = box.getBoundingClientRect();
+  if (axis === "x") {
+    if (r.left < b.left + GUTTER) box.scrollLeft -= b.left + GUTTER - r.left + 20;
+    else if (r.right > b.right) box.scrollLeft += r.right - b.right + 20;
+  } else if (r.top < b.top) box.scrollTop -= b.top - r.top + 4;
+  else if (r.bottom > b.bottom) box.scrollTop += r.bottom - b.bottom + 4;
+}
+
+function render({ model, el }) {
+  const kinds = model.get("kinds"); // kind -> {meaning, backward}, from Python
+  const meaning = Object.fromEntries(Object.entries(kinds).map(([k, v]) => [k, v.meaning]));
+  const backward = new Set(Object.keys(kinds).filter((k) => kinds[k].backward));
+  const lanes = model.get("lanes");
+  const all = model.get("firings").map(([lane, kind, who, name, replaced], seq) => ({ seq, lane, kind, who, name, replaced }));
+  const sequence = () => (model.get("show_torch") ? all : all.filter((f) => f.who === "user"));
+
+  const root = widgetRoot("hv-timeline", "hook timeline: space plays and pauses, arrows step");
+  const player = createPlayer(model, { length: () => sequence().length, show: (step) => show(step) });
+  const controls = transport(model, player, "firings");
+  const header = headerView(model);
+  const diagram = diagramView(lanes, meaning, backward, (step) => player.go(step));
+  const explain = explainView(lanes, meaning, backward);
+  const list = listView(lanes, meaning, (step) => player.go(step));
+  const live = announcer();
+  root.append(header.node, controls.bar, diagram.node, explain.node, list.node, legendView(backward),
+    h("div", { class: "hv-keys", text: "space: play/pause · ←/→: step · Home/End: start/end · +/−: speed" }), live.node);
+  el.append(root);
+
+  const build = () => { const seq = sequence(); diagram.build(seq); list.build(seq); };
+  let announced = null; // what the live region last said (nothing on the first frame)
+  function show(step) {
+    const seq = sequence();
+    step = Math.max(0, Math.min(step, seq.length));
+    diagram.draw(step);
+    list.draw(step);
+    header.draw(step, seq.length);
+    root.dataset.step = String(step);
+    const f = step ? seq[step - 1] : null;
+    root.dataset.current = f ? `${lanes[f.lane][0]} ${f.kind}` : "";
+    controls.refresh(step, seq.length);
+    explain.draw(seq, step);
+    const sentence = firingSentence(lanes, meaning, seq, step);
+    if (announced !== null && sentence !== announced) live.say(sentence);
+    announced = sentence;
+    diagram.reveal(step); // last: the layout is measured after every write
+    list.reveal(step);
+  }
+
+  const onFilter = () => { build(); player.reset(); };
+  model.on("change:show_torch", onFilter);
+  const cleanups = [followTheme(root, model), () => player.dispose(), controls.dispose, live.dispose,
+    () => model.off("change:show_torch", onFilter), onKeys(root, playerKeys(player, model))];
   build();
   show(player.step);
   return () => cleanups.forEach((f) => f());

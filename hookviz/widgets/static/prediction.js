@@ -1,7 +1,7 @@
 // Prediction: the reader commits to an answer first. The page sends the choice (or the words)
 // to Python, which checks it and only then sends the verdict, the answer and the why: before
 // that, nothing of the answer is in the page.
-/* global h, button, widgetRoot, followTheme */
+/* global h, button, widgetRoot, takeKeys, followTheme */
 
 const LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
 
@@ -23,21 +23,6 @@ const spoken = (text) => text.replaceAll("`", "");
 
 // The keys a list of buttons answers to: arrows move, Home/End jump, Enter/space presses.
 const MOVES = { ArrowDown: 1, ArrowRight: 1, ArrowUp: -1, ArrowLeft: -1 };
-
-// The widget's keys, taken before the notebook can read them as shortcuts. JupyterLab reads its
-// shortcuts as a key bubbles up to the document, Notebook 7 as it goes down (capture): only a
-// listener on the window, in the capture phase, comes before both. `handle(event)` says whether
-// it used the key; every other key (Shift+Enter, Tab...) goes on as usual.
-function takeKeys(root, handle) {
-  const listener = (event) => {
-    if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
-    if (!root.contains(event.target) || !handle(event)) return;
-    event.preventDefault();
-    event.stopPropagation();
-  };
-  window.addEventListener("keydown", listener, true);
-  return () => window.removeEventListener("keydown", listener, true);
-}
 
 function questionView(model) {
   const node = h("div", { class: "hv-question" });
@@ -200,6 +185,7 @@ function render({ model, el }) {
     model.off("change:question", question.draw);
   });
   cleanups.push(takeKeys(root, (event) => {
+    if (event.shiftKey) return false; // Shift+Enter and Shift+Tab keep their meaning
     if (event.target === root && (event.key === "ArrowDown" || event.key === "ArrowRight")) {
       ask.first().focus(); // from the widget into its choices (or its input)
       return true;
