@@ -30,4 +30,5 @@ def test_the_installed_nbval_and_the_pin_agree_with_the_plugin():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
     low, high = plugin.NBVAL_TESTED
     wanted = f"nbval>={low[0]}.{low[1]},<{high[0]}.{high[1]}"
-    assert [spec for extra in project.values() for spec in extra if spec.startswith("nbval")] == [wanted, wanted]
+    pins = [spec for extra in project.values() for spec in extra if spec.startswith("nbval")]
+    assert pins and set(pins) == {wanted}, f"every extra that installs nbval pins {wanted}: {pins}"
