@@ -1,10 +1,13 @@
-"""record() overhead, hookviz against a naive recorder, and the import cost, as ratios in one run.
+"""record() overhead against the bare step and against the floor, hookviz against a naive
+recorder, and the import cost, as ratios in one run.
 
-Run: .venv/bin/python bench/bench_record.py  (about 4 minutes on 2 cores)
+Run: .venv/bin/python bench/bench_record.py  (about 20 minutes on 2 cores);
+``--only floor`` (or convnet, naive, import, memory) runs one part, ``--rounds N`` sets the floor's rounds.
 """
 
 from __future__ import annotations
 
+import argparse
 import resource
 import statistics
 import subprocess
@@ -42,6 +45,150 @@ def block_for(step, seconds: float = 0.05) -> int:
     for _ in range(5):
         step()
     return max(10, round(seconds / ((time.perf_counter() - start) / 5)))
+
+
+# -- against the floor -------------------------------------------------------------------------
+
+
+def vgg_net(seed: int = 0) -> nn.Module:
+    """A VGG-style net for 3x32x32 inputs: six 3x3 convs (32, 32, 64, 64, 128, 128 channels),
+    each with BatchNorm and an in-place ReLU, a max-pool after every second one, and a linear head."""
+    torch.manual_seed(seed)
+    layers: list[nn.Module] = []
+    channels = 3
+    for i, width in enumerate((32, 32, 64, 64, 128, 128)):
+        layers += [nn.Conv2d(channels, width, 3, padding=1, bias=False), nn.BatchNorm2d(width), nn.ReLU(inplace=True)]
+        if i % 2:
+            layers.append(nn.MaxPool2d(2))
+        channels = width
+    return nn.Sequential(nn.Sequential(*layers), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(channels, 10))
+
+
+class EncoderClassifier(nn.Module):
+    """One transformer encoder layer (d_model 256, 4 heads, feed-forward 1024, dropout 0.1) over a
+    sequence of 64 tokens, mean-pooled into a linear head: a small, realistic attention block."""
+
+    def __init__(self, d_model: int = 256, heads: int = 4, feedforward: int = 1024, classes: int = 10):
+        super().__init__()
+        self.encoder = nn.TransformerEncoderLayer(d_model, heads, feedforward, batch_first=True)
+        self.head = nn.Linear(d_model, classes)
+
+    def forward(self, x):
+        return self.head(self.encoder(x).mean(1))
+
+
+def encoder_classifier(seed: int = 0) -> EncoderClassifier:
+    torch.manual_seed(seed)
+    return EncoderClassifier()
+
+
+def computing_modules(path: str, module: nn.Module) -> bool:
+    """The modules that compute: leaves, and attention (whose out_proj child is never called)."""
+    return hv.leaves(path, module) or isinstance(module, nn.MultiheadAttention)
+
+
+def tensors_in(value):
+    if isinstance(value, torch.Tensor):
+        yield value
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            yield from tensors_in(item)
+
+
+class FloorHooks:
+    """The floor under an exact recorder, on the same modules as record(): a forward hook per
+    module and a tensor hook on each output, doing nothing but one aminmax per output and per
+    output gradient (what keeps min, max, NaN and Inf exact). ``reduce=False``: empty hooks."""
+
+    def __init__(self, model: nn.Module, modules, *, reduce: bool):
+        self.targets = [m for p, m in model.named_modules() if modules(p, m)]
+        self.reduce, self.handles = reduce, []
+
+    def on_gradient(self, grad):
+        if self.reduce:
+            torch.aminmax(grad)
+
+    def on_output(self, module, args, output):
+        for t in tensors_in(output):
+            if self.reduce:
+                torch.aminmax(t)
+            if t.requires_grad:
+                t.register_hook(self.on_gradient)
+
+    def start(self) -> FloorHooks:
+        self.handles = [m.register_forward_hook(self.on_output) for m in self.targets]
+        return self
+
+    def stop(self) -> None:
+        for handle in self.handles:
+            handle.remove()
+
+
+FLOOR_WORKLOADS = {
+    "small conv net (3->32->64), batch 32, 3x32x32": (
+        lambda: hv.examples.small_convnet(seed=0), (32, 3, 32, 32), 10),
+    "VGG-style net (6 x conv3x3 32..128 + BatchNorm + ReLU(inplace)), batch 32, 3x32x32": (vgg_net, (32, 3, 32, 32), 10),
+    "transformer encoder layer (d_model 256, 4 heads, ff 1024), batch 32 x 64 tokens": (
+        encoder_classifier, (32, 64, 256), 10),
+}
+FLOOR_LIMITS = {"record()": ("floor", 1.03), "record(exact=False)": ("bare step", 1.05),
+                "record(every=10)": ("bare step", 1.02)}
+
+
+def against_the_floor(rounds: int = 40) -> list[str]:
+    """Every workload of FLOOR_WORKLOADS, against its bare step and its floor."""
+    lines = []
+    for title, (build, shape, classes) in FLOOR_WORKLOADS.items():
+        lines += floor_workload(title, build, shape, classes, rounds)
+    return lines
+
+
+def floor_workload(title: str, build, shape: tuple[int, ...], classes: int, rounds: int) -> list[str]:
+    """The bare step, empty hooks, the exact-pass floor, record() three ways and the bare step
+    again (the noise floor), each on its own copy of the net (same seed, same batch), so that
+    hooks and recordings stay attached across blocks, as in a training loop."""
+    torch.manual_seed(0)
+    x, y = torch.randn(*shape), torch.randint(0, classes, (shape[0],))
+
+    def copy():
+        model = build()
+        return model, training_step(model, x, y)
+
+    _, bare = copy()
+    configs = [Config("bare step", bare)]
+    attached = []
+    for name, make in (
+        ("empty hooks", lambda m: FloorHooks(m, computing_modules, reduce=False)),
+        ("floor", lambda m: FloorHooks(m, computing_modules, reduce=True)),
+        ("record()", lambda m: hv.record(m, modules=computing_modules)),
+        ("record(exact=False)", lambda m: hv.record(m, modules=computing_modules, exact=False)),
+        ("record(every=10)", lambda m: hv.record(m, modules=computing_modules, every=10)),
+    ):
+        model, step = copy()
+        attached.append(make(model).start())
+        configs.append(Config(name, step))
+    configs.append(Config("bare step, again (the noise floor)", bare))
+    # Blocks of about half a second: a recording flushes (its buffer half full) every 10 to 25
+    # steps, so most blocks hold one flush.
+    block = block_for(bare, seconds=0.5)
+    try:
+        timings = interleaved(configs, rounds=rounds, block=block)
+    finally:
+        for hooks in attached:
+            hooks.stop()
+    lines = [f"## {title}: {rounds} rounds of {block} steps, forward + backward + SGD",
+             f"{'':<36} {'ms/step':>9} {'x bare':>7} {'x floor':>8}"]
+    for config in configs:
+        name = config.name
+        to_bare, to_floor = timings.ratio(name, "bare step"), timings.ratio(name, "floor")
+        line = f"{name:<36} {timings.median(name) * 1e3:9.2f} {to_bare:7.3f} {to_floor:8.3f}"
+        if name in FLOOR_LIMITS:
+            against, limit = FLOOR_LIMITS[name]
+            ratio = to_floor if against == "floor" else to_bare
+            line += f"  (limit {limit:.2f}x {against}: {'ok' if ratio <= limit else 'OVER'})"
+        lines.append(line)
+    print("\n".join(lines), flush=True)
+    return lines
 
 
 def recording(name: str, model: nn.Module, step, **options) -> Config:
@@ -188,11 +335,21 @@ def memory_stays_flat(steps: int = 3000) -> list[str]:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parts = {
+        "floor": lambda args: against_the_floor(args.rounds),
+        "convnet": lambda args: (convnet_overhead(32), convnet_overhead(16)),
+        "naive": lambda args: against_naive(),
+        "import": lambda args: import_cost(),
+        "memory": lambda args: memory_stays_flat(),
+    }
+    parser.add_argument("--only", choices=parts, action="append", help="run this part only (repeatable)")
+    parser.add_argument("--rounds", type=int, default=40, help="rounds of the floor comparison (default 40)")
+    args = parser.parse_args()
     torch.set_num_threads(2)
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads\n", flush=True)
-    for part in (lambda: convnet_overhead(32), lambda: convnet_overhead(16), against_naive,
-                 import_cost, memory_stays_flat):
-        part()
+    for name in args.only or parts:
+        parts[name](args)
         print(flush=True)
 
 
