@@ -3,7 +3,7 @@
 Built from what ``record()`` already keeps for every event (no new pass over any tensor): a
 ``HIST_BINS``-bin histogram of the event's first tensor over that tensor's own exact range
 (for a tensor larger than ``SAMPLE_SIZE`` elements, of a ``SAMPLE_SIZE``-value sample), and
-its exact min and max.
+its exact min and max (with ``record(exact=False)``, the sample's range and extremes).
 
 An event's bins span its own range, so two events cannot be compared bin by bin. A heat map
 needs one set of bins per module, the same at every step: each event's counts are moved onto

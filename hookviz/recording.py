@@ -10,7 +10,7 @@ Why it is built the way it is:
   the reverse of the order they were registered during forward: the order in which torch's
   full backward hooks would fire.
 - A hook does little (see ``summaries``): one small copy per tensor, and one exact pass for
-  large tensors. Statistics are computed later, for many events at once.
+  large tensors (none with ``exact=False``). Statistics are computed later, for many events at once.
 """
 
 from __future__ import annotations
@@ -40,14 +40,25 @@ from .store import (
     Reader,
     TensorStats,
 )
-from .summaries import BUFFER_ROWS, STATS, Interner, Needs, Pending, check_stats, compute
+from .summaries import (
+    BUFFER_ROWS,
+    SAMPLE_SIZE,
+    STATS,
+    Interner,
+    Needs,
+    Pending,
+    check_stats,
+    compute,
+)
 from .tree import ModuleSelector, check_model, display_name, select_modules
 
-__all__ = ["PHASES", "STATS", "HookEvent", "Recording", "TensorStats", "check_every", "record"]
+__all__ = ["PHASES", "STATS", "HookEvent", "Recording", "TensorStats", "check_every", "check_exact", "record"]
 
 _ONE_INPUT_GRAD = ("grad_input[0]",)
 _ONE_OUTPUT_GRAD = ("grad_output",)
 MAX_LEAVES = 32  # tensors summarised per event (a huge tuple output is cut here)
+# How every view says that a recording's extremes are estimates (exact=False).
+ESTIMATED_NOTE = "min/max/NaN/Inf estimated from a sample (exact=False)"
 FLUSH_SECONDS = 0.25  # with listeners, compute statistics at a step boundary this often
 
 
@@ -91,6 +102,7 @@ class Recording:
         stats: Iterable[str] | None = None,
         every: int = 1,
         max_events: int = 100_000,
+        exact: bool = True,
         clock: Iterator[int] | None = None,
     ):
         """See ``record``. ``clock``: where events take their ``seq`` numbers from (default: a
@@ -100,12 +112,13 @@ class Recording:
         self.phases = _check_phases(phases, gradients)
         self.stats = check_stats(stats)
         self.every = check_every(every)
+        self.exact = check_exact(exact)
         if not isinstance(max_events, int) or isinstance(max_events, bool) or max_events < 1:
             raise ValueError(f"max_events must be a positive whole number, got {max_events!r}.")
         self.max_events = max_events
         self.step = -1  # index of the current step (a step starts at each top-level call)
         self.steps_recorded = 0
-        self._need = Needs(self.stats)
+        self._need = Needs(self.stats, exact=self.exact)
         names, shapes, words = Interner(), Interner(), Interner()
         # One tensor is seen twice only when more than one phase is recorded (an input is the
         # previous output) or a container is (its output is its last child's): else no lookups.
@@ -310,7 +323,8 @@ class Recording:
 
     def table(self, limit: int = 50) -> str:
         """A text table of the events (the first ``limit``)."""
-        rows = [f"{'seq':>4} {'step':>4}  {'phase':<12} {'module':<20} {'call':>4}  summary"]
+        rows = [] if self.exact else [f"{ESTIMATED_NOTE}: marked ≈ for tensors over {SAMPLE_SIZE} elements"]
+        rows.append(f"{'seq':>4} {'step':>4}  {'phase':<12} {'module':<20} {'call':>4}  summary")
         for e in self.events[:limit]:
             body = "; ".join(t.brief() for t in e.tensors) or "-"
             rows.append(f"{e.seq:>4} {e.step:>4}  {e.phase:<12} {e.name:<20} {e.call:>4}  {body}")
@@ -322,7 +336,7 @@ class Recording:
         return (
             f"Recording({type(self.model).__name__}, {len(self.targets)} modules, "
             f"phases={','.join(self.phases)}, {state}, {events} events, "
-            f"{self.steps_recorded} steps recorded)"
+            f"{self.steps_recorded} steps recorded{'' if self.exact else ', ' + ESTIMATED_NOTE})"
         )
 
     # -- hooks on and off ------------------------------------------------------------------
@@ -488,6 +502,7 @@ def record(
     stats: Iterable[str] | None = None,
     every: int = 1,
     max_events: int = 100_000,
+    exact: bool = True,
 ) -> Recording:
     """Record hook events on ``model`` inside a ``with`` block; every hook is removed on exit.
 
@@ -497,6 +512,18 @@ def record(
     ones). ``stats``: which statistics to compute (``hookviz.recording.STATS``). ``every=N``
     records every N-th step; a step starts at each top-level call of ``model``.
     ``max_events`` bounds memory: the oldest events are dropped first.
+
+    ``exact``: True (the default) keeps min, max and the NaN/Inf counts exact for every tensor,
+    with one full pass over each tensor larger than ``summaries.SAMPLE_SIZE`` elements: a
+    dashboard that shows a max must show the true one (mean, std, norm, zeros and histogram
+    of such a tensor are always estimated from a sample). ``exact=False`` skips that pass, for
+    large models on a CPU: every statistic of a large tensor is then estimated from its sample
+    (min and max are the sample's, NaN and Inf counts the sample's scaled to the tensor's
+    size; an outlier or a NaN outside the sample is missed), aiming at most about 1.05x the
+    bare step's time (bench/bench_record.py measures it). Estimates are flagged wherever they
+    are shown: ``TensorStats.exact`` is False, ``brief()`` and ``table()`` write ``max≈...``,
+    and HookMonitor marks them. Tensors of at most SAMPLE_SIZE elements are kept whole and
+    stay exact either way.
     """
     return Recording(
         model,
@@ -506,6 +533,7 @@ def record(
         stats=stats,
         every=every,
         max_events=max_events,
+        exact=exact,
     )
 
 
@@ -609,6 +637,16 @@ def _leaves(value: Any, name: str) -> list[tuple[str, Any]]:
         else:
             found.append((label, item))
     return found
+
+
+def check_exact(exact) -> bool:
+    """Validate an ``exact=`` argument: True or False."""
+    if not isinstance(exact, bool):
+        raise TypeError(
+            f"exact must be True or False, got {exact!r}. exact=True (the default) keeps min, max, NaN and "
+            "Inf exact; exact=False estimates them from a sample, for large models on a CPU."
+        )
+    return exact
 
 
 def check_every(every) -> int:

@@ -42,6 +42,11 @@ ROW_FIELDS = ("dtype", "device", "numel", "length", "sampled", "nan", "inf")
 ROW_DTYPE, ROW_DEVICE, ROW_NUMEL, ROW_LENGTH, ROW_SAMPLED, ROW_NAN, ROW_INF = range(len(ROW_FIELDS))
 ROW_WIDTH = len(ROW_FIELDS)
 NOT_COUNTED = -1  # ROW_NAN / ROW_INF when the hook took no exact count
+# ROW_SAMPLED: what a row holds of its tensor (nonzero: a sample). Only KEPT_SAMPLE_ONLY rows
+# (record(exact=False)) have estimated min, max, NaN and Inf counts.
+KEPT_WHOLE = 0  # the whole tensor: every statistic exact
+KEPT_SAMPLE = 1  # a sample, and the hook's exact pass (min, max, NaN, Inf)
+KEPT_SAMPLE_ONLY = 2  # a sample alone (exact=False): every statistic estimated from it
 
 # extremes (array "d"): a row's exact min and max when its hook read them (NaN: not read)
 EXTREMES_WIDTH = 2
@@ -69,9 +74,11 @@ class TensorStats:
     Statistics not asked for (``record(stats=...)``) are None. For tensors larger than
     ``summaries.SAMPLE_SIZE`` elements, mean, std, norm, zero_fraction and histogram are
     estimated from a fixed-stride sample (``sampled`` is True); min, max and the NaN/Inf counts
-    are exact. Mean, std and norm are taken over the finite values; NaN and Inf are counted
-    apart; so are min and max, when NaN/Inf counts are asked for too (without them, a large
-    tensor's min and max are torch's own, NaN when a NaN is present).
+    are exact, unless the recording was made with ``exact=False``: then they are estimated from
+    the sample too (min and max of the sample, its NaN and Inf counts scaled to the tensor's
+    size) and ``exact`` is False. Mean, std and norm are taken over the finite values; NaN and
+    Inf are counted apart; so are min and max, when NaN/Inf counts are asked for too (without
+    them, a large tensor's exact min and max are torch's own, NaN when a NaN is present).
     """
 
     name: str  # "input[0]", "output", "grad_output[0]", ...
@@ -93,6 +100,7 @@ class TensorStats:
     values: Any = None
     sampled: bool = False
     sample_size: int = 0
+    exact: bool = True  # False: min, max, NaN and Inf counts are estimates from the sample (exact=False)
     text: str | None = None  # repr of a non-tensor value
 
     def brief(self) -> str:
@@ -101,13 +109,16 @@ class TensorStats:
             return f"{self.name}={self.text}"
         shape = "x".join(str(s) for s in self.shape) if self.shape else "scalar"
         parts = [f"{self.name} {self.dtype}[{shape}]"]
-        for label, value in (("mean", self.mean), ("std", self.std), ("max", self.max), ("norm", self.norm)):
+        # An estimate reads "max≈…": from the sample alone (exact=False), not the whole tensor.
+        extreme = "=" if self.exact else "≈"
+        for label, value, sign in (("mean", self.mean, "="), ("std", self.std, "="), ("max", self.max, extreme),
+                                   ("norm", self.norm, "=")):
             if value is not None:
-                parts.append(f"{label}={_fmt(value)}")
+                parts.append(f"{label}{sign}{_fmt(value)}")
         if self.nan_count:
-            parts.append(f"NaN={self.nan_count}")
+            parts.append(f"NaN{extreme}{self.nan_count}")
         if self.inf_count:
-            parts.append(f"Inf={self.inf_count}")
+            parts.append(f"Inf{extreme}{self.inf_count}")
         return " ".join(parts)
 
 
@@ -170,8 +181,8 @@ class HistogramBatch:
     phases: torch.Tensor  # int64: index into PHASES
     path_ids: torch.Tensor  # int64: index into the recording's targets
     counts: torch.Tensor  # float64, (events, HIST_BINS)
-    lo: torch.Tensor  # float64: the exact min of the finite values
-    hi: torch.Tensor  # float64: the exact max
+    lo: torch.Tensor  # float64: the exact min of the finite values (the sample's, with exact=False)
+    hi: torch.Tensor  # float64: the exact max (the sample's, with exact=False)
 
 
 class Reader:
@@ -274,11 +285,11 @@ class Reader:
     def _fields(self, chunk: Chunk, row: int) -> tuple:
         """The values of ``_DECODED`` for one row (values still flat)."""
         record = chunk.rows[row * ROW_WIDTH : (row + 1) * ROW_WIDTH]
-        sampled = bool(record[ROW_SAMPLED])
+        kept = record[ROW_SAMPLED]
         found: dict[str, Any] = dict.fromkeys(_DECODED)
         found.update(
             dtype=self.words[record[ROW_DTYPE]], device=self.words[record[ROW_DEVICE]], numel=record[ROW_NUMEL],
-            sampled=sampled, sample_size=record[ROW_LENGTH],
+            sampled=kept != KEPT_WHOLE, sample_size=record[ROW_LENGTH], exact=kept != KEPT_SAMPLE_ONLY,
         )
         c = chunk.stats[row * STAT_WIDTH : (row + 1) * STAT_WIDTH]
         want = self.want

@@ -2,7 +2,8 @@
 
 The design keeps the cost inside a hook small:
 - A hook writes a fixed-size sample of each tensor into a preallocated buffer row (one copy)
-  and, for a large tensor, takes one exact pass (min/max, which also reveals NaN and Inf).
+  and, for a large tensor, takes one exact pass (min/max, which also reveals NaN and Inf),
+  unless ``record(exact=False)``: then min, max, NaN and Inf are estimated from the sample.
 - Statistics for all buffered rows are computed together, in a few batched ops on the
   tensor's device, with one transfer to the host (never one per module).
 - What a hook writes goes into flat columns laid out as ``store`` defines them.
@@ -21,6 +22,9 @@ from .store import (
     EVENT_WIDTH,
     EXTREMES_WIDTH,
     HIST_BINS,
+    KEPT_SAMPLE,
+    KEPT_SAMPLE_ONLY,
+    KEPT_WHOLE,
     LEAF_WIDTH,
     NO_ROW,
     NOT_COUNTED,
@@ -50,6 +54,7 @@ _SUMMARISABLE = {
 }
 _STRIDED = torch.strided
 _NO_EXTREMES = (math.nan, math.nan)
+_NOT_TAKEN = (math.nan, math.nan, NOT_COUNTED, NOT_COUNTED)  # no exact pass: min, max, NaN, Inf
 # Lane.exact: per buffer row, the exact values a hook reduced on the device (NaN: none)
 EXACT_CELLS = ("min", "max", "nan", "inf")
 
@@ -67,13 +72,17 @@ class TensorType(NamedTuple):
 class Needs:
     """Which pieces of work the selected statistics require."""
 
-    def __init__(self, stats: tuple[str, ...]):
+    def __init__(self, stats: tuple[str, ...], *, exact: bool = True):
         self.stats = frozenset(stats)
+        self.exact = exact  # a large tensor's min, max, NaN and Inf taken exactly (one full pass)
+        self.kept_large = KEPT_SAMPLE if exact else KEPT_SAMPLE_ONLY  # a large tensor's ROW_SAMPLED
         self.sample = bool(self.stats)
         self.lo = bool(self.stats & {"min", "histogram"})
         self.hi = bool(self.stats & {"max", "histogram"})
         self.minmax = self.lo or self.hi
         self.nonfinite = bool(self.stats & {"nan", "inf"})
+        # The usual exact pass: one aminmax gives min, max, and whether a NaN or Inf is there.
+        self.usual = self.lo and self.hi and self.nonfinite
 
 
 def check_stats(stats) -> tuple[str, ...]:
@@ -191,6 +200,7 @@ class Pending:
         self.lanes: dict[torch.device, Lane] = {}
         self._cpu: Lane | None = None
         self._pairs: dict[torch.dtype, tuple] = {}
+        self._f32_pair, self._f32_cells = self._pair(torch.float32)
         self.reset()
 
     def reset(self) -> None:
@@ -201,6 +211,7 @@ class Pending:
         self.slots: list[tuple[Lane | None, int]] = []  # (lane, buffer row) per row
         for lane in self.lanes.values():
             lane.reset()
+        self.shape_ids: list[int] = []  # per row: its shape's id
         self.tiny_rows: list[int] = []  # rows of tensors small enough to keep their values
         self.texts: dict[int, str] = {}
         self.dedup: dict[tuple, tuple] = {}
@@ -233,10 +244,27 @@ class Pending:
 
     def add_tensor_event(self, seq: int, step: int, phase: int, path_id: int, call: int, name: str,
                          value: torch.Tensor) -> None:
-        """``add_event`` for the usual event: one tensor (a hook's hot path)."""
-        leaf_array = self.leaves
-        first = len(leaf_array) // LEAF_WIDTH
-        leaf_array.extend(self.tensor_leaf(name, value))
+        """``add_event`` for the usual event: one tensor. A hook's hot path, written flat: hooks
+        run between a model's layers, with cold caches, where every call and lookup costs."""
+        name_id = self.names.index.get(name)
+        if name_id is None:
+            name_id = self.names(name)
+        # The same tensor at the same version holds the same values: one row for both
+        # (a module's input is usually the previous module's output). The weak reference
+        # tells a live tensor from a new one that reuses a freed id.
+        if self.dedup_on:
+            key = (id(value), value._version)
+            hit = self.dedup.get(key)
+            if hit is not None and hit[0]() is value:
+                row = hit[1]
+            else:
+                row = self._write(value.detach())
+                self.dedup[key] = (weakref.ref(value), row)
+        else:
+            row = self._write(value.detach())
+        leaves = self.leaves
+        first = len(leaves) // LEAF_WIDTH
+        leaves.extend((name_id, self.tensor_kind, self.shape_ids[row], row))
         self.events.extend((seq, step, phase, path_id, call, first, 1))
 
     def tensor_leaf(self, name: str, value: torch.Tensor) -> tuple[int, int, int, int]:
@@ -244,22 +272,17 @@ class Pending:
         name_id = self.names.index.get(name)
         if name_id is None:
             name_id = self.names(name)
-        shape = value.shape  # a torch.Size is a tuple: it hashes and compares as one
-        shape_id = self.shapes.index.get(shape)
-        if shape_id is None:
-            shape_id = self.shapes(tuple(shape))
         if not self.dedup_on:
-            return name_id, self.tensor_kind, shape_id, self._write(value.detach(), shape)
-        # The same tensor at the same version holds the same values: one row for both
-        # (a module's input is usually the previous module's output). The weak reference
-        # tells a live tensor from a new one that reuses a freed id.
+            row = self._write(value.detach())
+            return name_id, self.tensor_kind, self.shape_ids[row], row
         key = (id(value), value._version)
         hit = self.dedup.get(key)
         if hit is not None and hit[0]() is value:
-            return name_id, self.tensor_kind, shape_id, hit[1]
-        row = self._write(value.detach(), shape)
-        self.dedup[key] = (weakref.ref(value), row)
-        return name_id, self.tensor_kind, shape_id, row
+            row = hit[1]
+        else:
+            row = self._write(value.detach())
+            self.dedup[key] = (weakref.ref(value), row)
+        return name_id, self.tensor_kind, self.shape_ids[row], row
 
     def _lane(self, t: torch.Tensor) -> Lane:
         lane = self._cpu if t.is_cpu else self.lanes.get(t.device)
@@ -269,10 +292,16 @@ class Pending:
                 self._cpu = lane
         return lane
 
-    def _write(self, t: torch.Tensor, shape: tuple[int, ...]) -> int:
-        """Copy a sample of ``t`` into the next buffer row; for a large ``t``, one exact pass."""
+    def _write(self, t: torch.Tensor) -> int:
+        """Copy a sample of ``t`` into the next buffer row; for a large ``t``, one exact pass
+        (none when ``need.exact`` is False)."""
         slots = self.slots
         row = len(slots)
+        shape = t.shape  # a torch.Size is a tuple: it hashes and compares as one
+        shape_id = self.shapes.index.get(shape)
+        if shape_id is None:
+            shape_id = self.shapes(tuple(shape))
+        self.shape_ids.append(shape_id)
         n = t.numel()
         lane = self._cpu if t.is_cpu and self._cpu is not None else self._lane(t)
         dtype = t.dtype
@@ -280,7 +309,7 @@ class Pending:
         # rows are written in ROW_FIELDS order: dtype, device, numel, length, sampled, NaN, Inf
         if not (summarisable and n and self.need.sample and t.layout is _STRIDED):
             slots.append((None, -1))
-            self.rows.extend((dtype_id, device_id, n, 0, 0, 0, 0))
+            self.rows.extend((dtype_id, device_id, n, 0, KEPT_WHOLE, 0, 0))
             self.minmax.extend(_NO_EXTREMES)
             return row
         slot = lane.used
@@ -299,23 +328,46 @@ class Pending:
             target.copy_(t)
             # The rest of the row stays NaN: padding the statistics skip. NaN and Inf are
             # counted from the sample.
-            self.rows.extend((dtype_id, device_id, n, n, 0, NOT_COUNTED, NOT_COUNTED))
+            self.rows.extend((dtype_id, device_id, n, n, KEPT_WHOLE, NOT_COUNTED, NOT_COUNTED))
             self.minmax.extend(_NO_EXTREMES)
             return row
-        extremes = self._exact_pass(t, lane, slot)
+        need = self.need
+        if not need.exact:  # exact=False: the sample alone; _compute_slab estimates from it
+            lo, hi, nans, infs = _NOT_TAKEN
+        elif need.usual and float32 and lane is self._cpu:  # the usual case, inline: one aminmax
+            # On the CPU a reduced scalar is already in host memory, so reading it costs no
+            # transfer; the one full pass shows whether a NaN or an Inf is there.
+            torch.aminmax(t, out=self._f32_cells)
+            lo, hi = self._f32_pair.tolist()  # one read for both
+            if math.isfinite(hi - lo):
+                nans = infs = 0
+            else:
+                lo, hi, nans, infs = self._count_non_finite(t)
+        else:
+            lo, hi, nans, infs = self._exact_pass(t, lane, slot)
         # One gather (take reads t in its logical order, whatever its strides), after the
         # exact pass: its scattered runs then hit cache and TLB entries, not memory.
         positions = lane.positions.get(n)
         if positions is None:
             positions = lane.sample_positions(n)
         if float32:
-            torch.take(t, positions, out=lane.row(slot))
+            view = lane.row_views[slot]
+            torch.take(t, positions, out=view if view is not None else lane.row(slot))
         else:  # the buffer is float32: gather, then convert only the sample
             lane.row(slot).copy_(torch.take(t, positions))
-        lo, hi, nans, infs = extremes
-        self.rows.extend((dtype_id, device_id, n, SAMPLE_SIZE, 1, nans, infs))
+        self.rows.extend((dtype_id, device_id, n, SAMPLE_SIZE, need.kept_large, nans, infs))
         self.minmax.extend((lo, hi))
         return row
+
+    def _count_non_finite(self, t: torch.Tensor) -> tuple[float, float, int, int]:
+        """(min, max of the finite values, NaN count, Inf count) of a tensor holding a NaN or an Inf."""
+        nans, infs = int(torch.isnan(t).sum()), int(torch.isinf(t).sum())
+        lo = hi = math.nan
+        if self.need.minmax:
+            finite = t[torch.isfinite(t)]
+            if finite.numel():
+                lo, hi = finite.min().item(), finite.max().item()
+        return lo, hi, nans, infs
 
     def _pair(self, dtype: torch.dtype) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor]]:
         """A two-cell CPU tensor of ``dtype``, and its cells, for aminmax's out=."""
@@ -344,11 +396,7 @@ class Pending:
                 probe = t.sum().item()
             if math.isfinite(probe):
                 return lo, hi, 0, 0
-            nans, infs = int(torch.isnan(t).sum()), int(torch.isinf(t).sum())
-            if need.minmax:
-                finite = t[torch.isfinite(t)]
-                lo, hi = (finite.min().item(), finite.max().item()) if finite.numel() else (math.nan, math.nan)
-            return lo, hi, nans, infs
+            return self._count_non_finite(t)
         # Otherwise (an accelerator, or no NaN/Inf counts asked for) nothing is read per module:
         # the reductions are written, on the device, into the row's cells of lane.exact.
         lo_cell, hi_cell, nan_cell, inf_cell = lane.exact_cells(slot)  # EXACT_CELLS
@@ -429,11 +477,14 @@ def _compute_slab(pending: Pending, lane: Lane, rows: list[int], meta, exact, ta
         infinite = (ones_at_inf @ ones).double()
         inf = infinite
         nan = non_finite - infinite - (SAMPLE_SIZE - length)  # the NaN padding is not data
-        # A sampled tensor's exact counts, taken in the hook, replace the sample's.
+        # A sampled tensor's exact counts, taken in the hook, replace the sample's. Without them
+        # (exact=False) the sample's counts are scaled to the tensor's size: an estimate.
+        # (A whole tensor's scale is 1; on an accelerator, the device's exact cells replace both.)
+        scale = numel / length
         nan_exact, inf_exact = info[:, ROW_NAN].double(), info[:, ROW_INF].double()
-        nan = torch.where(sampled & (nan_exact >= 0), nan_exact, nan)
-        inf = torch.where(sampled & (inf_exact >= 0), inf_exact, inf)
-    if need.minmax:  # over finite values; a sampled tensor's exact extremes replace the sample's
+        nan = torch.where(sampled & (nan_exact >= 0), nan_exact, (nan * scale).round())
+        inf = torch.where(sampled & (inf_exact >= 0), inf_exact, (inf * scale).round())
+    if need.minmax:  # over finite values; a sampled tensor's exact extremes (if taken) replace the sample's
         lo_exact, hi_exact = exact[index].to(device).unbind(1)  # EXTREMES_WIDTH: min, max
         has_exact = sampled & ~torch.isnan(lo_exact)
         if need.lo:
@@ -452,8 +503,9 @@ def _compute_slab(pending: Pending, lane: Lane, rows: list[int], meta, exact, ta
         hi = torch.where(count == 0, math.nan, hi)
     parts = []
     if "histogram" in want:
-        # The bins span [min, max] (for a sampled tensor, the exact range); a constant tensor
-        # lands in the middle bin; non-finite values go to a last, discarded bin.
+        # The bins span [min, max] (for a sampled tensor, the exact range, or with exact=False the
+        # sample's: every sampled value is inside either); a constant tensor lands in the middle
+        # bin; non-finite values go to a last, discarded bin.
         ok = torch.isfinite(lo) & torch.isfinite(hi)
         range_lo = torch.where(ok, lo, 0.0)
         range_hi = torch.where(ok, hi, 0.0)
