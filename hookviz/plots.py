@@ -131,7 +131,8 @@ def monitor(snapshot: dict[str, Any], modules: list[list], *, title: str = "Hook
     right.set_xscale("log")
     right.xaxis.set_minor_formatter(NullFormatter())
     right.set_xlabel("norm of the gradient w.r.t. the output (latest, log scale)")
-    fig.suptitle(f"{title} · {snapshot.get('steps', 0)} steps", fontsize=10)
+    note = snapshot.get("note")  # set when min, max and NaN/Inf are estimates (exact=False)
+    fig.suptitle(f"{title} · {snapshot.get('steps', 0)} steps" + (f"\n≈ {note}" if note else ""), fontsize=10)
     fig.tight_layout()
     plt.close(fig)
     return fig
@@ -145,7 +146,8 @@ def activation_heatmap(source: Any, kind: str = "output") -> Figure:
     'output' (each module's output) or 'gradient' (the gradient w.r.t. each module's output).
 
     No tensor is read again: it draws the 16-bin histogram ``record()`` kept for every event
-    (of a 256-value sample, for larger tensors), over that tensor's own exact [min, max]. Each
+    (of a 256-value sample, for larger tensors), over that tensor's own exact [min, max] (the
+    sample's, with ``exact=False``, and the title says so). Each
     module gets one set of bins for the whole run, so a drifting distribution shows as a drift
     instead of being rescaled away: for a Recording, 40 equal bins over the module's range over
     the run; for a HookMonitor, its live bins (a power of two wide, at most twice as coarse as
@@ -188,7 +190,9 @@ def activation_heatmap(source: Any, kind: str = "output") -> Figure:
     first = min(h.step_edges[0] for h in histories)
     last = max(h.step_edges[-1] for h in histories) - 1
     what = "outputs" if kind == "output" else "gradients w.r.t. the outputs"
-    fig.suptitle(f"Histogram of each module's {what} over steps {first}–{last}", fontsize=10)
+    # With exact=False each event's bins span its sample's range, not the tensor's: say so.
+    estimated = "\n(≈ each event's range from its sample: exact=False)" if getattr(source, "exact", True) is False else ""
+    fig.suptitle(f"Histogram of each module's {what} over steps {first}–{last}{estimated}", fontsize=10)
     plt.close(fig)
     return fig
 

@@ -13,6 +13,7 @@ from torch import nn
 
 import hookviz as hv
 from hookviz.histogram_history import LIVE_BINS, LIVE_COLUMNS
+from hookviz.summaries import Interner, Lane
 from hookviz.widgets.hook_monitor import LEVEL_ALPHABET, LEVEL_SCALE, MAX_EVENTS, TREND
 from tests.helpers import assert_no_hooks
 
@@ -224,6 +225,7 @@ def test_selected_must_be_a_watched_module():
         ({"vanishing_below": 1.0, "exploding_above": 0.5}, ValueError, "must be smaller"),
         ({"vanishing_below": -1}, ValueError, "positive number"),
         ({"every": 0}, ValueError, "every must be"),
+        ({"exact": "yes"}, TypeError, "exact must be True or False"),
         ({"theme": "neon"}, traitlets.TraitError, "theme must be one of"),
     ],
 )
@@ -243,6 +245,50 @@ def test_static_pictures():
     figure = monitor.plot()
     assert len(figure.axes) == 2
     assert figure.axes[1].get_xscale() == "log"
+
+
+def outlier_outside_the_sample() -> torch.Tensor:
+    """A 64,000-element input with one value of 1e4 at a position record()'s sample does not read."""
+    x = torch.randn(64, 1000, generator=torch.Generator().manual_seed(5))
+    taken = set(Lane(torch.device("cpu"), Interner()).sample_positions(x.numel()).tolist())
+    x.view(-1)[next(p for p in range(x.numel()) if p not in taken)] = 1e4
+    return x
+
+
+def test_exact_false_estimates_are_flagged_in_the_payload_and_the_static_pictures():
+    model = nn.Sequential(nn.Identity(), nn.Linear(1000, 2))  # a large output (sampled), then a small one
+    x = outlier_outside_the_sample()
+    with hv.HookMonitor(model, exact=False) as monitor:
+        model(x).sum().backward()
+    assert monitor.exact is False
+    snapshot = monitor.snapshot
+    assert snapshot["exact"] is False and snapshot["note"] == "min/max/NaN/Inf estimated from a sample (exact=False)"
+    large, small = row(monitor, "0")["out"], row(monitor, "1")["out"]
+    assert large["sampled"] is True and large["exact"] is False
+    assert large["max"] < 1e4  # the sample's max: the outlier is missed, and the payload says so
+    assert small["sampled"] is False and small["exact"] is True  # kept whole: exact
+    assert row(monitor, "1")["grad"]["exact"] is True
+    json.dumps(monitor.get_state(), allow_nan=False)
+    page = monitor.to_html()
+    assert snapshot["note"] in page and f"≈{large['max']}" in page
+    assert snapshot["note"] in monitor.plot()._suptitle.get_text()
+    from hookviz.plots import activation_heatmap
+
+    assert "exact=False" in activation_heatmap(monitor)._suptitle.get_text()
+
+
+def test_exact_true_is_the_default_and_its_payload_is_exact_and_unflagged():
+    model = nn.Sequential(nn.Identity(), nn.Linear(1000, 2))
+    with hv.HookMonitor(model) as monitor:
+        model(outlier_outside_the_sample()).sum().backward()
+    assert monitor.exact is True
+    assert (monitor.snapshot["exact"], monitor.snapshot["note"]) == (True, "")
+    large = row(monitor, "0")["out"]
+    assert large["sampled"] is True and large["exact"] is True and large["max"] == 1e4
+    assert "≈" not in monitor.to_html() and "exact=False" not in monitor.plot()._suptitle.get_text()
+    from hookviz.plots import activation_heatmap
+
+    assert "exact=False" not in activation_heatmap(monitor)._suptitle.get_text()
 
 
 # -- the heat-map view: each module's histogram over time -----------------------------------------

@@ -22,7 +22,7 @@ import traitlets
 from torch import nn
 
 from ..histogram_history import KIND_PHASES, KINDS, HistogramHistory, RollingHistograms, check_kind
-from ..recording import Recording, TensorStats, check_every, record
+from ..recording import ESTIMATED_NOTE, Recording, TensorStats, check_every, check_exact, record
 from ..store import FORWARD, PHASES, HistogramBatch
 from ..tree import ModuleSelector, check_model, display_name, select_modules
 from . import static_html
@@ -98,6 +98,7 @@ class TensorSummary:
             "range": [number(v) for v in t.hist_range] if t.hist_range else None,
             "values": _json_values(t.values),
             "sampled": t.sampled,
+            "exact": t.exact,  # False: min, max, NaN and Inf estimated from the sample (exact=False)
             "nan": self.nan_events,
             "inf": self.inf_events,
             "bad_step": self.first_bad_step,
@@ -128,10 +129,11 @@ class HookMonitor(HookvizWidget):
                 ...
 
     ``modules`` picks what to watch (as in ``record``); ``every=N`` records every N-th step;
-    ``gradients=False`` skips the gradient view. A gradient norm below ``vanishing_below``
-    or above ``exploding_above`` is flagged. ``view='heatmap'`` opens on each module's
-    histogram over time (the table is one click or the key V away); ``heatmap=False`` keeps no
-    such history.
+    ``gradients=False`` skips the gradient view; ``exact=False`` estimates min, max and NaN/Inf
+    counts from a sample, as ``record(exact=False)`` does (the dashboard marks them ≈). A
+    gradient norm below ``vanishing_below`` or above ``exploding_above`` is flagged.
+    ``view='heatmap'`` opens on each module's histogram over time (the table is one click or
+    the key V away); ``heatmap=False`` keeps no such history.
     """
 
     _esm, _css = front_end("hook_monitor")
@@ -153,6 +155,7 @@ class HookMonitor(HookvizWidget):
         modules: ModuleSelector = None,
         gradients: bool = True,
         every: int = 1,
+        exact: bool = True,
         updates_per_second: float = 4.0,
         vanishing_below: float = 1e-6,
         exploding_above: float = 1e3,
@@ -204,6 +207,7 @@ class HookMonitor(HookvizWidget):
         self._heat_sent = -1  # the heat map's version the browser has
         self._next_heat = 0.0  # when the heat map may be sent again
         check_every(every)  # a recording is made at each start(): check now what it would refuse
+        self._exact = check_exact(exact)
         super().__init__(
             title=f"HookMonitor · {type(model).__name__}",
             modules=[[display_name(p, model), s.type_name, s.depth] for p, s in self._summaries.items()],
@@ -270,6 +274,7 @@ class HookMonitor(HookvizWidget):
             stats=MONITOR_STATS,
             every=self._every,
             max_events=MAX_EVENTS,
+            exact=self._exact,
         )
         self._rows_by_path_id = [self._summaries.get(path) for path, _ in recording.targets]
         recording.on_columns(self._take)
@@ -300,6 +305,11 @@ class HookMonitor(HookvizWidget):
     def running(self) -> bool:
         """True while the hooks are on the model."""
         return self._recording is not None and self._recording.active
+
+    @property
+    def exact(self) -> bool:
+        """False when min, max and NaN/Inf counts are estimated from a sample (``exact=False``)."""
+        return self._exact
 
     @property
     def steps(self) -> int:
@@ -444,7 +454,9 @@ class HookMonitor(HookvizWidget):
                 "grad": summary.grad.as_json(),
                 "flag": self._flag(summary.grad.latest),
             })
-        return {"steps": self.steps, "running": self.running, "rows": rows}
+        # "note": what the browser shows when min, max and NaN/Inf counts are estimates
+        return {"steps": self.steps, "running": self.running, "exact": self._exact,
+                "note": "" if self._exact else ESTIMATED_NOTE, "rows": rows}
 
     def _push(self, final: bool = False) -> None:
         """Send one snapshot to the browser, and the heat map when it changed and is due."""
@@ -486,14 +498,17 @@ class HookMonitor(HookvizWidget):
                 static_html.escape(type_name),
                 str(summary.calls),
                 static_html.escape(shape_text(out.shape) if out else ""),
-                *(_text(getattr(out, k, None) if out else None) for k in ("mean", "std", "min", "max")),
+                *(_text(getattr(out, k, None) if out else None) for k in ("mean", "std")),
+                *(_text(getattr(out, k, None) if out else None, estimated=bool(out) and not out.exact)
+                  for k in ("min", "max")),
                 static_html.bars(out.histogram if out else None, warn=bool(bad)),
                 _text(grad.norm if grad else None),
                 static_html.tag("span", _warning_text(summary, flag), cls="hvs-warn"),
             ])
         body = (
             static_html.tag("div", self.title, cls="hvs-title")
-            + static_html.tag("div", f"{self.steps} steps", cls="hvs-muted")
+            + static_html.tag("div", f"{self.steps} steps" + ("" if self._exact else f" · {ESTIMATED_NOTE}"),
+                              cls="hvs-muted")
             + static_html.table(
                 ["module", "class", "calls", "output", "mean", "std", "min", "max", "histogram", "‖grad‖", "warnings"],
                 rows,
@@ -525,9 +540,10 @@ def _warning_text(summary: ModuleSummary, flag: str | None) -> str:
     return "; ".join(notes)
 
 
-def _text(value: float | None) -> str:
-    """A statistic as it reads in the static table: 4 significant digits, blank when unknown."""
-    return "" if value is None else str(number(value))
+def _text(value: float | None, *, estimated: bool = False) -> str:
+    """A statistic as it reads in the static table: 4 significant digits, blank when unknown,
+    after ≈ when it is an estimate."""
+    return "" if value is None else ("≈" if estimated else "") + str(number(value))
 
 
 def _json_values(values: Any) -> Any:

@@ -5,6 +5,9 @@ const FLAG_TEXT = { vanishing: "▼ vanishing", exploding: "▲ exploding", "nan
 
 function badTensor(t) { return Boolean(t && (t.nan || t.inf)); }
 
+// min and max as shown: after "≈" when estimated from a sample (record's exact=False).
+function extreme(t, k) { return `${t.exact === false ? "≈" : ""}${fmt(t[k])}`; }
+
 function warningText(row) {
   const notes = [];
   const out = row.out;
@@ -164,6 +167,7 @@ function headerView(model, hasHeat, onFreeze) {
   const status = h("span", { class: "hv-status" });
   const freeze = button("Freeze view", onFreeze, { cls: "hv-freeze hv-with-text", iconName: "pause", title: "Freeze or resume the view (space)" });
   const warnCount = h("span", { class: "hv-warn hv-warncount" });
+  const note = h("span", { class: "hv-muted hv-estimated" });
   const viewTabs = [["table", "Table"], ["heatmap", "Heat map"]].map(([view, text]) => {
     const tab = button(text, () => setView(view), { cls: "hv-tab hv-with-text", title: `${text} view (V switches)` });
     tab.setAttribute("role", "tab");
@@ -172,10 +176,11 @@ function headerView(model, hasHeat, onFreeze) {
   });
   const tabs = h("div", { class: "hv-switch hv-tabs", role: "tablist", "aria-label": "view" }, viewTabs);
   tabs.hidden = !hasHeat;
-  const node = h("div", { class: "hv-header" }, h("span", { class: "hv-title", text: model.get("title") }), tabs, status, freeze, warnCount);
+  const node = h("div", { class: "hv-header" }, h("span", { class: "hv-title", text: model.get("title") }), tabs, status, note, freeze, warnCount);
   let shownFrozen = false;
   const draw = (snap, view, frozen, warnings) => {
     status.textContent = `${snap.running ? "● recording" : "■ stopped"} · ${snap.steps || 0} steps${frozen ? " · view frozen" : ""}`;
+    note.textContent = snap.note ? `≈ ${snap.note}` : "";
     viewTabs.forEach((tab) => {
       tab.setAttribute("aria-selected", tab.dataset.view === view ? "true" : "false");
       tab.classList.toggle("hv-on", tab.dataset.view === view);
@@ -215,7 +220,11 @@ function tableView(modules, onPick) {
       const out = row.out;
       cells.calls.textContent = String(row.calls);
       cells.output.textContent = out ? out.shape : "";
-      for (const k of ["mean", "std", "min", "max"]) cells[k].textContent = out ? fmt(out[k]) : "";
+      for (const k of ["mean", "std"]) cells[k].textContent = out ? fmt(out[k]) : "";
+      for (const k of ["min", "max"]) {
+        cells[k].textContent = out ? extreme(out, k) : "";
+        cells[k].title = out && out.exact === false ? "estimated from a sample (exact=False)" : "";
+      }
       cells.histogram.replaceChildren(out ? sparkline(out.hist) : "");
       cells.histogram.classList.toggle("hv-bad", badTensor(out));
       cells["‖grad‖"].textContent = row.grad ? fmt(row.grad.norm) : "";
@@ -232,11 +241,14 @@ function tableView(modules, onPick) {
   return { node, draw };
 }
 
-function tensorBlock(title, t, trendLabel) {
+function tensorBlock(title, t, trendLabel, note) {
   if (!t) return h("div", { class: "hv-block" }, h("h4", { text: title }), h("span", { class: "hv-muted", text: "not seen yet" }));
+  // A sampled tensor: mean, std, norm and histogram come from its sample; min, max and NaN/Inf
+  // too when the recording is not exact (the snapshot's note says so).
+  const sampleNote = t.exact === false ? ` · ${note}` : " · statistics from a sample";
   const block = h("div", { class: "hv-block" }, h("h4", { text: title }),
-    h("div", { class: "hv-mono" }, `${t.dtype} [${t.shape}]`, t.sampled ? h("span", { class: "hv-muted", text: " · statistics from a sample" }) : null),
-    h("div", { class: "hv-mono hv-stats" }, `mean ${fmt(t.mean)} · std ${fmt(t.std)} · min ${fmt(t.min)} · max ${fmt(t.max)} · norm ${fmt(t.norm)}`),
+    h("div", { class: "hv-mono" }, `${t.dtype} [${t.shape}]`, t.sampled ? h("span", { class: "hv-muted hv-sample-note", text: sampleNote }) : null),
+    h("div", { class: "hv-mono hv-stats" }, `mean ${fmt(t.mean)} · std ${fmt(t.std)} · min ${extreme(t, "min")} · max ${extreme(t, "max")} · norm ${fmt(t.norm)}`),
     bigHistogram(t));
   if (t.nan || t.inf) block.append(h("div", { class: "hv-warn", text: `⚠ NaN in ${t.nan} and Inf in ${t.inf} recorded tensors, first at step ${t.bad_step}` }));
   if (t.trend && t.trend.length > 1) block.append(h("div", { class: "hv-muted", text: trendLabel }), trendLine(t.trend));
@@ -247,14 +259,14 @@ function tensorBlock(title, t, trendLabel) {
 // The selected module: its output and its gradient, in full.
 function detailView(model, modules) {
   const node = h("div", { class: "hv-panel hv-detail" });
-  function draw(row, i) {
+  function draw(row, i, note) {
     node.hidden = !row;
     if (!row) return;
     const [label, type] = modules[i];
     node.replaceChildren(
       h("div", { class: "hv-detail-title" }, h("b", { text: label }), h("span", { class: "hv-muted", text: ` ${type} · ${row.calls} calls` })),
-      tensorBlock("output", row.out, "mean over recent calls"),
-      model.get("gradients") ? tensorBlock("gradient w.r.t. the output", row.grad, "norm over recent steps") : null);
+      tensorBlock("output", row.out, "mean over recent calls", note),
+      model.get("gradients") ? tensorBlock("gradient w.r.t. the output", row.grad, "norm over recent steps", note) : null);
   }
   return { node, draw };
 }
@@ -324,7 +336,7 @@ function render({ model, el }) {
     if (view === "heatmap") heat.draw(selected);
     const warnings = table.draw(rows, selected);
     header.draw(snap, view, frozen, warnings);
-    detail.draw(rows[selected], selected);
+    detail.draw(rows[selected], selected, snap.note);
     grads.draw(rows);
   }
 
