@@ -179,6 +179,11 @@ def _digest(pinned: tuple) -> str:
 
 _PROBE_FUNCTIONS = (
     "_probe",
+    "_scanner",
+    "_scan_builtins",
+    "_scan_sys",
+    "_scan_guarded_modules",
+    "_scan_shell",
     "_check_checks_module",
     "_check_identities",
     "_verify_pinned",
@@ -280,11 +285,24 @@ def _library_wrapper(current: object, original: object, library: tuple, types, o
 
 
 def _probe(config: dict, problems: list[str]) -> None:
-    import builtins
-    import functools
+    """Every scan, in turn, each adding what looks tampered with to ``problems``."""
     import hashlib
-    import os
     import sys
+    import types
+
+    scan = _scanner(config, problems)
+    _scan_builtins(scan, problems)
+    _scan_sys(scan, problems)
+    _scan_guarded_modules(config, scan, problems)
+    _scan_shell(scan, problems)
+    _check_checks_module(config, problems, scan.code_file, hashlib, sys, types)
+
+
+def _scanner(config: dict, problems: list[str]):
+    """What every scan shares: ``untrusted(filename)``, ``code_file(value)``, ``report(what,
+    value)``, ``namespace(label, dict)`` and ``klass(label, cls)``, as one namespace."""
+    import functools
+    import os
     import tempfile
     import types
 
@@ -337,18 +355,26 @@ def _probe(config: dict, problems: list[str]) -> None:
         if untrusted(code_file(value)):
             problems.append(f"{what} was replaced by code from the notebook")
 
-    def scan_namespace(label: str, namespace: dict) -> None:
-        for name, value in list(namespace.items()):
+    def namespace(label: str, names: dict) -> None:
+        for name, value in list(names.items()):
             report(f"{label}.{name}", value)
 
-    def scan_class(label: str, cls: type) -> None:
-        for klass in cls.__mro__:
-            if klass is object:
-                continue
-            scan_namespace(f"{label}.{klass.__name__}", dict(vars(klass)))
+    def klass(label: str, cls: type) -> None:
+        for base in cls.__mro__:
+            if base is not object:
+                namespace(f"{label}.{base.__name__}", dict(vars(base)))
 
-    # builtins: nothing planted, and the everyday functions are still the built-in ones.
-    scan_namespace("builtins", dict(vars(builtins)))
+    return types.SimpleNamespace(
+        untrusted=untrusted, code_file=code_file, report=report, namespace=namespace, klass=klass
+    )
+
+
+def _scan_builtins(scan, problems: list[str]) -> None:
+    """Nothing planted in builtins, and the everyday functions and classes still the built-in ones."""
+    import builtins
+    import types
+
+    scan.namespace("builtins", dict(vars(builtins)))
     for name in ("print", "isinstance", "len", "repr", "compile", "exec", "open", "getattr", "id"):
         value = vars(builtins).get(name)
         if type(value) is not types.BuiltinFunctionType or value.__name__ != name:
@@ -362,25 +388,34 @@ def _probe(config: dict, problems: list[str]) -> None:
         ):
             problems.append(f"builtins.{name} is not the built-in class any more")
 
-    # sys hooks and streams.
+
+def _scan_sys(scan, problems: list[str]) -> None:
+    """sys's hooks, tracers and output streams."""
+    import sys
+
     for name in ("displayhook", "excepthook", "breakpointhook"):
-        report(f"sys.{name}", getattr(sys, name, None))
+        scan.report(f"sys.{name}", getattr(sys, name, None))
     for name, current in (("settrace", sys.gettrace()), ("setprofile", sys.getprofile())):
-        if current is not None and untrusted(code_file(current)):
+        if current is not None and scan.untrusted(scan.code_file(current)):
             problems.append(f"sys.{name} installed a tracer from the notebook")
     for name in ("stdout", "stderr"):
         stream = getattr(sys, name)
         if type(stream).__module__ != "ipykernel.iostream":
             problems.append(f"sys.{name} was replaced by {type(stream).__name__}")
-        else:
-            for method in ("write", "flush"):
-                if method in vars(stream) and (
-                    code_file(vars(stream)[method]) is None
-                    or untrusted(code_file(vars(stream)[method]))
-                ):  # IPython's own tee wraps write; anything else does not belong there
-                    problems.append(f"sys.{name}.{method} was replaced")
+            continue
+        for method in ("write", "flush"):
+            if method in vars(stream) and (
+                scan.code_file(vars(stream)[method]) is None
+                or scan.untrusted(scan.code_file(vars(stream)[method]))
+            ):  # IPython's own tee wraps write; anything else does not belong there
+                problems.append(f"sys.{name}.{method} was replaced")
 
-    # Modules the checks rely on: genuine module objects, nothing planted in them.
+
+def _scan_guarded_modules(config: dict, scan, problems: list[str]) -> None:
+    """The modules the checks rely on: genuine module objects, nothing planted in them."""
+    import sys
+    import types
+
     guarded = list(config.get("guarded_modules", GUARDED_MODULES))
     guarded += sorted(n for n in list(sys.modules) if n == "hookviz" or n.startswith("hookviz."))
     for name in guarded:
@@ -390,54 +425,58 @@ def _probe(config: dict, problems: list[str]) -> None:
         if type(module) is not types.ModuleType:
             problems.append(f"sys.modules[{name!r}] is not a module any more")
             continue
-        if untrusted(getattr(module, "__file__", None)):
+        if scan.untrusted(getattr(module, "__file__", None)):
             problems.append(f"sys.modules[{name!r}] was replaced by a file from the notebook")
             continue
         namespace = dict(vars(module))
-        scan_namespace(name, namespace)
+        scan.namespace(name, namespace)
         for value in namespace.values():
             if isinstance(value, type) and value.__module__ == name:
-                scan_namespace(f"{name}.{value.__name__}", dict(vars(value)))
+                scan.namespace(f"{name}.{value.__name__}", dict(vars(value)))
 
-    # IPython: the shell, its kernel, and their hooks.
+
+def _scan_shell(scan, problems: list[str]) -> None:
+    """IPython: the shell, its kernel, and their hooks, events and transformers."""
+    import sys
+    import types
+
     shell = None
     interactive = sys.modules.get("IPython.core.interactiveshell")
     if interactive is not None:
         shell_class = vars(interactive).get("InteractiveShell")
         if isinstance(shell_class, type) and shell_class.initialized():
             shell = shell_class.instance()
-    if shell is not None:
-        for name in SHELL_METHODS:
-            value = vars(shell).get(name)
-            if value is not None and not (
-                type(value) is types.MethodType
-                and value.__self__ is shell
-                and not untrusted(code_file(value))
-                and code_file(value) is not None
-            ):  # ipykernel binds its own _showtraceback here; nothing else should be
-                problems.append(f"the shell's {name} was replaced on the shell object")
-        scan_namespace("shell", dict(vars(shell)))
-        scan_class("shell", type(shell))
-        if getattr(shell, "custom_exceptions", ()):
-            problems.append("a custom exception handler (set_custom_exc) is installed")
-        for event, callbacks in getattr(shell.events, "callbacks", {}).items():
-            for callback in callbacks:
-                report(f"the {event} event callback {getattr(callback, '__name__', '?')}", callback)
-        for label in ("input_transformers_cleanup", "input_transformers_post", "ast_transformers"):
-            for transformer in getattr(shell, label, []):
-                report(f"shell.{label} entry", transformer)
-                if untrusted(code_file(getattr(type(transformer), "visit", None))):
-                    problems.append(f"shell.{label} has an AST transformer from the notebook")
-        for label in ("kernel", "displayhook", "display_pub"):
-            part = getattr(shell, label, None)
-            if part is not None:
-                scan_namespace(f"shell.{label}", dict(vars(part)))
-                scan_class(label, type(part))
-        session = getattr(getattr(shell, "kernel", None), "session", None)
-        if session is not None:
-            scan_namespace("session", dict(vars(session)))
-
-    _check_checks_module(config, problems, code_file, hashlib, sys, types)
+    if shell is None:
+        return
+    for name in SHELL_METHODS:
+        value = vars(shell).get(name)
+        if value is not None and not (
+            type(value) is types.MethodType
+            and value.__self__ is shell
+            and not scan.untrusted(scan.code_file(value))
+            and scan.code_file(value) is not None
+        ):  # ipykernel binds its own _showtraceback here; nothing else should be
+            problems.append(f"the shell's {name} was replaced on the shell object")
+    scan.namespace("shell", dict(vars(shell)))
+    scan.klass("shell", type(shell))
+    if getattr(shell, "custom_exceptions", ()):
+        problems.append("a custom exception handler (set_custom_exc) is installed")
+    for event, callbacks in getattr(shell.events, "callbacks", {}).items():
+        for callback in callbacks:
+            scan.report(f"the {event} event callback {getattr(callback, '__name__', '?')}", callback)
+    for label in ("input_transformers_cleanup", "input_transformers_post", "ast_transformers"):
+        for transformer in getattr(shell, label, []):
+            scan.report(f"shell.{label} entry", transformer)
+            if scan.untrusted(scan.code_file(getattr(type(transformer), "visit", None))):
+                problems.append(f"shell.{label} has an AST transformer from the notebook")
+    for label in ("kernel", "displayhook", "display_pub"):
+        part = getattr(shell, label, None)
+        if part is not None:
+            scan.namespace(f"shell.{label}", dict(vars(part)))
+            scan.klass(label, type(part))
+    session = getattr(getattr(shell, "kernel", None), "session", None)
+    if session is not None:
+        scan.namespace("session", dict(vars(session)))
 
 
 def _check_checks_module(config, problems, code_file, hashlib, sys, types) -> None:
