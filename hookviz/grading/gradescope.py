@@ -25,7 +25,6 @@ import os
 import re
 import shutil
 import stat
-import subprocess
 import sys
 import tempfile
 import time
@@ -39,7 +38,7 @@ from ..course.notebooks import NotebookError, atomic_write_text
 from .engine import CheckResult, GradeSettings, SubmissionResult, grade_submission
 from .gradebook import feedback_markdown
 from .merge import Assignment, load_assignment
-from .sandbox import Limits, Sandbox, SandboxError, claim_uid_block, detect_sandbox
+from .sandbox import Limits, Sandbox, SandboxError, claim_uid_block, detect_sandbox, start_python_in
 from .submissions import Submission
 
 DEFAULT_ROOT = Path("/autograder")
@@ -359,18 +358,7 @@ def make_sandbox(mode: str, hidden: list[Path]) -> Sandbox:
 
 def _probe(sandbox: Sandbox) -> None:
     """Start the grading Python the way a submission's will be started: as the grading user."""
-    with tempfile.TemporaryDirectory(prefix="hookviz-sandbox-check-") as folder:
-        workdir = Path(folder)
-        workdir.chmod(0o755)
-        sandbox.prepare_workdir(workdir, 0)
-        program = [sys.executable, "-I", "-c", "import pytest, nbval, ipykernel, hookviz"]
-        probe = subprocess.run(
-            sandbox.command(program, workdir, Limits(), 0),
-            cwd=workdir,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+    probe = start_python_in(sandbox, "pytest, nbval, ipykernel, hookviz")
     if probe.returncode != 0:
         raise NotebookError(
             "the grading user cannot start Python with pytest, nbval, ipykernel and hookviz "

@@ -417,6 +417,24 @@ def home_folders() -> list[Path]:
     return sorted(f for f in folders if f.is_dir() and f != Path("/"))
 
 
+def start_python_in(sandbox: Sandbox, imports: str) -> subprocess.CompletedProcess:
+    """Start the grading Python in ``sandbox`` the way a submission's is started (in a fresh work
+    folder, as the grading user: the whole chain of bwrap, the launcher and its user) and import
+    ``imports`` there; returns the finished process, for the caller to read its exit and stderr."""
+    with tempfile.TemporaryDirectory(prefix="hookviz-sandbox-check-") as folder:
+        workdir = Path(folder)
+        workdir.chmod(0o755)
+        sandbox.prepare_workdir(workdir, 0)
+        program = [sys.executable, "-I", "-c", f"import {imports}"]
+        return subprocess.run(
+            sandbox.command(program, workdir, Limits(), 0),
+            cwd=workdir,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+
 def detect_sandbox(mode: str, hidden: list[Path]) -> Sandbox:
     """The sandbox for ``mode`` ('auto', 'bwrap' or 'none'), checked to work here."""
     if mode not in ("auto", "bwrap", "none"):
@@ -447,19 +465,7 @@ def detect_sandbox(mode: str, hidden: list[Path]) -> Sandbox:
             + root_note,
         )
     sandbox = Sandbox("bwrap", bwrap=bwrap, hidden=to_hide, shown=shown)
-    with tempfile.TemporaryDirectory(prefix="hookviz-sandbox-check-") as folder:
-        workdir = Path(folder)
-        workdir.chmod(0o755)
-        sandbox.prepare_workdir(workdir, 0)
-        # The whole chain a submission uses: bwrap, the launcher and its user, Python's imports.
-        program = [sys.executable, "-I", "-c", "import pytest, nbval, ipykernel"]
-        probe = subprocess.run(
-            sandbox.command(program, workdir, Limits(), 0),
-            cwd=workdir,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+    probe = start_python_in(sandbox, "pytest, nbval, ipykernel")
     if probe.returncode != 0 and "namespace" not in probe.stderr and "bwrap" not in probe.stderr:
         raise SandboxError(
             "the grading sandbox starts, but Python cannot load pytest, nbval and ipykernel in it "
