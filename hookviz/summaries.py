@@ -244,27 +244,10 @@ class Pending:
 
     def add_tensor_event(self, seq: int, step: int, phase: int, path_id: int, call: int, name: str,
                          value: torch.Tensor) -> None:
-        """``add_event`` for the usual event: one tensor. A hook's hot path, written flat: hooks
-        run between a model's layers, with cold caches, where every call and lookup costs."""
-        name_id = self.names.index.get(name)
-        if name_id is None:
-            name_id = self.names(name)
-        # The same tensor at the same version holds the same values: one row for both
-        # (a module's input is usually the previous module's output). The weak reference
-        # tells a live tensor from a new one that reuses a freed id.
-        if self.dedup_on:
-            key = (id(value), value._version)
-            hit = self.dedup.get(key)
-            if hit is not None and hit[0]() is value:
-                row = hit[1]
-            else:
-                row = self._write(value.detach())
-                self.dedup[key] = (weakref.ref(value), row)
-        else:
-            row = self._write(value.detach())
+        """``add_event`` for the usual event: one tensor (a hook's hot path)."""
         leaves = self.leaves
         first = len(leaves) // LEAF_WIDTH
-        leaves.extend((name_id, self.tensor_kind, self.shape_ids[row], row))
+        leaves.extend(self.tensor_leaf(name, value))
         self.events.extend((seq, step, phase, path_id, call, first, 1))
 
     def tensor_leaf(self, name: str, value: torch.Tensor) -> tuple[int, int, int, int]:
@@ -275,6 +258,9 @@ class Pending:
         if not self.dedup_on:
             row = self._write(value.detach())
             return name_id, self.tensor_kind, self.shape_ids[row], row
+        # The same tensor at the same version holds the same values: one row for both
+        # (a module's input is usually the previous module's output). The weak reference
+        # tells a live tensor from a new one that reuses a freed id.
         key = (id(value), value._version)
         hit = self.dedup.get(key)
         if hit is not None and hit[0]() is value:
