@@ -26,11 +26,10 @@ def graded_batch(tmp_path_factory):
     """tests/test_grading.py's honest and hostile batch, graded once per run for every file that
     reads it (the grading, Canvas and report tests): (folder, summary, seconds)."""
     from tests import test_grading
+    from tests.grading_env import private_jupyter_dirs
 
     root = tmp_path_factory.mktemp("grading")
-    with pytest.MonkeyPatch.context() as patch:
-        for name in test_grading.JUPYTER_VARS:
-            patch.setenv(name, str(root / "jupyter" / name.lower()))
+    with private_jupyter_dirs(root / "jupyter"):
         return test_grading.grade_batch(root)
 
 

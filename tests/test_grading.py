@@ -27,6 +27,7 @@ from hookviz.course.build import exercise_from_solution
 from hookviz.course.notebooks import grade_id, is_check
 from hookviz.course.stamp import CourseConfig
 from hookviz.grading.batch import GradeOptions, grade_folder
+from tests.grading_env import grading_processes, private_jupyter_dirs
 
 pytestmark = [pytest.mark.notebook, pytest.mark.slow]
 
@@ -36,21 +37,11 @@ REPO = Path(__file__).resolve().parent.parent
 CONFIG = CourseConfig("https://github.com/a/b", "main", "a", "b")
 CELL_TIMEOUT = 10.0  # long enough for `import torch` on a busy 2-core machine
 OPTIONS = GradeOptions(jobs=2, cell_timeout=CELL_TIMEOUT, submission_timeout=90, memory_mb=3072)
-JUPYTER_VARS = (
-    "JUPYTER_CONFIG_DIR",
-    "JUPYTER_DATA_DIR",
-    "JUPYTER_RUNTIME_DIR",
-    "IPYTHONDIR",
-    "MPLCONFIGDIR",
-)
 
 
 @pytest.fixture(scope="module", autouse=True)
-def private_jupyter_dirs(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("jupyter-home")
-    with pytest.MonkeyPatch.context() as patch:
-        for name in JUPYTER_VARS:
-            patch.setenv(name, str(folder / name.lower()))
+def jupyter_home(tmp_path_factory):
+    with private_jupyter_dirs(tmp_path_factory.mktemp("jupyter-home")):
         yield
 
 
@@ -607,21 +598,6 @@ def test_without_bwrap_the_limits_and_timeouts_still_hold(
     forced = GradeOptions(**{**options.__dict__, "force": True})
     regraded = grade_folder(tmp_path / "subs", tmp_path / "tiny.ipynb", tmp_path / "out", forced)
     assert sorted(regraded.graded) == ["ann", "bo", "cy", "di"]
-
-
-def grading_processes(scratch: Path) -> list[int]:
-    """Processes of grading children whose work folders were under ``scratch``."""
-    marker, where = b"HOOKVIZ_GRADE_TOKEN=", str(scratch).encode()
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                environ = (entry / "environ").read_bytes()
-            except OSError:
-                continue
-            if marker in environ and where in environ:
-                found.append(int(entry.name))
-    return found
 
 
 def test_the_submission_wall_clock_stops_the_whole_run(tmp_path: Path, monkeypatch) -> None:

@@ -15,20 +15,19 @@ import pytest
 from hookviz.cli import main
 from hookviz.course.notebooks import grade_id, read_notebook
 from hookviz.grading.batch import GradeOptions, grade_folder
+from tests.grading_env import private_jupyter_dirs
 
 pytestmark = [pytest.mark.notebook, pytest.mark.slow]
 
 REPO = Path(__file__).resolve().parent.parent
 TINY = REPO / "tests" / "fixtures" / "grading" / "tiny.ipynb"
 OPTIONS = GradeOptions(jobs=2, cell_timeout=30, submission_timeout=120, memory_mb=3072)
-JUPYTER_VARS = ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR", "IPYTHONDIR", "MPLCONFIGDIR")
 
 
 @pytest.fixture(autouse=True)
-def private_jupyter_dirs(tmp_path_factory, monkeypatch):
-    folder = tmp_path_factory.mktemp("jupyter-home")
-    for name in JUPYTER_VARS:
-        monkeypatch.setenv(name, str(folder / name.lower()))
+def jupyter_home(tmp_path_factory):
+    with private_jupyter_dirs(tmp_path_factory.mktemp("jupyter-home")):
+        yield
 
 
 def run(*args: str) -> tuple[int, str, str]:

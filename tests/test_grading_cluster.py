@@ -31,6 +31,7 @@ from hookviz.course.notebooks import NotebookError
 from hookviz.grading.batch import GradeOptions, Progress, grade_folder
 from hookviz.grading.cluster import Scheduler
 from tests.dask_processes import BIN, DaskProcesses, free_port
+from tests.grading_env import grading_processes
 from tests.test_grading import (  # the hostile batch, and its private Jupyter folders
     CASES,
     OPTIONS,
@@ -67,20 +68,6 @@ def on_cluster(address: str, **changes) -> GradeOptions:
 def gradebook(out: Path) -> dict[str, dict]:
     with open(out / "gradebook.csv", newline="") as handle:
         return {row["student"]: row for row in csv.DictReader(handle)}
-
-
-def grading_processes(marker: Path) -> list[int]:
-    """Grading children (kernels, pytest) whose environment names a folder under ``marker``."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                environ = (entry / "environ").read_bytes()
-            except OSError:
-                continue
-            if b"HOOKVIZ_GRADE_TOKEN=" in environ and str(marker).encode() in environ:
-                found.append(int(entry.name))
-    return found
 
 
 # -- the hostile batch, on the cluster and here ------------------------------------------------

@@ -21,13 +21,13 @@ from hookviz.course.build import exercise_from_solution
 from hookviz.course.notebooks import grade_id
 from hookviz.course.stamp import CourseConfig
 from hookviz.grading.batch import GradeOptions, grade_folder
+from tests.grading_env import private_jupyter_dirs
 
 pytestmark = [pytest.mark.notebook, pytest.mark.slow]
 
 GUARDED = Path(__file__).resolve().parent / "fixtures" / "grading" / "guarded.ipynb"
 CONFIG = CourseConfig("https://github.com/a/b", "main", "a", "b")
 OPTIONS = GradeOptions(jobs=2, cell_timeout=30, submission_timeout=120, memory_mb=3072)
-JUPYTER_VARS = ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR", "IPYTHONDIR", "MPLCONFIGDIR")
 
 WRONG_SCALE = "def scale(x):\n    return 2 * x\n"
 PREORDER_NAMES = "def visit_names(model):\n    return [type(m).__name__ for m in model.modules()]\n"
@@ -76,11 +76,8 @@ EXPECTED = {
 
 
 @pytest.fixture(scope="module", autouse=True)
-def private_jupyter_dirs(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("jupyter-home")
-    with pytest.MonkeyPatch.context() as patch:
-        for name in JUPYTER_VARS:
-            patch.setenv(name, str(folder / name.lower()))
+def jupyter_home(tmp_path_factory):
+    with private_jupyter_dirs(tmp_path_factory.mktemp("jupyter-home")):
         yield
 
 
