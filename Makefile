@@ -61,8 +61,10 @@ bench: $(STAMP) system-deps
 	$(PY) bench/bench_integrity.py
 	$(PY) bench/bench_cluster.py
 
+# The code checks and formatting (ruff format --check); CI runs it before the tests.
 lint: $(STAMP)
 	$(VENV)/bin/ruff check hookviz tests bench tools
+	$(VENV)/bin/ruff format --check hookviz tests bench tools
 
 clean:
 	rm -rf $(VENV) $(COLAB_VENV) build *.egg-info
