@@ -73,10 +73,15 @@ def main() -> None:
         recorder = load_plugin().Recorder(
             {
                 "probe_source": Path(probe.__file__).read_text(encoding="utf-8"),
-                "probe_config": {"workdir": str(workdir), "preload": ["torch", "hookviz.course.checks"]},
+                "probe_config": {
+                    "workdir": str(workdir),
+                    "preload": ["torch", "hookviz.course.checks"],
+                },
             }
         )
-        item = SimpleNamespace(parent=SimpleNamespace(kernel=SimpleNamespace(kc=client, is_alive=manager.is_alive)))
+        item = SimpleNamespace(
+            parent=SimpleNamespace(kernel=SimpleNamespace(kc=client, is_alive=manager.is_alive))
+        )
         run(client, code_cells[1].source)  # the setup cell: torch and hookviz are loaded
         snapshots = []
         for _ in range(5):
@@ -114,7 +119,14 @@ def main() -> None:
     print(f"{'snapshot, once per submission':<44} {statistics.median(snapshots) * 1e3:9.2f} ms")
     print(f"{'a check cell of 01-apply, median run':<44} {check * 1e3:9.2f} ms")
     print(f"{'added per check / a check cell':<44} {per_check / check:9.3f}x")
-    print(json.dumps({"ratio": timings.ratio(configs[1].name, configs[0].name), "per_check_ms": per_check * 1e3}))
+    print(
+        json.dumps(
+            {
+                "ratio": timings.ratio(configs[1].name, configs[0].name),
+                "per_check_ms": per_check * 1e3,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

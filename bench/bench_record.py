@@ -57,18 +57,26 @@ def vgg_net(seed: int = 0) -> nn.Module:
     layers: list[nn.Module] = []
     channels = 3
     for i, width in enumerate((32, 32, 64, 64, 128, 128)):
-        layers += [nn.Conv2d(channels, width, 3, padding=1, bias=False), nn.BatchNorm2d(width), nn.ReLU(inplace=True)]
+        layers += [
+            nn.Conv2d(channels, width, 3, padding=1, bias=False),
+            nn.BatchNorm2d(width),
+            nn.ReLU(inplace=True),
+        ]
         if i % 2:
             layers.append(nn.MaxPool2d(2))
         channels = width
-    return nn.Sequential(nn.Sequential(*layers), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(channels, 10))
+    return nn.Sequential(
+        nn.Sequential(*layers), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(channels, 10)
+    )
 
 
 class EncoderClassifier(nn.Module):
     """One transformer encoder layer (d_model 256, 4 heads, feed-forward 1024, dropout 0.1) over a
     sequence of 64 tokens, mean-pooled into a linear head: a small, realistic attention block."""
 
-    def __init__(self, d_model: int = 256, heads: int = 4, feedforward: int = 1024, classes: int = 10):
+    def __init__(
+        self, d_model: int = 256, heads: int = 4, feedforward: int = 1024, classes: int = 10
+    ):
         super().__init__()
         self.encoder = nn.TransformerEncoderLayer(d_model, heads, feedforward, batch_first=True)
         self.head = nn.Linear(d_model, classes)
@@ -126,13 +134,26 @@ class FloorHooks:
 
 FLOOR_WORKLOADS = {
     "small conv net (3->32->64), batch 32, 3x32x32": (
-        lambda: hv.examples.small_convnet(seed=0), (32, 3, 32, 32), 10),
-    "VGG-style net (6 x conv3x3 32..128 + BatchNorm + ReLU(inplace)), batch 32, 3x32x32": (vgg_net, (32, 3, 32, 32), 10),
+        lambda: hv.examples.small_convnet(seed=0),
+        (32, 3, 32, 32),
+        10,
+    ),
+    "VGG-style net (6 x conv3x3 32..128 + BatchNorm + ReLU(inplace)), batch 32, 3x32x32": (
+        vgg_net,
+        (32, 3, 32, 32),
+        10,
+    ),
     "transformer encoder layer (d_model 256, 4 heads, ff 1024), batch 32 x 64 tokens": (
-        encoder_classifier, (32, 64, 256), 10),
+        encoder_classifier,
+        (32, 64, 256),
+        10,
+    ),
 }
-FLOOR_LIMITS = {"record()": ("floor", 1.03), "record(exact=False)": ("bare step", 1.05),
-                "record(every=10)": ("bare step", 1.02)}
+FLOOR_LIMITS = {
+    "record()": ("floor", 1.03),
+    "record(exact=False)": ("bare step", 1.05),
+    "record(every=10)": ("bare step", 1.02),
+}
 
 
 def against_the_floor(rounds: int = 40) -> list[str]:
@@ -143,7 +164,9 @@ def against_the_floor(rounds: int = 40) -> list[str]:
     return lines
 
 
-def floor_workload(title: str, build, shape: tuple[int, ...], classes: int, rounds: int) -> list[str]:
+def floor_workload(
+    title: str, build, shape: tuple[int, ...], classes: int, rounds: int
+) -> list[str]:
     """The bare step, empty hooks, the exact-pass floor, record() three ways and the bare step
     again (the noise floor), each on its own copy of the net (same seed, same batch), so that
     hooks and recordings stay attached across blocks, as in a training loop."""
@@ -176,8 +199,10 @@ def floor_workload(title: str, build, shape: tuple[int, ...], classes: int, roun
     finally:
         for hooks in attached:
             hooks.stop()
-    lines = [f"## {title}: {rounds} rounds of {block} steps, forward + backward + SGD",
-             f"{'':<36} {'ms/step':>9} {'x bare':>7} {'x floor':>8}"]
+    lines = [
+        f"## {title}: {rounds} rounds of {block} steps, forward + backward + SGD",
+        f"{'':<36} {'ms/step':>9} {'x bare':>7} {'x floor':>8}",
+    ]
     for config in configs:
         name = config.name
         to_bare, to_floor = timings.ratio(name, "bare step"), timings.ratio(name, "floor")
@@ -232,7 +257,10 @@ def convnet_overhead(width: int) -> list[str]:
     bare_model, bare = copy()
     configs = [Config("bare step", bare)]
     recordings = []
-    for name, options in (("record(full stats, every leaf, gradients)", {}), ("record(..., every=10)", {"every": 10})):
+    for name, options in (
+        ("record(full stats, every leaf, gradients)", {}),
+        ("record(..., every=10)", {"every": 10}),
+    ):
         model, step = copy()
         recordings.append(hv.record(model, modules=hv.leaves, **options).start())
         configs.append(Config(name, step))
@@ -245,8 +273,12 @@ def convnet_overhead(width: int) -> list[str]:
     # The limits are set for the 32-channel net; the 16-channel one shows how fixed costs weigh
     # on a shorter step.
     limits = {configs[1].name: 1.10, configs[2].name: 1.02} if width == 32 else None
-    lines = report(f"small conv net (width {width}), batch 32, 3x32x32: forward + backward + SGD", timings,
-                   "bare step", limits)
+    lines = report(
+        f"small conv net (width {width}), batch 32, 3x32x32: forward + backward + SGD",
+        timings,
+        "bare step",
+        limits,
+    )
     lines.append(start_and_stop(bare_model, bare))
     print(lines[-1], flush=True)
     return lines
@@ -270,11 +302,20 @@ def start_and_stop(model: nn.Module, step, rounds: int = 30) -> str:
 def against_naive() -> list[str]:
     workloads = {
         "deep MLP (32 x Linear(64, 64) + ReLU), batch 32": (
-            hv.examples.deep_mlp(depth=32, width=64), torch.randn(32, 64), torch.randint(0, 64, (32,))),
+            hv.examples.deep_mlp(depth=32, width=64),
+            torch.randn(32, 64),
+            torch.randint(0, 64, (32,)),
+        ),
         "small conv net, batch 32": (
-            hv.examples.small_convnet(), torch.randn(32, 3, 32, 32), torch.randint(0, 10, (32,))),
+            hv.examples.small_convnet(),
+            torch.randn(32, 3, 32, 32),
+            torch.randint(0, 10, (32,)),
+        ),
         "MLP (4 -> 8 -> 8 -> 2), batch 8": (
-            hv.examples.mlp((4, 8, 8, 2)), torch.randn(8, 4), torch.randint(0, 2, (8,))),
+            hv.examples.mlp((4, 8, 8, 2)),
+            torch.randn(8, 4),
+            torch.randint(0, 2, (8,)),
+        ),
     }
     lines = []
     for title, (model, x, y) in workloads.items():
@@ -285,7 +326,9 @@ def against_naive() -> list[str]:
             Config("bare step", step),
             Config("naive: forward hook + .item() (mean, std, max)", step, naive.start, naive.stop),
             recording("hookviz: the same three stats", model, step, **same),
-            recording("hookviz: full stats, forward", model, step, modules=hv.leaves, phases=["forward"]),
+            recording(
+                "hookviz: full stats, forward", model, step, modules=hv.leaves, phases=["forward"]
+            ),
             recording("hookviz: full stats, forward + backward", model, step, modules=hv.leaves),
             Config("bare step, again (the noise floor)", step),
         ]
@@ -308,8 +351,10 @@ def import_cost(rounds: int = 15) -> list[str]:
             subprocess.run([sys.executable, "-c", code], check=True)
             times[name].append(time.perf_counter() - start)
     base, both = statistics.median(times["torch"]), statistics.median(times["torch + hookviz"])
-    line = (f"## import\nimport torch {base:.3f} s; import torch, hookviz {both:.3f} s; "
-            f"hookviz adds {both - base:+.3f} s (limit 0.100 s: {'ok' if both - base <= 0.1 else 'OVER'})")
+    line = (
+        f"## import\nimport torch {base:.3f} s; import torch, hookviz {both:.3f} s; "
+        f"hookviz adds {both - base:+.3f} s (limit 0.100 s: {'ok' if both - base <= 0.1 else 'OVER'})"
+    )
     print(line)
     return [line]
 
@@ -328,8 +373,10 @@ def memory_stays_flat(steps: int = 3000) -> list[str]:
             step()
         rec.flush()
         late = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    line = (f"## memory\n{steps} recorded steps, max_events=5000: {len(rec)} events kept, {rec.dropped} dropped; "
-            f"peak RSS grew {(late - early) / 1024:.1f} MB over the last {steps - steps // 3} steps")
+    line = (
+        f"## memory\n{steps} recorded steps, max_events=5000: {len(rec)} events kept, {rec.dropped} dropped; "
+        f"peak RSS grew {(late - early) / 1024:.1f} MB over the last {steps - steps // 3} steps"
+    )
     print(line)
     return [line]
 
@@ -343,8 +390,12 @@ def main() -> None:
         "import": lambda args: import_cost(),
         "memory": lambda args: memory_stays_flat(),
     }
-    parser.add_argument("--only", choices=parts, action="append", help="run this part only (repeatable)")
-    parser.add_argument("--rounds", type=int, default=40, help="rounds of the floor comparison (default 40)")
+    parser.add_argument(
+        "--only", choices=parts, action="append", help="run this part only (repeatable)"
+    )
+    parser.add_argument(
+        "--rounds", type=int, default=40, help="rounds of the floor comparison (default 40)"
+    )
     args = parser.parse_args()
     torch.set_num_threads(2)
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads\n", flush=True)

@@ -96,7 +96,9 @@ def monitor_overhead(steps: int = 1000, batch: int = 32) -> list[str]:
     timings = interleaved(configs, rounds=steps // block, block=block, warmup=1)
     lines = report(
         f"HookMonitor on small_convnet, batch {batch}: {steps} steps per config, in blocks of {block}",
-        timings, "bare loop", {configs[1].name: 1.15},
+        timings,
+        "bare loop",
+        {configs[1].name: 1.15},
     )
     heat_ratio = timings.ratio(configs[1].name, configs[2].name)
     floor = timings.ratio(configs[3].name, configs[0].name)
@@ -133,9 +135,12 @@ def heat_map_time(model: nn.Module, step, steps: int) -> str:
                 return function(*args)
             finally:
                 spent[slot] += time.perf_counter() - started
+
         return run
 
-    monitor._take_histograms = timed(monitor._take_histograms, 0)  # before start(), which registers it
+    monitor._take_histograms = timed(
+        monitor._take_histograms, 0
+    )  # before start(), which registers it
     monitor._heatmap_json = timed(monitor._heatmap_json, 1)
     started = time.perf_counter()
     with monitor:
@@ -156,8 +161,14 @@ def resident_bytes() -> int:
         return int(statm.read().split()[1]) * resource.getpagesize()
 
 
-def monitor_memory(heatmap: bool = True, steps: int = 12_000, batch: int = 2, width: int = 8,
-                   every: int = 1000, settled: int = 2000) -> list[str]:
+def monitor_memory(
+    heatmap: bool = True,
+    steps: int = 12_000,
+    batch: int = 2,
+    width: int = 8,
+    every: int = 1000,
+    settled: int = 2000,
+) -> list[str]:
     """Python memory held (tracemalloc) and resident memory (RSS, which also sees torch's
     tensors, where the heat map keeps its counts) every `every` monitored steps of a long loop,
     from step `settled` on: the first 1,000 steps fill record()'s 512-event buffer."""
@@ -171,14 +182,17 @@ def monitor_memory(heatmap: bool = True, steps: int = 12_000, batch: int = 2, wi
             step()
             if done % every == 0 and done >= settled:
                 monitor._recording.flush()
-                monitor._push(final=True)  # the heat map's message is built too, as a live view would
+                monitor._push(
+                    final=True
+                )  # the heat map's message is built too, as a live view would
                 held.append(tracemalloc.get_traced_memory()[0])
                 resident.append(resident_bytes())
     tracemalloc.stop()
     name = "HookMonitor" if heatmap else "HookMonitor(heatmap=False)"
     line = (
         f"## {name} memory from step {settled:,} to {steps:,} (width-{width} conv net, batch {batch})\n"
-        f"Python objects held every {every:,} steps: " + ", ".join(f"{b / 1e6:.2f}" for b in held)
+        f"Python objects held every {every:,} steps: "
+        + ", ".join(f"{b / 1e6:.2f}" for b in held)
         + f" MB (range {(max(held) - min(held)) / 1e6:.2f} MB); resident memory "
         + f"{min(resident) / 1e6:.1f}-{max(resident) / 1e6:.1f} MB, grew {(resident[-1] - resident[0]) / 1e6:.2f} MB"
     )
@@ -188,10 +202,17 @@ def monitor_memory(heatmap: bool = True, steps: int = 12_000, batch: int = 2, wi
 
 BENCH_NOTEBOOK = {
     "cells": [
-        {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
-         "source": "import hookviz as hv\nbig = hv.ApplyTraversal(hv.examples.wide_tree(1000), speed=64)\nbig"},
+        {
+            "cell_type": "code",
+            "metadata": {},
+            "outputs": [],
+            "execution_count": None,
+            "source": "import hookviz as hv\nbig = hv.ApplyTraversal(hv.examples.wide_tree(1000), speed=64)\nbig",
+        },
     ],
-    "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+    "metadata": {
+        "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}
+    },
     "nbformat": 4,
     "nbformat_minor": 5,
 }
@@ -210,8 +231,13 @@ def playing_in_the_browser(seconds: float = 4.0) -> list[str]:
                 browser = launch_chromium(playwright)
                 page = browser.new_page(viewport={"width": 1280, "height": 1000})
                 sent: list[bytes] = []
-                page.on("websocket", lambda ws: ws.on("framesent", lambda p: sent.append(
-                    p if isinstance(p, bytes) else p.encode())))
+                page.on(
+                    "websocket",
+                    lambda ws: ws.on(
+                        "framesent",
+                        lambda p: sent.append(p if isinstance(p, bytes) else p.encode()),
+                    ),
+                )
                 notebook = NotebookPage(page, server, "bench.ipynb")
                 notebook.open()
                 notebook.run_all()
@@ -247,13 +273,23 @@ def playing_in_the_browser(seconds: float = 4.0) -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--no-browser", action="store_true", help="skip the JupyterLab + Chromium part")
+    parser.add_argument(
+        "--no-browser", action="store_true", help="skip the JupyterLab + Chromium part"
+    )
     parser.add_argument("--threads", type=int, default=2, help="torch threads (default 2)")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
-    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, load average {load}\n", flush=True)
-    parts = [apply_traversal_figures, monitor_overhead, monitor_memory, lambda: monitor_memory(heatmap=False)]
+    print(
+        f"torch {torch.__version__}, {torch.get_num_threads()} threads, load average {load}\n",
+        flush=True,
+    )
+    parts = [
+        apply_traversal_figures,
+        monitor_overhead,
+        monitor_memory,
+        lambda: monitor_memory(heatmap=False),
+    ]
     if not args.no_browser:
         parts.append(playing_in_the_browser)
     for part in parts:

@@ -39,10 +39,14 @@ class Timings:
 
     def ratio(self, name: str, baseline: str) -> float:
         """Median over rounds of (this block / the baseline's block in the same round)."""
-        return statistics.median(a / b for a, b in zip(self.blocks[name], self.blocks[baseline], strict=True))
+        return statistics.median(
+            a / b for a, b in zip(self.blocks[name], self.blocks[baseline], strict=True)
+        )
 
 
-def interleaved(configs: list[Config], *, rounds: int = 30, block: int = 10, warmup: int = 3) -> Timings:
+def interleaved(
+    configs: list[Config], *, rounds: int = 30, block: int = 10, warmup: int = 3
+) -> Timings:
     """Time every config block by block, in turn; enter/exit are timed with the block they serve."""
     for config in configs:
         for _ in range(warmup):
@@ -75,7 +79,9 @@ def interleaved(configs: list[Config], *, rounds: int = 30, block: int = 10, war
     return Timings(per_block)
 
 
-def report(title: str, timings: Timings, baseline: str, limits: dict[str, float] | None = None) -> list[str]:
+def report(
+    title: str, timings: Timings, baseline: str, limits: dict[str, float] | None = None
+) -> list[str]:
     """Print one line per config: median time per step and its ratio to the baseline (paired by
     round), with the limit where there is one."""
     lines = [f"## {title}"]

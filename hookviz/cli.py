@@ -66,7 +66,9 @@ def _new(args: argparse.Namespace) -> int:
     path = new_assignment(root, args.name)
     relative = path.relative_to(root)
     print(f"wrote {relative}, with its outputs stored. Next:")
-    print("  1. replace the example with your exercise (docs/CONVENTIONS.md), then store its outputs:")
+    print(
+        "  1. replace the example with your exercise (docs/CONVENTIONS.md), then store its outputs:"
+    )
     print(f"     .venv/bin/python tools/run_notebooks.py {relative}")
     print("  2. hookviz build   (writes the exercise students get)")
     return EXIT_OK

@@ -85,7 +85,9 @@ class HistogramHistory:
         )
 
 
-def rebin(counts: torch.Tensor, lo: torch.Tensor, hi: torch.Tensor, edges: torch.Tensor) -> torch.Tensor:
+def rebin(
+    counts: torch.Tensor, lo: torch.Tensor, hi: torch.Tensor, edges: torch.Tensor
+) -> torch.Tensor:
     """Move each row's counts, equal bins over ``[lo, hi]``, onto the bins between ``edges``
     (one row of edges per row, covering ``[lo, hi]``), spreading each bin evenly over what it
     overlaps. A row with ``lo == hi`` goes whole into the bin that holds ``lo``."""
@@ -123,7 +125,15 @@ def from_batches(
     parts = []
     for batch in batches:
         mine = batch.phases == phase_id
-        parts.append((batch.steps[mine], batch.path_ids[mine], batch.counts[mine], batch.lo[mine], batch.hi[mine]))
+        parts.append(
+            (
+                batch.steps[mine],
+                batch.path_ids[mine],
+                batch.counts[mine],
+                batch.lo[mine],
+                batch.hi[mine],
+            )
+        )
     if not parts:
         return []
     steps, path_ids, counts, lo, hi = (torch.cat(column) for column in zip(*parts, strict=True))
@@ -138,12 +148,18 @@ def from_batches(
         events = int(mine.sum())
         moved = rebin(counts[mine], lo[mine], hi[mine], edges.expand(events, -1))
         recorded, column_of = torch.unique(steps[mine], return_inverse=True)
-        grid = torch.zeros(len(recorded), bins, dtype=torch.float64).index_put_((column_of,), moved, accumulate=True)
+        grid = torch.zeros(len(recorded), bins, dtype=torch.float64).index_put_(
+            (column_of,), moved, accumulate=True
+        )
         starts = recorded.tolist()
-        last = starts[-1] + min((b - a for a, b in zip(starts, starts[1:], strict=False)), default=1)
+        last = starts[-1] + min(
+            (b - a for a, b in zip(starts, starts[1:], strict=False)), default=1
+        )
         path = targets[path_id][0]
         histories.append(
-            HistogramHistory(path, names[path_id], kind, (*starts, last), tuple(edges.tolist()), grid, events)
+            HistogramHistory(
+                path, names[path_id], kind, (*starts, last), tuple(edges.tolist()), grid, events
+            )
         )
     return histories
 
@@ -155,25 +171,39 @@ class RollingHistograms:
     See the module's docstring for how bins and columns grow. ``add`` takes a batch at a time
     (a few torch ops per batch, a few Python steps per stream in it)."""
 
-    def __init__(self, streams: int, *, bins: int = LIVE_BINS, columns: int = LIVE_COLUMNS, span: int = 1):
+    def __init__(
+        self, streams: int, *, bins: int = LIVE_BINS, columns: int = LIVE_COLUMNS, span: int = 1
+    ):
         if columns < 2 or columns % 2:
-            raise ValueError(f"columns must be an even number of at least 2 (they merge in pairs), got {columns}.")
+            raise ValueError(
+                f"columns must be an even number of at least 2 (they merge in pairs), got {columns}."
+            )
         self.bins, self.columns, self.span = bins, columns, span  # span: steps per column
         self.counts = torch.zeros(streams, columns, bins, dtype=torch.float32)
-        self.steps_per_column = torch.zeros(columns, dtype=torch.float32)  # recorded steps seen in each
+        self.steps_per_column = torch.zeros(
+            columns, dtype=torch.float32
+        )  # recorded steps seen in each
         self.used = 0  # columns that have begun (the last one may still be filling)
         self.last_step = -1  # the latest step counted in steps_per_column
         self.events = torch.zeros(streams, dtype=torch.int64)
         self.version = 0  # changes with every batch: readers can tell whether to look again
-        self._exponent: list[int | None] = [None] * streams  # bins are 2**exponent wide; None: no value yet
+        self._exponent: list[int | None] = [
+            None
+        ] * streams  # bins are 2**exponent wide; None: no value yet
         self._origin = [0] * streams  # the first bin starts at origin * 2**exponent
         self._seen = [(math.inf, -math.inf)] * streams  # the stream's min and max so far
         self._first_edge = torch.zeros(streams, dtype=torch.float64)  # origin * width, as a tensor
         self._width = torch.ones(streams, dtype=torch.float64)
         self._steps = torch.arange(bins + 1, dtype=torch.float64)
 
-    def add(self, streams: torch.Tensor, steps: torch.Tensor, counts: torch.Tensor, lo: torch.Tensor,
-            hi: torch.Tensor) -> None:
+    def add(
+        self,
+        streams: torch.Tensor,
+        steps: torch.Tensor,
+        counts: torch.Tensor,
+        lo: torch.Tensor,
+        hi: torch.Tensor,
+    ) -> None:
         """Fold in one histogram per row: ``counts`` HIST_BINS equal bins over ``[lo, hi]``,
         for stream ``streams[i]`` at step ``steps[i]``."""
         if not len(steps):
@@ -186,18 +216,27 @@ class RollingHistograms:
         # index_put_(accumulate=True) rather than index_add_: torch runs index_add_ in parallel,
         # and on a busy machine its threads then wait for each other (6 us alone, 270 us then).
         if len(fresh):
-            self.steps_per_column.index_put_((fresh // self.span,), torch.ones(len(fresh)), accumulate=True)
+            self.steps_per_column.index_put_(
+                (fresh // self.span,), torch.ones(len(fresh)), accumulate=True
+            )
             self.last_step = int(fresh[-1])
         n_streams = len(self._exponent)
-        lows = torch.full((n_streams,), math.inf, dtype=torch.float64).scatter_reduce_(0, streams, lo, "amin")
-        highs = torch.full((n_streams,), -math.inf, dtype=torch.float64).scatter_reduce_(0, streams, hi, "amax")
+        lows = torch.full((n_streams,), math.inf, dtype=torch.float64).scatter_reduce_(
+            0, streams, lo, "amin"
+        )
+        highs = torch.full((n_streams,), -math.inf, dtype=torch.float64).scatter_reduce_(
+            0, streams, hi, "amax"
+        )
         present = torch.unique(streams).tolist()
-        for stream, low, high in zip(present, lows[present].tolist(), highs[present].tolist(), strict=True):
+        for stream, low, high in zip(
+            present, lows[present].tolist(), highs[present].tolist(), strict=True
+        ):
             self._cover(stream, low, high)
         edges = self._first_edge[streams, None] + self._width[streams, None] * self._steps
         moved = rebin(counts, lo, hi, edges)
-        self.counts.view(-1, self.bins).index_put_((streams * self.columns + steps // self.span,), moved.float(),
-                                                   accumulate=True)
+        self.counts.view(-1, self.bins).index_put_(
+            (streams * self.columns + steps // self.span,), moved.float(), accumulate=True
+        )
         self.used = max(self.used, last // self.span + 1)
         self.events += torch.bincount(streams, minlength=n_streams)
         self.version += 1
@@ -212,7 +251,10 @@ class RollingHistograms:
         filled = self.counts[:, : self.used].sum(1) > 0
         first = filled.int().argmax(1).tolist()
         last = (self.bins - 1 - filled.flip(1).int().argmax(1)).tolist()
-        return [(a, b) if any_ else None for a, b, any_ in zip(first, last, filled.any(1).tolist(), strict=True)]
+        return [
+            (a, b) if any_ else None
+            for a, b, any_ in zip(first, last, filled.any(1).tolist(), strict=True)
+        ]
 
     def first_edges(self) -> list[float]:
         """Per stream, where its first bin starts."""
@@ -224,7 +266,9 @@ class RollingHistograms:
 
     def edges(self, stream: int, first: int, last: int) -> list[float]:
         """The value edges of bins ``first`` to ``last`` (inclusive) of ``stream``."""
-        return (self._first_edge[stream] + self._width[stream] * self._steps[first : last + 2]).tolist()
+        return (
+            self._first_edge[stream] + self._width[stream] * self._steps[first : last + 2]
+        ).tolist()
 
     def history(self, stream: int, path: str, name: str, kind: str) -> HistogramHistory | None:
         """The stream as a HistogramHistory over its occupied bins (None: nothing yet)."""
@@ -233,9 +277,19 @@ class RollingHistograms:
             return None
         first, last = span
         counts = self.means()[stream, :, first : last + 1].double()
-        step_edges = (*(c * self.span for c in range(self.used)), min(self.used * self.span, self.last_step + 1))
-        return HistogramHistory(path, name, kind, step_edges, tuple(self.edges(stream, first, last)), counts,
-                                int(self.events[stream]))
+        step_edges = (
+            *(c * self.span for c in range(self.used)),
+            min(self.used * self.span, self.last_step + 1),
+        )
+        return HistogramHistory(
+            path,
+            name,
+            kind,
+            step_edges,
+            tuple(self.edges(stream, first, last)),
+            counts,
+            int(self.events[stream]),
+        )
 
     # -- growing -------------------------------------------------------------------------------
 
@@ -258,7 +312,8 @@ class RollingHistograms:
         exponent, origin = self._exponent[stream], self._origin[stream]
         top = self.bins - 1
         if exponent is not None and (
-            origin <= math.floor(math.ldexp(low, -exponent)) and math.floor(math.ldexp(high, -exponent)) <= origin + top
+            origin <= math.floor(math.ldexp(low, -exponent))
+            and math.floor(math.ldexp(high, -exponent)) <= origin + top
         ):
             return
         new = exponent if exponent is not None else _first_exponent(low, high, self.bins)
@@ -268,8 +323,12 @@ class RollingHistograms:
         if exponent is not None:
             # Bin origin + k of width 2**exponent lies inside bin (origin + k) >> shift of the new width.
             shift = new - exponent
-            index = torch.tensor([min(max(((origin + k) >> shift) - new_origin, 0), top) for k in range(self.bins)])
-            merged = torch.zeros(self.bins, self.columns).index_put_((index,), self.counts[stream].t(), accumulate=True)
+            index = torch.tensor(
+                [min(max(((origin + k) >> shift) - new_origin, 0), top) for k in range(self.bins)]
+            )
+            merged = torch.zeros(self.bins, self.columns).index_put_(
+                (index,), self.counts[stream].t(), accumulate=True
+            )
             self.counts[stream] = merged.t()
         self._exponent[stream], self._origin[stream] = new, new_origin
         self._width[stream] = math.ldexp(1.0, new)

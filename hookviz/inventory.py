@@ -23,7 +23,10 @@ MODULE_HOOKS: dict[str, tuple[str, dict[str, str]]] = {
     "forward_pre": ("_forward_pre_hooks", {"with_kwargs": "_forward_pre_hooks_with_kwargs"}),
     "forward": (
         "_forward_hooks",
-        {"with_kwargs": "_forward_hooks_with_kwargs", "always_call": "_forward_hooks_always_called"},
+        {
+            "with_kwargs": "_forward_hooks_with_kwargs",
+            "always_call": "_forward_hooks_always_called",
+        },
     ),
     "backward_pre": ("_backward_pre_hooks", {}),
     "backward": ("_backward_hooks", {}),
@@ -40,8 +43,10 @@ GLOBAL_HOOKS: dict[str, tuple[str, dict[str, str]]] = {
     "global_forward_pre": ("_global_forward_pre_hooks", {}),
     "global_forward": (
         "_global_forward_hooks",
-        {"with_kwargs": "_global_forward_hooks_with_kwargs",
-         "always_call": "_global_forward_hooks_always_called"},
+        {
+            "with_kwargs": "_global_forward_hooks_with_kwargs",
+            "always_call": "_global_forward_hooks_always_called",
+        },
     ),
     "global_backward_pre": ("_global_backward_pre_hooks", {}),
     "global_backward": ("_global_backward_hooks", {}),
@@ -121,12 +126,16 @@ def list_hooks(model: nn.Module, *, include_globals: bool = True) -> list[HookIn
                 flags = _flags(module, flag_attrs, handle_id)
                 if kind == "backward":
                     flags += ("full",) if module._is_full_backward_hook else ("legacy",)
-                found.append(_info(path, kind, "module", handle_id, hook, flags, None, module, module))
+                found.append(
+                    _info(path, kind, "module", handle_id, hook, flags, None, module, module)
+                )
         for name, param in module.named_parameters(recurse=False):
             for kind, attr in TENSOR_HOOKS.items():
                 hooks = getattr(param, attr, None) or {}
                 for handle_id, hook in list(hooks.items()):
-                    found.append(_info(path, kind, "parameter", handle_id, hook, (), name, param, module))
+                    found.append(
+                        _info(path, kind, "parameter", handle_id, hook, (), name, param, module)
+                    )
     if include_globals:
         for kind, (attr, flag_attrs) in GLOBAL_HOOKS.items():
             hooks = getattr(torch_module, attr, None) or {}
@@ -159,7 +168,9 @@ def find_duplicate_hooks(model: nn.Module) -> list[DuplicateHook]:
     """
     groups: dict[tuple, list[HookInfo]] = {}
     for info in list_hooks(model, include_globals=False):
-        groups.setdefault((info.path, info.parameter, info.kind, _identity(info.hook)), []).append(info)
+        groups.setdefault((info.path, info.parameter, info.kind, _identity(info.hook)), []).append(
+            info
+        )
     duplicates = []
     for (path, parameter, kind, _), infos in groups.items():
         if len(infos) < 2:
@@ -260,7 +271,9 @@ def _drop(owner: Any, attr: str, flag_attrs: dict[str, str], handle_id: int) -> 
 
 
 def _flags(owner: Any, flag_attrs: dict[str, str], handle_id: int) -> tuple[str, ...]:
-    return tuple(flag for flag, attr in flag_attrs.items() if handle_id in (getattr(owner, attr, None) or {}))
+    return tuple(
+        flag for flag, attr in flag_attrs.items() if handle_id in (getattr(owner, attr, None) or {})
+    )
 
 
 def _info(path, kind, target, handle_id, hook, flags, parameter, owner, module) -> HookInfo:
@@ -322,8 +335,12 @@ def _identity(hook: Any) -> tuple:
     # The raw file name: IPython names a cell's file by its source, so a cell run again compiles
     # to the same file and line, while two lambdas on two lines differ.
     site = (code.co_filename, code.co_firstlineno, code.co_name, code.co_code)
-    closure = tuple(_state(_cell_value(cell)) for cell in (getattr(target, "__closure__", None) or ()))
-    defaults = _state(getattr(target, "__defaults__", None)) + _state(getattr(target, "__kwdefaults__", None))
+    closure = tuple(
+        _state(_cell_value(cell)) for cell in (getattr(target, "__closure__", None) or ())
+    )
+    defaults = _state(getattr(target, "__defaults__", None)) + _state(
+        getattr(target, "__kwdefaults__", None)
+    )
     return (site, closure, defaults, bound, owner_id)
 
 
@@ -353,6 +370,3 @@ def _state(value: Any) -> str:
     if callable(value) and hasattr(value, "__code__"):
         return f"function {getattr(value, '__qualname__', '')}"
     return type(value).__qualname__
-
-
-

@@ -20,7 +20,13 @@ from .tracing import ApplyTrace
 from .tree import TreeNode, module_tree, preorder
 
 BLUE, SKY, GREEN, ORANGE, VERMILLION, PURPLE, GREY = (
-    "#0072B2", "#56B4E9", "#009E73", "#E69F00", "#D55E00", "#CC79A7", "#7F7F7F",
+    "#0072B2",
+    "#56B4E9",
+    "#009E73",
+    "#E69F00",
+    "#D55E00",
+    "#CC79A7",
+    "#7F7F7F",
 )
 KIND_STYLE = {  # kind -> (colour, marker)
     "forward_pre": (SKY, "o"),
@@ -76,20 +82,50 @@ def apply_traversal(trace: ApplyTrace) -> Figure:
         x, y = positions[node.path]
         number = visit_number.get(node.path)
         label = node.name if node.path else node.type_name
-        hidden = sum(1 for _ in node.walk()) - 1 if node.depth >= depth_limit and node.children else 0
+        hidden = (
+            sum(1 for _ in node.walk()) - 1 if node.depth >= depth_limit and node.children else 0
+        )
         text = f"{label}\n{node.type_name}" if node.path else label
         if hidden:
             text += f"\n(+{hidden} modules)"
-        ax.text(x, y, text, ha="center", va="center", fontsize=8, zorder=3,
-                bbox={"boxstyle": "round,pad=0.3", "facecolor": "#FFF4D6" if number else "white",
-                      "edgecolor": ORANGE if number else GREY})
+        ax.text(
+            x,
+            y,
+            text,
+            ha="center",
+            va="center",
+            fontsize=8,
+            zorder=3,
+            bbox={
+                "boxstyle": "round,pad=0.3",
+                "facecolor": "#FFF4D6" if number else "white",
+                "edgecolor": ORANGE if number else GREY,
+            },
+        )
         if number is not None:
-            ax.text(x - 0.42, y + 0.3, str(number), ha="center", va="center", fontsize=8, color="white",
-                    fontweight="bold", zorder=4,
-                    bbox={"boxstyle": "circle,pad=0.25", "facecolor": BLUE, "edgecolor": BLUE})
+            ax.text(
+                x - 0.42,
+                y + 0.3,
+                str(number),
+                ha="center",
+                va="center",
+                fontsize=8,
+                color="white",
+                fontweight="bold",
+                zorder=4,
+                bbox={"boxstyle": "circle,pad=0.25", "facecolor": BLUE, "edgecolor": BLUE},
+            )
         if node.path in pre_number:
-            ax.text(x + 0.42, y + 0.3, str(pre_number[node.path]), ha="center", va="center", fontsize=7,
-                    color=GREEN, zorder=4)
+            ax.text(
+                x + 0.42,
+                y + 0.3,
+                str(pre_number[node.path]),
+                ha="center",
+                va="center",
+                fontsize=7,
+                color=GREEN,
+                zorder=4,
+            )
     ax.set_xlim(-0.8, max(next_x[0] - 0.2, 0.8))
     ax.set_ylim(min(y for _, y in positions.values()) - 0.6, 0.7)
     ax.axis("off")
@@ -107,17 +143,29 @@ def monitor(snapshot: dict[str, Any], modules: list[list], *, title: str = "Hook
     """Output mean ± std and output-gradient norm per module, from a HookMonitor snapshot."""
     rows = snapshot.get("rows", []) if isinstance(snapshot, dict) else None
     if rows is None or len(rows) != len(modules):
-        raise ValueError("monitor needs a HookMonitor's snapshot and modules (monitor.snapshot, monitor.modules).")
+        raise ValueError(
+            "monitor needs a HookMonitor's snapshot and modules (monitor.snapshot, monitor.modules)."
+        )
     labels = [m[0] for m in modules]
     positions = list(range(len(labels)))[::-1]
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 0.32 * len(labels) + 1.6), sharey=True)
     for y, row in zip(positions, rows, strict=True):
         out = row.get("out")
         if out and _finite(out.get("mean")) and _finite(out.get("std")):
-            left.errorbar(out["mean"], y, xerr=out["std"], fmt="o", color=BLUE, ecolor=SKY, capsize=3)
+            left.errorbar(
+                out["mean"], y, xerr=out["std"], fmt="o", color=BLUE, ecolor=SKY, capsize=3
+            )
         if out and (out.get("nan") or out.get("inf")):
-            left.text(0.98, y, "⚠ NaN/Inf", transform=left.get_yaxis_transform(), ha="right", va="center",
-                      color=VERMILLION, fontsize=8)
+            left.text(
+                0.98,
+                y,
+                "⚠ NaN/Inf",
+                transform=left.get_yaxis_transform(),
+                ha="right",
+                va="center",
+                color=VERMILLION,
+                fontsize=8,
+            )
         grad = row.get("grad")
         norm = grad.get("norm") if grad else None
         if _finite(norm) and norm > 0:
@@ -132,7 +180,9 @@ def monitor(snapshot: dict[str, Any], modules: list[list], *, title: str = "Hook
     right.xaxis.set_minor_formatter(NullFormatter())
     right.set_xlabel("norm of the gradient w.r.t. the output (latest, log scale)")
     note = snapshot.get("note")  # set when min, max and NaN/Inf are estimates (exact=False)
-    fig.suptitle(f"{title} · {snapshot.get('steps', 0)} steps" + (f"\n≈ {note}" if note else ""), fontsize=10)
+    fig.suptitle(
+        f"{title} · {snapshot.get('steps', 0)} steps" + (f"\n≈ {note}" if note else ""), fontsize=10
+    )
     fig.tight_layout()
     plt.close(fig)
     return fig
@@ -168,15 +218,23 @@ def activation_heatmap(source: Any, kind: str = "output") -> Figure:
     histories = read(kind)
     columns = min(len(histories), 4)
     rows = math.ceil(len(histories) / columns)
-    fig, axes = plt.subplots(rows, columns, figsize=(3.3 * columns + 1.3, 2.2 * rows + 0.9), squeeze=False,
-                             sharex=True, layout="constrained")
+    fig, axes = plt.subplots(
+        rows,
+        columns,
+        figsize=(3.3 * columns + 1.3, 2.2 * rows + 0.9),
+        squeeze=False,
+        sharex=True,
+        layout="constrained",
+    )
     shades = [np.ma.masked_equal(np.log1p(h.counts.numpy()).T, 0.0) for h in histories]
     top = max((float(s.max()) for s in shades if s.count()), default=1.0)
     colours = plt.get_cmap("viridis").with_extremes(bad=(0, 0, 0, 0))
     mesh = None
     for k, (history, shade) in enumerate(zip(histories, shades, strict=True)):
         ax = axes[k // columns][k % columns]
-        mesh = ax.pcolormesh(history.step_edges, history.value_edges, shade, cmap=colours, vmin=0.0, vmax=top)
+        mesh = ax.pcolormesh(
+            history.step_edges, history.value_edges, shade, cmap=colours, vmin=0.0, vmax=top
+        )
         ax.set_title(history.name, fontsize=9, family="monospace")
         ax.tick_params(labelsize=7)
         if k % columns == 0:
@@ -191,8 +249,14 @@ def activation_heatmap(source: Any, kind: str = "output") -> Figure:
     last = max(h.step_edges[-1] for h in histories) - 1
     what = "outputs" if kind == "output" else "gradients w.r.t. the outputs"
     # With exact=False each event's bins span its sample's range, not the tensor's: say so.
-    estimated = "\n(≈ each event's range from its sample: exact=False)" if getattr(source, "exact", True) is False else ""
-    fig.suptitle(f"Histogram of each module's {what} over steps {first}–{last}{estimated}", fontsize=10)
+    estimated = (
+        "\n(≈ each event's range from its sample: exact=False)"
+        if getattr(source, "exact", True) is False
+        else ""
+    )
+    fig.suptitle(
+        f"Histogram of each module's {what} over steps {first}–{last}{estimated}", fontsize=10
+    )
     plt.close(fig)
     return fig
 
@@ -200,7 +264,9 @@ def activation_heatmap(source: Any, kind: str = "output") -> Figure:
 def timeline(trace: HookTrace) -> Figure:
     """Modules down, time across: each hook firing a mark, forward() calls as bars, backward shaded."""
     if not isinstance(trace, HookTrace):
-        raise TypeError(f"timeline needs a HookTrace (from hookviz.trace_hooks), got {type(trace).__name__}.")
+        raise TypeError(
+            f"timeline needs a HookTrace (from hookviz.trace_hooks), got {type(trace).__name__}."
+        )
     lanes: list[str] = []
     for firing in trace.firings:
         if firing.label not in lanes:
@@ -219,24 +285,52 @@ def timeline(trace: HookTrace) -> Figure:
         if firing.kind == "forward_call":
             started[firing.label] = k
         elif firing.kind == "forward_return" and firing.label in started:
-            ax.plot([started.pop(firing.label), k], [y, y], color=GREY, linewidth=4, alpha=0.4,
-                    solid_capstyle="round", zorder=1)
+            ax.plot(
+                [started.pop(firing.label), k],
+                [y, y],
+                color=GREY,
+                linewidth=4,
+                alpha=0.4,
+                solid_capstyle="round",
+                zorder=1,
+            )
         if firing.kind in TORCH_KINDS:
             ax.scatter(k, y, marker="d", s=18, color=GREY, zorder=2)
             continue
         colour, marker = KIND_STYLE.get(firing.kind, (PURPLE, "o"))
-        ax.scatter(k, y, marker=marker, s=70, color=colour, edgecolor="black", linewidth=0.6, zorder=3)
+        ax.scatter(
+            k, y, marker=marker, s=70, color=colour, edgecolor="black", linewidth=0.6, zorder=3
+        )
         if firing.replaced:
-            ax.scatter(k, y, marker="o", s=260, facecolor="none", edgecolor=VERMILLION, linewidth=1.5,
-                       linestyle="--", zorder=3)
-            ax.annotate(f"replaced {firing.replaced}", (k, y), xytext=(6, 8), textcoords="offset points",
-                        fontsize=7, color=VERMILLION)
+            ax.scatter(
+                k,
+                y,
+                marker="o",
+                s=260,
+                facecolor="none",
+                edgecolor=VERMILLION,
+                linewidth=1.5,
+                linestyle="--",
+                zorder=3,
+            )
+            ax.annotate(
+                f"replaced {firing.replaced}",
+                (k, y),
+                xytext=(6, 8),
+                textcoords="offset points",
+                fontsize=7,
+                color=VERMILLION,
+            )
     ax.set_yticks(list(lane_y.values()), list(lane_y), fontsize=8)
     ax.set_xlim(-0.8, max(n - 0.2, 1))
     ax.set_ylim(-0.7, len(lanes) - 0.1)
-    ax.set_xlabel("order of events (circles: forward hooks, squares: backward hooks, diamonds: torch)")
+    ax.set_xlabel(
+        "order of events (circles: forward hooks, squares: backward hooks, diamonds: torch)"
+    )
     users = len(trace.user_firings())
-    ax.set_title(f"{type(trace.model).__name__}: {n} events, {users} from the model's own hooks", fontsize=10)
+    ax.set_title(
+        f"{type(trace.model).__name__}: {n} events, {users} from the model's own hooks", fontsize=10
+    )
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
     fig.tight_layout()

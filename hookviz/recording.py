@@ -52,7 +52,16 @@ from .summaries import (
 )
 from .tree import ModuleSelector, check_model, display_name, select_modules
 
-__all__ = ["PHASES", "STATS", "HookEvent", "Recording", "TensorStats", "check_every", "check_exact", "record"]
+__all__ = [
+    "PHASES",
+    "STATS",
+    "HookEvent",
+    "Recording",
+    "TensorStats",
+    "check_every",
+    "check_exact",
+    "record",
+]
 
 _ONE_INPUT_GRAD = ("grad_input[0]",)
 _ONE_OUTPUT_GRAD = ("grad_output",)
@@ -122,7 +131,9 @@ class Recording:
         names, shapes, words = Interner(), Interner(), Interner()
         # One tensor is seen twice only when more than one phase is recorded (an input is the
         # previous output) or a container is (its output is its last child's): else no lookups.
-        seen_twice = len(self.phases) > 1 or any(next(iter(m.children()), None) is not None for _, m in self.targets)
+        seen_twice = len(self.phases) > 1 or any(
+            next(iter(m.children()), None) is not None for _, m in self.targets
+        )
         self._pending = Pending(self._need, names, shapes, words, dedup=seen_twice)
         self._store = EventStore(max_events)
         self._reader = Reader(names.items, shapes.items, words.items, self._need.stats)
@@ -140,7 +151,9 @@ class Recording:
         self._path_id = {p: i for i, (p, _) in enumerate(self.targets)}
         self._phase_ids = frozenset(PHASES.index(p) for p in self.phases)
         self._wants_backward = BACKWARD_PRE in self._phase_ids or BACKWARD in self._phase_ids
-        self._wants_input_grads = BACKWARD in self._phase_ids  # grad_input: watch each call's inputs
+        self._wants_input_grads = (
+            BACKWARD in self._phase_ids
+        )  # grad_input: watch each call's inputs
         self._wants_forward_pre = FORWARD_PRE in self._phase_ids
         self._wants_forward = FORWARD in self._phase_ids
         self._reset_step_state()
@@ -156,10 +169,14 @@ class Recording:
     def start(self) -> Recording:
         """Register the hooks (``with`` does this for you)."""
         if self._active:
-            raise RuntimeError("this recording is already running; use a new record(...) to record again.")
+            raise RuntimeError(
+                "this recording is already running; use a new record(...) to record again."
+            )
         self._active = True
         try:
-            self._model_handle = self.model.register_forward_pre_hook(self._on_model_call, prepend=True)
+            self._model_handle = self.model.register_forward_pre_hook(
+                self._on_model_call, prepend=True
+            )
             if self.every == 1:
                 self._attach()  # hooks stay on; with every > 1 they come and go per recorded step
         except BaseException:
@@ -213,7 +230,9 @@ class Recording:
             pending.reset()
             return []
         stats, hist, values = compute(pending)
-        chunk = Chunk(pending.events, pending.leaves, pending.rows, pending.texts, stats, hist, values)
+        chunk = Chunk(
+            pending.events, pending.leaves, pending.rows, pending.texts, stats, hist, values
+        )
         pending.reset()
         # Read the events before the store may drop some of them (a chunk bigger than max_events):
         # listeners get every new event, max_events only bounds what is kept.
@@ -234,7 +253,9 @@ class Recording:
     def _materialize(self, chunk: Chunk) -> list[HookEvent]:
         targets = self.targets
         return [
-            HookEvent(seq, step, PHASES[phase], targets[path_id][0], targets[path_id][1], call, tensors)
+            HookEvent(
+                seq, step, PHASES[phase], targets[path_id][0], targets[path_id][1], call, tensors
+            )
             for seq, step, phase, path_id, call, tensors in self._reader.events(chunk)
         ]
 
@@ -267,7 +288,9 @@ class Recording:
             if batch is not None:
                 yield batch
 
-    def histogram_history(self, kind: str = "output", *, bins: int = STATIC_BINS) -> list[HistogramHistory]:
+    def histogram_history(
+        self, kind: str = "output", *, bins: int = STATIC_BINS
+    ) -> list[HistogramHistory]:
         """Each module's histogram over the recorded steps (``kind``: 'output' or 'gradient',
         the gradient w.r.t. the module's output), on ``bins`` fixed bins per module; what
         ``hookviz.plots.activation_heatmap`` draws. See ``hookviz.histogram_history``."""
@@ -283,7 +306,11 @@ class Recording:
                 "(all statistics) or include 'histogram'."
             )
         if phase not in self._phase_ids:
-            fix = "gradients=True (the default)" if kind == "gradient" else "phases=None (all of them)"
+            fix = (
+                "gradients=True (the default)"
+                if kind == "gradient"
+                else "phases=None (all of them)"
+            )
             raise ValueError(
                 f"this Recording has no {kind} histograms: they come from the {PHASES[phase]!r} phase, and it "
                 f"recorded {', '.join(self.phases)}. Record with {fix}."
@@ -323,7 +350,11 @@ class Recording:
 
     def table(self, limit: int = 50) -> str:
         """A text table of the events (the first ``limit``)."""
-        rows = [] if self.exact else [f"{ESTIMATED_NOTE}: marked ≈ for tensors over {SAMPLE_SIZE} elements"]
+        rows = (
+            []
+            if self.exact
+            else [f"{ESTIMATED_NOTE}: marked ≈ for tensors over {SAMPLE_SIZE} elements"]
+        )
         rows.append(f"{'seq':>4} {'step':>4}  {'phase':<12} {'module':<20} {'call':>4}  summary")
         for e in self.events[:limit]:
             body = "; ".join(t.brief() for t in e.tensors) or "-"
@@ -382,7 +413,8 @@ class Recording:
             else:
                 self._detach()
         if self._pending.n_rows >= BUFFER_ROWS // 2 or (
-            (self._listeners or self._column_listeners) and time.monotonic() - self._last_flush >= FLUSH_SECONDS
+            (self._listeners or self._column_listeners)
+            and time.monotonic() - self._last_flush >= FLUSH_SECONDS
         ):
             self.flush()
 
@@ -476,13 +508,17 @@ class Recording:
             self._tensor_handles[-1].append(tensor.register_hook(slot.dispatch))
         slot.entries.append((side, position))
 
-    def _emit(self, phase_id: int, step: int, path_id: int, call: int, leaves: Iterable[tuple[str, Any]]) -> None:
+    def _emit(
+        self, phase_id: int, step: int, path_id: int, call: int, leaves: Iterable[tuple[str, Any]]
+    ) -> None:
         pending = self._pending
         if len(pending.slots) >= BUFFER_ROWS:
             self.flush()
         pending.add_event(next(self._seq), step, phase_id, path_id, call, leaves)
 
-    def _emit_tensor(self, phase_id: int, step: int, path_id: int, call: int, name: str, tensor) -> None:
+    def _emit_tensor(
+        self, phase_id: int, step: int, path_id: int, call: int, name: str, tensor
+    ) -> None:
         """``_emit`` for the usual event: one plain tensor."""
         if type(tensor) is not torch.Tensor:
             self._emit(phase_id, step, path_id, call, ((name, tensor),))
@@ -557,11 +593,26 @@ class _GradSide:
     keeps these short-lived objects waiting for the garbage collector.
     """
 
-    __slots__ = ("recording", "step", "path_id", "index", "phase_id", "names", "grads", "missing",
-                 "done", "inputs")
+    __slots__ = (
+        "recording",
+        "step",
+        "path_id",
+        "index",
+        "phase_id",
+        "names",
+        "grads",
+        "missing",
+        "done",
+        "inputs",
+    )
 
     def __init__(self, recording, call: _Call, phase_id: int, names: list[str]):
-        self.recording, self.step, self.path_id, self.index = recording, call.step, call.path_id, call.index
+        self.recording, self.step, self.path_id, self.index = (
+            recording,
+            call.step,
+            call.path_id,
+            call.index,
+        )
         self.phase_id, self.names = phase_id, names
         self.grads: list[Any] = [None] * len(names)
         self.missing = len(names)
@@ -575,7 +626,9 @@ class _GradSide:
             self.done = True
             rec = self.recording
             if self.phase_id in rec._phase_ids:
-                rec._emit_tensor(self.phase_id, self.step, self.path_id, self.index, self.names[0], grad)
+                rec._emit_tensor(
+                    self.phase_id, self.step, self.path_id, self.index, self.names[0], grad
+                )
             self._after_fire(rec)
             return
         if self.grads[position] is None:
@@ -588,7 +641,13 @@ class _GradSide:
         self.done = True
         rec = self.recording
         if self.phase_id in rec._phase_ids:
-            rec._emit(self.phase_id, self.step, self.path_id, self.index, zip(self.names, self.grads, strict=True))
+            rec._emit(
+                self.phase_id,
+                self.step,
+                self.path_id,
+                self.index,
+                zip(self.names, self.grads, strict=True),
+            )
         self.grads = None  # holding gradients past this point would keep their memory from reuse
         self._after_fire(rec)
 
@@ -667,11 +726,11 @@ def _check_phases(phases: Iterable[str] | None, gradients: bool) -> tuple[str, .
     chosen = tuple(phases)
     unknown = [p for p in chosen if p not in PHASES]
     if unknown:
-        raise ValueError(f"unknown phase(s) {', '.join(map(repr, unknown))}; valid phases are {', '.join(PHASES)}.")
+        raise ValueError(
+            f"unknown phase(s) {', '.join(map(repr, unknown))}; valid phases are {', '.join(PHASES)}."
+        )
     if not gradients and any(PHASES.index(p) >= BACKWARD_PRE for p in chosen):
         raise ValueError(
             "gradients=False contradicts the backward phase(s) asked for in phases=; drop one of the two."
         )
     return tuple(p for p in PHASES if p in chosen)
-
-

@@ -28,7 +28,9 @@ FORWARD_PRE, FORWARD, BACKWARD_PRE, BACKWARD = range(len(PHASES))
 
 # events (array "q"): one record per hook firing; its values are leaves FIRST_LEAF onwards
 EVENT_FIELDS = ("seq", "step", "phase", "path", "call", "first_leaf", "leaves")
-EVENT_SEQ, EVENT_STEP, EVENT_PHASE, EVENT_PATH, EVENT_CALL, EVENT_FIRST_LEAF, EVENT_LEAVES = range(len(EVENT_FIELDS))
+EVENT_SEQ, EVENT_STEP, EVENT_PHASE, EVENT_PATH, EVENT_CALL, EVENT_FIRST_LEAF, EVENT_LEAVES = range(
+    len(EVENT_FIELDS)
+)
 EVENT_WIDTH = len(EVENT_FIELDS)
 
 # leaves (array "q"): one per value an event carries (a tensor, None, or another value)
@@ -52,18 +54,45 @@ KEPT_SAMPLE_ONLY = 2  # a sample alone (exact=False): every statistic estimated 
 EXTREMES_WIDTH = 2
 
 # statistics (array "d"): one record per row, NaN where a statistic was not computed
-STAT_COLUMNS = ("count", "mean", "std", "norm", "zeros", "nan", "inf", "min", "max", "hist_lo", "hist_hi")
+STAT_COLUMNS = (
+    "count",
+    "mean",
+    "std",
+    "norm",
+    "zeros",
+    "nan",
+    "inf",
+    "min",
+    "max",
+    "hist_lo",
+    "hist_hi",
+)
 (
-    COL_COUNT, COL_MEAN, COL_STD, COL_NORM, COL_ZEROS, COL_NAN, COL_INF, COL_MIN, COL_MAX, COL_HIST_LO, COL_HIST_HI,
+    COL_COUNT,
+    COL_MEAN,
+    COL_STD,
+    COL_NORM,
+    COL_ZEROS,
+    COL_NAN,
+    COL_INF,
+    COL_MIN,
+    COL_MAX,
+    COL_HIST_LO,
+    COL_HIST_HI,
 ) = range(len(STAT_COLUMNS))
 STAT_WIDTH = len(STAT_COLUMNS)
 HIST_BINS = 16  # histogram counts (array "d") per row
 
 # record(stats=...) name -> TensorStats field, statistics column, type
 _STAT_FIELDS = (
-    ("mean", "mean", COL_MEAN, float), ("std", "std", COL_STD, float), ("norm", "norm", COL_NORM, float),
-    ("zeros", "zero_fraction", COL_ZEROS, float), ("nan", "nan_count", COL_NAN, int),
-    ("inf", "inf_count", COL_INF, int), ("min", "min", COL_MIN, float), ("max", "max", COL_MAX, float),
+    ("mean", "mean", COL_MEAN, float),
+    ("std", "std", COL_STD, float),
+    ("norm", "norm", COL_NORM, float),
+    ("zeros", "zero_fraction", COL_ZEROS, float),
+    ("nan", "nan_count", COL_NAN, int),
+    ("inf", "inf_count", COL_INF, int),
+    ("min", "min", COL_MIN, float),
+    ("max", "max", COL_MAX, float),
 )
 
 
@@ -100,7 +129,9 @@ class TensorStats:
     values: Any = None
     sampled: bool = False
     sample_size: int = 0
-    exact: bool = True  # False: min, max, NaN and Inf counts are estimates from the sample (exact=False)
+    exact: bool = (
+        True  # False: min, max, NaN and Inf counts are estimates from the sample (exact=False)
+    )
     text: str | None = None  # repr of a non-tensor value
 
     def brief(self) -> str:
@@ -111,8 +142,12 @@ class TensorStats:
         parts = [f"{self.name} {self.dtype}[{shape}]"]
         # An estimate reads "max≈…": from the sample alone (exact=False), not the whole tensor.
         extreme = "=" if self.exact else "≈"
-        for label, value, sign in (("mean", self.mean, "="), ("std", self.std, "="), ("max", self.max, extreme),
-                                   ("norm", self.norm, "=")):
+        for label, value, sign in (
+            ("mean", self.mean, "="),
+            ("std", self.std, "="),
+            ("max", self.max, extreme),
+            ("norm", self.norm, "="),
+        ):
             if value is not None:
                 parts.append(f"{label}{sign}{_fmt(value)}")
         if self.nan_count:
@@ -133,8 +168,16 @@ class Chunk:
 
     __slots__ = ("events", "leaves", "rows", "stats", "hist", "values", "texts", "skip")
 
-    def __init__(self, events: array, leaves: array, rows: array, texts: dict[int, str], stats: array,
-                 hist: array, values: dict[int, list[float]]):
+    def __init__(
+        self,
+        events: array,
+        leaves: array,
+        rows: array,
+        texts: dict[int, str],
+        stats: array,
+        hist: array,
+        values: dict[int, list[float]],
+    ):
         self.events, self.leaves, self.rows, self.texts = events, leaves, rows, texts
         self.stats, self.hist, self.values = stats, hist, values
         self.skip = 0  # leading events dropped by max_events
@@ -191,9 +234,17 @@ class Reader:
     ``names``, ``shapes`` and ``words`` are the recording's interned values (ids index them);
     ``want`` the statistics it computes."""
 
-    def __init__(self, names: list[str], shapes: list[tuple[int, ...]], words: list[str], want: frozenset[str]):
+    def __init__(
+        self,
+        names: list[str],
+        shapes: list[tuple[int, ...]],
+        words: list[str],
+        want: frozenset[str],
+    ):
         self.names, self.shapes, self.words, self.want = names, shapes, words, want
-        self._wanted = [(name, column, kind) for stat, name, column, kind in _STAT_FIELDS if stat in want]
+        self._wanted = [
+            (name, column, kind) for stat, name, column, kind in _STAT_FIELDS if stat in want
+        ]
 
     def events(self, chunk: Chunk):
         """Yield (seq, step, phase id, path id, call, tensors) for each event in ``chunk``."""
@@ -211,8 +262,14 @@ class Reader:
                     if fields is None:
                         fields = cache[row] = self._fields(chunk, row)
                 tensors.append(self._stats(chunk, leaf, fields))
-            yield (record[EVENT_SEQ], record[EVENT_STEP], record[EVENT_PHASE], record[EVENT_PATH],
-                   record[EVENT_CALL], tuple(tensors))
+            yield (
+                record[EVENT_SEQ],
+                record[EVENT_STEP],
+                record[EVENT_PHASE],
+                record[EVENT_PATH],
+                record[EVENT_CALL],
+                tuple(tensors),
+            )
 
     def mains(self, chunk: Chunk):
         """Per event of a fresh chunk, straight from the columns: (step, phase id, path id, leaf, mean, norm,
@@ -222,7 +279,9 @@ class Reader:
         no statistics, NaN when a statistic was not asked for. ``stats_at(chunk, leaf)`` builds
         the whole TensorStats, for the few events a reader keeps."""
         ev, lv, table = chunk.events, chunk.leaves, chunk.stats
-        for e in range(len(ev) // EVENT_WIDTH):  # every event: what max_events trims is still new to a listener
+        for e in range(
+            len(ev) // EVENT_WIDTH
+        ):  # every event: what max_events trims is still new to a listener
             at = e * EVENT_WIDTH
             step, phase, path_id = ev[at + EVENT_STEP], ev[at + EVENT_PHASE], ev[at + EVENT_PATH]
             first = ev[at + EVENT_FIRST_LEAF]
@@ -230,11 +289,21 @@ class Reader:
                 row = lv[leaf * LEAF_WIDTH + LEAF_ROW]
                 if row != NO_ROW:
                     c = row * STAT_WIDTH
-                    if math.isnan(table[c + COL_COUNT]):  # no statistics (not computable, or none asked for)
+                    if math.isnan(
+                        table[c + COL_COUNT]
+                    ):  # no statistics (not computable, or none asked for)
                         yield step, phase, path_id, leaf, None, None, None, None
                     else:
-                        yield (step, phase, path_id, leaf, table[c + COL_MEAN], table[c + COL_NORM],
-                               table[c + COL_NAN], table[c + COL_INF])
+                        yield (
+                            step,
+                            phase,
+                            path_id,
+                            leaf,
+                            table[c + COL_MEAN],
+                            table[c + COL_NORM],
+                            table[c + COL_NAN],
+                            table[c + COL_INF],
+                        )
                     break
             else:
                 yield step, phase, path_id, -1, None, None, None, None
@@ -254,7 +323,9 @@ class Reader:
         # The first *tensor* of an event, as mains() reads it: rarely not its first value.
         for i in ((events[:, EVENT_LEAVES] > 1) & (rows == NO_ROW)).nonzero().flatten().tolist():
             first, n = events[i, EVENT_FIRST_LEAF].item(), events[i, EVENT_LEAVES].item()
-            rows[i] = next((r for r in leaves[first + 1 : first + n, LEAF_ROW].tolist() if r != NO_ROW), NO_ROW)
+            rows[i] = next(
+                (r for r in leaves[first + 1 : first + n, LEAF_ROW].tolist() if r != NO_ROW), NO_ROW
+            )
         events, rows = events[rows != NO_ROW], rows[rows != NO_ROW]
         table = torch.frombuffer(chunk.stats, dtype=torch.float64).view(-1, STAT_WIDTH)[rows]
         lo, hi = table[:, COL_MIN], table[:, COL_MAX]
@@ -262,8 +333,14 @@ class Reader:
         keep = (table[:, COL_COUNT] > 0) & torch.isfinite(lo) & torch.isfinite(hi)
         counts = torch.frombuffer(chunk.hist, dtype=torch.float64).view(-1, HIST_BINS)[rows[keep]]
         events = events[keep]
-        return HistogramBatch(events[:, EVENT_STEP], events[:, EVENT_PHASE], events[:, EVENT_PATH], counts,
-                              lo[keep], hi[keep])
+        return HistogramBatch(
+            events[:, EVENT_STEP],
+            events[:, EVENT_PHASE],
+            events[:, EVENT_PATH],
+            counts,
+            lo[keep],
+            hi[keep],
+        )
 
     def stats_at(self, chunk: Chunk, leaf: int) -> TensorStats:
         """The TensorStats of one leaf of ``chunk``."""
@@ -274,13 +351,17 @@ class Reader:
         at = leaf * LEAF_WIDTH
         name = self.names[chunk.leaves[at + LEAF_NAME]]
         if fields is None:  # not a tensor
-            return TensorStats(name, self.words[chunk.leaves[at + LEAF_KIND]], text=chunk.texts.get(leaf))
+            return TensorStats(
+                name, self.words[chunk.leaves[at + LEAF_KIND]], text=chunk.texts.get(leaf)
+            )
         shape = self.shapes[chunk.leaves[at + LEAF_SHAPE]]
         values = fields[_AT_VALUES]
         if values is not None:
             values = _shape_values(values, shape, fields[_AT_DTYPE])
         # positional, in TensorStats' field order: it is the hot path of every reader
-        return TensorStats(name, "tensor", shape, *fields[:_AT_VALUES], values, *fields[_AT_VALUES + 1 :])
+        return TensorStats(
+            name, "tensor", shape, *fields[:_AT_VALUES], values, *fields[_AT_VALUES + 1 :]
+        )
 
     def _fields(self, chunk: Chunk, row: int) -> tuple:
         """The values of ``_DECODED`` for one row (values still flat)."""
@@ -288,8 +369,12 @@ class Reader:
         kept = record[ROW_SAMPLED]
         found: dict[str, Any] = dict.fromkeys(_DECODED)
         found.update(
-            dtype=self.words[record[ROW_DTYPE]], device=self.words[record[ROW_DEVICE]], numel=record[ROW_NUMEL],
-            sampled=kept != KEPT_WHOLE, sample_size=record[ROW_LENGTH], exact=kept != KEPT_SAMPLE_ONLY,
+            dtype=self.words[record[ROW_DTYPE]],
+            device=self.words[record[ROW_DEVICE]],
+            numel=record[ROW_NUMEL],
+            sampled=kept != KEPT_WHOLE,
+            sample_size=record[ROW_LENGTH],
+            exact=kept != KEPT_SAMPLE_ONLY,
         )
         c = chunk.stats[row * STAT_WIDTH : (row + 1) * STAT_WIDTH]
         want = self.want
@@ -297,7 +382,9 @@ class Reader:
             for name, column, kind in self._wanted:
                 found[name] = kind(c[column])
             if "histogram" in want:
-                found["histogram"] = tuple(map(int, chunk.hist[row * HIST_BINS : (row + 1) * HIST_BINS]))
+                found["histogram"] = tuple(
+                    map(int, chunk.hist[row * HIST_BINS : (row + 1) * HIST_BINS])
+                )
                 found["hist_range"] = (c[COL_HIST_LO], c[COL_HIST_HI])
         if "values" in want:
             found["values"] = chunk.values.get(row)

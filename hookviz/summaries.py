@@ -49,8 +49,16 @@ BUFFER_ROWS = 1024  # sample rows held before statistics are computed
 SLAB = 256  # rows computed together (a slab fits in cache)
 
 _SUMMARISABLE = {
-    torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.bool,
-    torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
+    torch.float32,
+    torch.float64,
+    torch.float16,
+    torch.bfloat16,
+    torch.bool,
+    torch.uint8,
+    torch.int8,
+    torch.int16,
+    torch.int32,
+    torch.int64,
 }
 _STRIDED = torch.strided
 _NO_EXTREMES = (math.nan, math.nan)
@@ -121,14 +129,20 @@ class Lane:
 
     def __init__(self, device: torch.device, words: Interner):
         self.device = device
-        self.buffer = torch.full((BUFFER_ROWS, SAMPLE_SIZE), math.nan, dtype=torch.float32, device=device)
-        self.small: dict[tuple, torch.Tensor] = {}  # (row, shape) -> the row's first cells in that shape
+        self.buffer = torch.full(
+            (BUFFER_ROWS, SAMPLE_SIZE), math.nan, dtype=torch.float32, device=device
+        )
+        self.small: dict[
+            tuple, torch.Tensor
+        ] = {}  # (row, shape) -> the row's first cells in that shape
         self.row_views: list[torch.Tensor | None] = [None] * BUFFER_ROWS  # row -> view of that row
         self.positions: dict[int, torch.Tensor] = {}  # numel -> sample positions
         self.used = 0
         self.rows: list[int] = []  # the pending rows held in this lane, in order
         # Exact min, max, NaN and Inf counts that hooks reduce on the device (EXACT_CELLS; NaN: none).
-        self.exact = torch.full((BUFFER_ROWS, len(EXACT_CELLS)), math.nan, dtype=torch.float32, device=device)
+        self.exact = torch.full(
+            (BUFFER_ROWS, len(EXACT_CELLS)), math.nan, dtype=torch.float32, device=device
+        )
         self._cells: list[tuple | None] = [None] * BUFFER_ROWS
         self.type_ids: dict[torch.dtype, TensorType] = {}
         self._words = words
@@ -137,7 +151,9 @@ class Lane:
         self.bin_index = torch.empty((SLAB, SAMPLE_SIZE), dtype=torch.int32, device=device)
         self.ones = torch.ones(SAMPLE_SIZE, dtype=torch.float32, device=device)
         bins = HIST_BINS + 2
-        self.bin_offsets = torch.arange(0, SLAB * bins, bins, dtype=torch.float32, device=device)[:, None]
+        self.bin_offsets = torch.arange(0, SLAB * bins, bins, dtype=torch.float32, device=device)[
+            :, None
+        ]
 
     def reset(self) -> None:
         """Free every row (their statistics were computed)."""
@@ -147,9 +163,11 @@ class Lane:
     def type_id(self, dtype: torch.dtype) -> TensorType:
         """The TensorType of ``dtype`` on this lane's device, made once per dtype."""
         ids = self.type_ids[dtype] = TensorType(
-            self._words(str(dtype).removeprefix("torch.")), self._words(str(self.device)),
+            self._words(str(dtype).removeprefix("torch.")),
+            self._words(str(self.device)),
             dtype in _SUMMARISABLE and self.device.type != "meta",  # meta tensors hold no values
-            dtype.is_floating_point, dtype is torch.float32,
+            dtype.is_floating_point,
+            dtype is torch.float32,
         )
         return ids
 
@@ -190,7 +208,9 @@ class Lane:
 class Pending:
     """Events and samples written by hooks, waiting for their statistics."""
 
-    def __init__(self, need: Needs, names: Interner, shapes: Interner, words: Interner, *, dedup: bool = True):
+    def __init__(
+        self, need: Needs, names: Interner, shapes: Interner, words: Interner, *, dedup: bool = True
+    ):
         """``dedup``: look each tensor version up, so that one seen twice is summarised once
         (False saves the lookups when no tensor can be seen twice)."""
         self.need = need
@@ -242,8 +262,16 @@ class Pending:
             n += 1
         self.events.extend((seq, step, phase, path_id, call, first, n))  # in EVENT_FIELDS order
 
-    def add_tensor_event(self, seq: int, step: int, phase: int, path_id: int, call: int, name: str,
-                         value: torch.Tensor) -> None:
+    def add_tensor_event(
+        self,
+        seq: int,
+        step: int,
+        phase: int,
+        path_id: int,
+        call: int,
+        name: str,
+        value: torch.Tensor,
+    ) -> None:
         """``add_event`` for the usual event: one tensor (a hook's hot path)."""
         leaves = self.leaves
         first = len(leaves) // LEAF_WIDTH
@@ -291,7 +319,9 @@ class Pending:
         n = t.numel()
         lane = self._cpu if t.is_cpu and self._cpu is not None else self._lane(t)
         dtype = t.dtype
-        dtype_id, device_id, summarisable, floating, float32 = lane.type_ids.get(dtype) or lane.type_id(dtype)
+        dtype_id, device_id, summarisable, floating, float32 = lane.type_ids.get(
+            dtype
+        ) or lane.type_id(dtype)
         # rows are written in ROW_FIELDS order: dtype, device, numel, length, sampled, NaN, Inf
         if not (summarisable and n and self.need.sample and t.layout is _STRIDED):
             slots.append((None, -1))
@@ -410,13 +440,17 @@ def compute(pending: Pending) -> tuple[array, array, dict[int, list[float]]]:
         exact = torch.frombuffer(pending.minmax, dtype=torch.float64).view(-1, EXTREMES_WIDTH)
     for lane, rows in by_lane.items():
         for start in range(0, len(rows), SLAB):  # slabs small enough to stay in cache
-            _compute_slab(pending, lane, rows[start : start + SLAB], meta, exact, table, hist, values)
+            _compute_slab(
+                pending, lane, rows[start : start + SLAB], meta, exact, table, hist, values
+            )
         lane.buffer[: len(rows)].fill_(math.nan)  # ready for the next rows
         lane.exact[: len(rows)].fill_(math.nan)
     return table, hist, values
 
 
-def _compute_slab(pending: Pending, lane: Lane, rows: list[int], meta, exact, table, hist, values) -> None:
+def _compute_slab(
+    pending: Pending, lane: Lane, rows: list[int], meta, exact, table, hist, values
+) -> None:
     """One slab: batched statistics of the samples, corrected by the exact values from the hooks.
 
     Only what ``record(stats=...)`` asked for is computed; the other columns stay NaN.
@@ -430,7 +464,11 @@ def _compute_slab(pending: Pending, lane: Lane, rows: list[int], meta, exact, ta
     contiguous = rows[-1] - rows[0] == n - 1
     index = slice(rows[0], rows[0] + n) if contiguous else torch.tensor(rows)
     info = meta[index].to(device)
-    numel, length, sampled = info[:, ROW_NUMEL].double(), info[:, ROW_LENGTH].double(), info[:, ROW_SAMPLED].bool()
+    numel, length, sampled = (
+        info[:, ROW_NUMEL].double(),
+        info[:, ROW_LENGTH].double(),
+        info[:, ROW_SAMPLED].bool(),
+    )
     nothing = torch.full((n,), math.nan, dtype=torch.float64, device=sample.device)
 
     # Float ops only (on the CPU, bool masks and their sums cost 5-10x more), written into the
@@ -450,7 +488,10 @@ def _compute_slab(pending: Pending, lane: Lane, rows: list[int], meta, exact, ta
         # Two passes, centred: no cancellation. The non-finite cells hold 0, so each adds mean^2.
         safe_mean = torch.nan_to_num(mean)
         centered = torch.sub(clean, safe_mean.float()[:, None], out=work)
-        spread = torch.linalg.vector_norm(centered, dim=1).double().square() - non_finite * safe_mean.square()
+        spread = (
+            torch.linalg.vector_norm(centered, dim=1).double().square()
+            - non_finite * safe_mean.square()
+        )
         variance = (spread / (count - 1).clamp(min=1)).clamp(min=0)
         std = torch.where(count > 1, variance.sqrt(), torch.where(count == 1, 0.0, math.nan))
     if "norm" in want:
@@ -459,7 +500,9 @@ def _compute_slab(pending: Pending, lane: Lane, rows: list[int], meta, exact, ta
         nonzero = (torch.abs(clean, out=work).sign_() @ ones).double()
         zeros = (count - nonzero) / length
     if need.nonfinite:
-        ones_at_inf = torch.nan_to_num(sample, nan=0.0, posinf=1.0, neginf=1.0, out=work).sub_(clean)
+        ones_at_inf = torch.nan_to_num(sample, nan=0.0, posinf=1.0, neginf=1.0, out=work).sub_(
+            clean
+        )
         infinite = (ones_at_inf @ ones).double()
         inf = infinite
         nan = non_finite - infinite - (SAMPLE_SIZE - length)  # the NaN padding is not data
@@ -470,19 +513,24 @@ def _compute_slab(pending: Pending, lane: Lane, rows: list[int], meta, exact, ta
         nan_exact, inf_exact = info[:, ROW_NAN].double(), info[:, ROW_INF].double()
         nan = torch.where(sampled & (nan_exact >= 0), nan_exact, (nan * scale).round())
         inf = torch.where(sampled & (inf_exact >= 0), inf_exact, (inf * scale).round())
-    if need.minmax:  # over finite values; a sampled tensor's exact extremes (if taken) replace the sample's
+    if (
+        need.minmax
+    ):  # over finite values; a sampled tensor's exact extremes (if taken) replace the sample's
         lo_exact, hi_exact = exact[index].to(device).unbind(1)  # EXTREMES_WIDTH: min, max
         has_exact = sampled & ~torch.isnan(lo_exact)
         if need.lo:
             lo = torch.nan_to_num(sample, nan=math.inf, neginf=math.inf, out=work).amin(1).double()
             lo = torch.where(has_exact, lo_exact, lo)
         if need.hi:
-            hi = torch.nan_to_num(sample, nan=-math.inf, posinf=-math.inf, out=work).amax(1).double()
+            hi = (
+                torch.nan_to_num(sample, nan=-math.inf, posinf=-math.inf, out=work).amax(1).double()
+            )
             hi = torch.where(has_exact, hi_exact, hi)
     # Exact values the hooks reduced on the device replace the sample's.
     cells = lane.exact[first : first + n].double().unbind(1)  # in EXACT_CELLS order
     lo, hi, nan, inf = (
-        torch.where(torch.isnan(cell), column, cell) for cell, column in zip(cells, (lo, hi, nan, inf), strict=True)
+        torch.where(torch.isnan(cell), column, cell)
+        for cell, column in zip(cells, (lo, hi, nan, inf), strict=True)
     )
     if need.minmax:
         lo = torch.where(count == 0, math.nan, lo)
@@ -509,8 +557,19 @@ def _compute_slab(pending: Pending, lane: Lane, rows: list[int], meta, exact, ta
         counts = torch.bincount(index_of.view(-1), minlength=n * bins).view(n, bins)
         counts[:, HIST_BINS - 1] += counts[:, HIST_BINS]
         parts.append(counts[:, :HIST_BINS].reshape(-1).double())
-    found = {"count": count, "mean": mean, "std": std, "norm": norm, "zeros": zeros, "nan": nan, "inf": inf,
-             "min": lo, "max": hi, "hist_lo": range_lo, "hist_hi": range_hi}
+    found = {
+        "count": count,
+        "mean": mean,
+        "std": std,
+        "norm": norm,
+        "zeros": zeros,
+        "nan": nan,
+        "inf": inf,
+        "min": lo,
+        "max": hi,
+        "hist_lo": range_lo,
+        "hist_hi": range_hi,
+    }
     columns = torch.stack([found[name] for name in STAT_COLUMNS], 1)
     parts.insert(0, columns.view(-1))
     tiny = []
@@ -529,13 +588,19 @@ def _compute_slab(pending: Pending, lane: Lane, rows: list[int], meta, exact, ta
             hist[r0 * HIST_BINS : (r0 + n) * HIST_BINS] = array("d", host[at_hist:at_tiny])
     else:
         for i, r in enumerate(rows):
-            table[r * STAT_WIDTH : (r + 1) * STAT_WIDTH] = array("d", host[i * STAT_WIDTH : (i + 1) * STAT_WIDTH])
+            table[r * STAT_WIDTH : (r + 1) * STAT_WIDTH] = array(
+                "d", host[i * STAT_WIDTH : (i + 1) * STAT_WIDTH]
+            )
             if "histogram" in want:
                 base = at_hist + i * HIST_BINS
-                hist[r * HIST_BINS : (r + 1) * HIST_BINS] = array("d", host[base : base + HIST_BINS])
+                hist[r * HIST_BINS : (r + 1) * HIST_BINS] = array(
+                    "d", host[base : base + HIST_BINS]
+                )
     for k, i in enumerate(tiny):
         r = rows[i]
-        values[r] = host[at_tiny + k * TINY : at_tiny + k * TINY + pending.rows[r * ROW_WIDTH + ROW_NUMEL]]
+        values[r] = host[
+            at_tiny + k * TINY : at_tiny + k * TINY + pending.rows[r * ROW_WIDTH + ROW_NUMEL]
+        ]
 
 
 def _short_repr(value: Any, limit: int = 40) -> str:

@@ -30,9 +30,25 @@ from .recording import Recording
 from .store import BACKWARD_PRE, PHASES
 from .tree import check_model, display_name
 
-USER_KINDS = ("forward_pre", "forward", "backward_pre", "backward", "tensor", "post_accumulate_grad")
+USER_KINDS = (
+    "forward_pre",
+    "forward",
+    "backward_pre",
+    "backward",
+    "tensor",
+    "post_accumulate_grad",
+)
 # The firings of the backward pass: hooks that fire during backward, and torch's own markers.
-BACKWARD_KINDS = frozenset({"backward_pre", "backward", "tensor", "post_accumulate_grad", "grad_output_ready", "grad_input_ready"})
+BACKWARD_KINDS = frozenset(
+    {
+        "backward_pre",
+        "backward",
+        "tensor",
+        "post_accumulate_grad",
+        "grad_output_ready",
+        "grad_input_ready",
+    }
+)
 REPLACES = {
     "forward_pre": "input",
     "forward": "output",
@@ -109,13 +125,19 @@ def trace_hooks(
         if path is None:
             path = paths.get(id(module_or_none), "") if module_or_none is not None else ""
         if label is None:
-            label = labels.get(id(module_or_none), GLOBAL_LABEL) if module_or_none is not None else GLOBAL_LABEL
+            label = (
+                labels.get(id(module_or_none), GLOBAL_LABEL)
+                if module_or_none is not None
+                else GLOBAL_LABEL
+            )
         trace.firings.append(Firing(next(clock), path, label, kind, who, name, replaced))
 
     restore: list[Callable[[], None]] = []
     saved_grads = {id(p): (p, p.grad) for p in model.parameters()}
     # One clock for markers and user hooks: one true order.
-    markers = Recording(model, phases=("backward_pre", "backward"), stats=(), gradients=True, clock=clock)
+    markers = Recording(
+        model, phases=("backward_pre", "backward"), stats=(), gradients=True, clock=clock
+    )
     try:
         _wrap_module_hooks(model, note, restore)
         _wrap_global_hooks(note, restore)
@@ -137,9 +159,15 @@ def trace_hooks(
                 p.grad = grad
     for event in markers.events:
         kind = "grad_output_ready" if event.phase == PHASES[BACKWARD_PRE] else "grad_input_ready"
-        what = "gradient w.r.t. its output is ready" if kind == "grad_output_ready" else "gradient w.r.t. its input is ready"
+        what = (
+            "gradient w.r.t. its output is ready"
+            if kind == "grad_output_ready"
+            else "gradient w.r.t. its input is ready"
+        )
         trace.firings.append(
-            Firing(event.seq, event.path, labels.get(id(event.module), event.path), kind, "torch", what)
+            Firing(
+                event.seq, event.path, labels.get(id(event.module), event.path), kind, "torch", what
+            )
         )
     trace.firings.sort(key=lambda f: f.seq)
     return trace
@@ -222,8 +250,13 @@ def _wrap_module_hooks(model: nn.Module, note, restore: list) -> None:
                     return _wrapper(
                         hook,
                         lambda result: note(
-                            None, kind, "user", name,
-                            REPLACES[kind] if result is not None else None, label=label, path=path,
+                            None,
+                            kind,
+                            "user",
+                            name,
+                            REPLACES[kind] if result is not None else None,
+                            label=label,
+                            path=path,
                         ),
                     )
 

@@ -334,8 +334,15 @@ def _diff(before: dict[str, _ParamState], module: nn.Module, path: str) -> list[
         p = after.get(name)
         if p is None:
             changes.append(
-                ParamChange(name, "removed", _describe(state.copy, state.shape), None,
-                            state.shape, None, False)
+                ParamChange(
+                    name,
+                    "removed",
+                    _describe(state.copy, state.shape),
+                    None,
+                    state.shape,
+                    None,
+                    False,
+                )
             )
             continue
         data = p.detach()
@@ -363,8 +370,15 @@ def _diff(before: dict[str, _ParamState], module: nn.Module, path: str) -> list[
     for name, p in after.items():
         if name not in before:
             changes.append(
-                ParamChange(name, "added", None, _describe(p.detach(), tuple(p.shape)),
-                            None, tuple(p.shape), False)
+                ParamChange(
+                    name,
+                    "added",
+                    None,
+                    _describe(p.detach(), tuple(p.shape)),
+                    None,
+                    tuple(p.shape),
+                    False,
+                )
             )
     return changes
 

@@ -141,7 +141,9 @@ class TreeNode:
 def module_tree(model: nn.Module) -> TreeNode:
     """Build the tree ``apply`` walks: children in ``named_children()`` order."""
     check_model(model)
-    shared = {id(m) for paths in shared_modules(model).values() for m in [_resolve(model, paths[0])]}
+    shared = {
+        id(m) for paths in shared_modules(model).values() for m in [_resolve(model, paths[0])]
+    }
 
     def build(module: nn.Module, path: str, name: str, depth: int) -> TreeNode:
         node = TreeNode(

@@ -34,7 +34,9 @@ def graded_batch(tmp_path_factory):
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", "colab: also runs pinned like Google Colab (make test-colab)")
+    config.addinivalue_line(
+        "markers", "colab: also runs pinned like Google Colab (make test-colab)"
+    )
     # Every process the suite starts inherits this tag, even one that outlives its parent.
     os.environ.setdefault(RUN_TAG, secrets.token_hex(8))
 
@@ -74,6 +76,8 @@ def pytest_terminal_summary(terminalreporter):
         for pid, command in _left_behind:
             terminalreporter.line(f"{pid}: {command}")
     if os.environ.get("HOOKVIZ_FORBID_SKIPS") == "1" and _not_run:
-        terminalreporter.section("tests that did not run (HOOKVIZ_FORBID_SKIPS=1 makes this a failure)")
+        terminalreporter.section(
+            "tests that did not run (HOOKVIZ_FORBID_SKIPS=1 makes this a failure)"
+        )
         for line in _not_run:
             terminalreporter.line(line)

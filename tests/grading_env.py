@@ -9,7 +9,13 @@ from contextlib import contextmanager
 from pathlib import Path
 
 # Jupyter and IPython write here; a test's own folders keep it from the user's (and each other's).
-JUPYTER_VARS = ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR", "IPYTHONDIR", "MPLCONFIGDIR")
+JUPYTER_VARS = (
+    "JUPYTER_CONFIG_DIR",
+    "JUPYTER_DATA_DIR",
+    "JUPYTER_RUNTIME_DIR",
+    "IPYTHONDIR",
+    "MPLCONFIGDIR",
+)
 
 
 @contextmanager

@@ -20,10 +20,16 @@ def torch_hook_order(model: nn.Module, x, loss_fn=lambda out: out.sum()) -> list
     handles = []
     for _, module in model.named_modules():
         handles += [
-            module.register_forward_pre_hook(lambda m, a: order.append(("forward_pre", paths[id(m)]))),
+            module.register_forward_pre_hook(
+                lambda m, a: order.append(("forward_pre", paths[id(m)]))
+            ),
             module.register_forward_hook(lambda m, a, o: order.append(("forward", paths[id(m)]))),
-            module.register_full_backward_pre_hook(lambda m, g: order.append(("backward_pre", paths[id(m)]))),
-            module.register_full_backward_hook(lambda m, gi, go: order.append(("backward", paths[id(m)]))),
+            module.register_full_backward_pre_hook(
+                lambda m, g: order.append(("backward_pre", paths[id(m)]))
+            ),
+            module.register_full_backward_hook(
+                lambda m, gi, go: order.append(("backward", paths[id(m)]))
+            ),
         ]
     try:
         with warnings.catch_warnings():

@@ -60,7 +60,10 @@ def stop_group(pgid: int, *, port: int | None = None, timeout: float = 15.0) -> 
                 return
             time.sleep(0.1)
     left = group_members(pgid)
-    raise RuntimeError(f"process group {pgid} survived SIGKILL: {left}" + (f", port {port} open" if port and port_open(port) else ""))
+    raise RuntimeError(
+        f"process group {pgid} survived SIGKILL: {left}"
+        + (f", port {port} open" if port and port_open(port) else "")
+    )
 
 
 def tagged(token: str) -> list[tuple[int, str]]:
@@ -76,7 +79,12 @@ def tagged(token: str) -> list[tuple[int, str]]:
         try:
             if marker not in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0"):
                 continue
-            command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            command = (
+                Path(f"/proc/{pid}/cmdline")
+                .read_bytes()
+                .replace(b"\0", b" ")
+                .decode(errors="replace")
+            )
         except OSError:
             continue
         found.append((pid, command.strip()[:160]))

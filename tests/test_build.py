@@ -347,7 +347,9 @@ def edit_check(gid: str, old: str, new: str):
             "a check cell without its sentinel line: end the cell with checks.sentinel('check_shout')",
         ),
         (
-            edit_check("check_shout", "[hookviz] check_shout: finished", "[hookviz] check_double: finished"),
+            edit_check(
+                "check_shout", "[hookviz] check_shout: finished", "[hookviz] check_double: finished"
+            ),
             "its sentinel names grade_id 'check_double', another cell's; this cell's grade_id is 'check_shout'",
         ),
         (
@@ -469,7 +471,9 @@ def test_cli_reports_errors_with_exit_code_2(course: Path) -> None:
     code, _, err = run_cli("build", "--root", str(course))
     assert code == 2
     # Counted from 1 among the code cells the author wrote: the badge and install cell are not.
-    assert err.startswith("hookviz build: solutions/01-tiny.ipynb, code cell 5 (grade_id check_shout)")
+    assert err.startswith(
+        "hookviz build: solutions/01-tiny.ipynb, code cell 5 (grade_id check_shout)"
+    )
 
 
 @pytest.mark.parametrize(

@@ -46,7 +46,9 @@ def test_bad_arguments_exit_2_and_say_what_is_expected(args, words) -> None:
 
 def test_grade_with_a_missing_assignment_names_it(tmp_path: Path) -> None:
     (tmp_path / "subs").mkdir()
-    code, _, err = run("grade", str(tmp_path / "subs"), "--assignment", str(tmp_path / "nope.ipynb"))
+    code, _, err = run(
+        "grade", str(tmp_path / "subs"), "--assignment", str(tmp_path / "nope.ipynb")
+    )
     assert code == 2
     assert "the assignment" in err and "nope.ipynb does not exist" in err
 
@@ -54,13 +56,17 @@ def test_grade_with_a_missing_assignment_names_it(tmp_path: Path) -> None:
 def test_grade_with_no_submissions_says_where_it_looked(tmp_path: Path) -> None:
     shutil.copy(TINY, tmp_path / "tiny.ipynb")
     (tmp_path / "subs").mkdir()
-    code, _, err = run("grade", str(tmp_path / "subs"), "--assignment", str(tmp_path / "tiny.ipynb"))
+    code, _, err = run(
+        "grade", str(tmp_path / "subs"), "--assignment", str(tmp_path / "tiny.ipynb")
+    )
     assert code == 2 and "no submissions in" in err and "<student>/tiny.ipynb" in err
 
 
 def test_grade_with_a_missing_submissions_folder_names_it(tmp_path: Path) -> None:
     shutil.copy(TINY, tmp_path / "tiny.ipynb")
-    code, _, err = run("grade", str(tmp_path / "absent"), "--assignment", str(tmp_path / "tiny.ipynb"))
+    code, _, err = run(
+        "grade", str(tmp_path / "absent"), "--assignment", str(tmp_path / "tiny.ipynb")
+    )
     assert code == 2 and "absent does not exist" in err
 
 
@@ -73,5 +79,11 @@ def test_grade_refuses_an_assignment_without_stored_check_outputs(tmp_path: Path
             cell.outputs, cell.execution_count = [], None
     nbformat.write(notebook, tmp_path / "tiny.ipynb")
     (tmp_path / "subs").mkdir()
-    code, _, err = run("grade", str(tmp_path / "subs"), "--assignment", str(tmp_path / "tiny.ipynb"))
-    assert code == 2 and "must end with its sentinel line" in err and "run the notebook and save it" in err
+    code, _, err = run(
+        "grade", str(tmp_path / "subs"), "--assignment", str(tmp_path / "tiny.ipynb")
+    )
+    assert (
+        code == 2
+        and "must end with its sentinel line" in err
+        and "run the notebook and save it" in err
+    )

@@ -266,7 +266,12 @@ def test_try_it_runs_in_the_open_and_says_not_done(capsys):
 
 # -- hints in levels -------------------------------------------------------------------------
 
-LEVELLED = Hint("look at the recurse argument", more="ask each module for its own", code="param.fill_(1.0)", key="k")
+LEVELLED = Hint(
+    "look at the recurse argument",
+    more="ask each module for its own",
+    code="param.fill_(1.0)",
+    key="k",
+)
 
 
 @pytest.fixture
@@ -374,7 +379,10 @@ def test_a_hidden_test_is_silent_when_it_passes(fresh_kernel, capsys):
     verify(42)
     check.hidden(verify, 42)
     checks.sentinel("check_answer")
-    assert capsys.readouterr().out == f"{PASSED} the answer is 42 (for 42)\n[hookviz] check_answer: finished\n"
+    assert (
+        capsys.readouterr().out
+        == f"{PASSED} the answer is 42 (for 42)\n[hookviz] check_answer: finished\n"
+    )
     assert check.passed == 1  # hidden passes are not counted as visible ones
 
 
@@ -386,7 +394,9 @@ def test_a_hidden_failure_raises_naming_the_check_and_prints_nothing(fresh_kerne
 
     verify(42)
     capsys.readouterr()
-    with pytest.raises(checks.HiddenTestFailed, match=r"the answer is 42 \(for 41\): the result is 41, expected 42"):
+    with pytest.raises(
+        checks.HiddenTestFailed, match=r"the answer is 42 \(for 41\): the result is 41, expected 42"
+    ):
         check.hidden(verify, 41)
     assert capsys.readouterr().out == ""
     assert fresh_kernel.failures == {}  # hidden failures never raise a student's hint level
@@ -439,13 +449,20 @@ def test_grad_input_none_is_named():
 
 
 def test_a_tuple_of_inputs_and_a_misshapen_copy_are_named():
-    assert checks.diagnose.explain_error(_raise_from("inputs = (torch.ones(2),)\ny = inputs @ torch.ones(2, 2)")).hint is checks.diagnose.TUPLE_INPUTS
+    assert (
+        checks.diagnose.explain_error(
+            _raise_from("inputs = (torch.ones(2),)\ny = inputs @ torch.ones(2, 2)")
+        ).hint
+        is checks.diagnose.TUPLE_INPUTS
+    )
     copy_error = _raise_from("w = torch.ones(3, 4)\nw.copy_(torch.ones(2, 2))")
     assert checks.diagnose.explain_error(copy_error).hint is checks.diagnose.COPY_SHAPE
 
 
 def test_a_hook_with_the_wrong_arguments_is_named():
-    error = _raise_from("m = nn.Identity()\nm.register_forward_hook(lambda module, inputs: None)\nm(torch.ones(1))")
+    error = _raise_from(
+        "m = nn.Identity()\nm.register_forward_hook(lambda module, inputs: None)\nm(torch.ones(1))"
+    )
     assert checks.diagnose.explain_error(error).hint is checks.diagnose.HOOK_SIGNATURE
 
 
@@ -483,10 +500,27 @@ def test_forward_hooks_on_names_the_wrong_kind_extras_and_copies(capsys):
         check.forward_hooks_on(model, ["ab.a", "cd.c"], "hooks on a and c", hint=LEVELLED)
         return capsys.readouterr().out
 
-    assert hooked(lambda m: [m.ab.a.register_forward_hook(lambda *a: None), m.cd.c.register_forward_hook(lambda *a: None)]).startswith(PASSED)
-    out = hooked(lambda m: [m.ab.a.register_forward_pre_hook(lambda *a: None), m.cd.c.register_forward_pre_hook(lambda *a: None)])
-    assert "2 hooks are of another kind (forward pre), on ab.a and cd.c" in out and "A forward pre-hook runs before forward" in out
-    out = hooked(lambda m: [sub.register_forward_hook(lambda *a: None) for sub in (m, m.ab.a, m.cd.c, m.cd.c)])
+    assert hooked(
+        lambda m: [
+            m.ab.a.register_forward_hook(lambda *a: None),
+            m.cd.c.register_forward_hook(lambda *a: None),
+        ]
+    ).startswith(PASSED)
+    out = hooked(
+        lambda m: [
+            m.ab.a.register_forward_pre_hook(lambda *a: None),
+            m.cd.c.register_forward_pre_hook(lambda *a: None),
+        ]
+    )
+    assert (
+        "2 hooks are of another kind (forward pre), on ab.a and cd.c" in out
+        and "A forward pre-hook runs before forward" in out
+    )
+    out = hooked(
+        lambda m: [
+            sub.register_forward_hook(lambda *a: None) for sub in (m, m.ab.a, m.cd.c, m.cd.c)
+        ]
+    )
     assert "forward hooks on the root (Model) too; cd.c has more than one" in out
 
 
@@ -500,15 +534,23 @@ def test_recursive_parameters_are_named_with_their_writers(capsys):
     check = Check("answer_42")
     assert not check.writes_each_parameter_once(trace)
     out = capsys.readouterr().out
-    assert "ab.a.W was written 3 times, at ab.a, ab and Model (and 3 more parameters more than once)" in out
+    assert (
+        "ab.a.W was written 3 times, at ab.a, ab and Model (and 3 more parameters more than once)"
+        in out
+    )
     assert "recurse argument" in out
 
 
 def test_same_values_and_multiset_difference():
     assert checks.same_values(torch.ones(2), lambda: torch.ones(2) + 1e-9)
-    assert not checks.same_values(torch.ones(2), lambda: torch.ones(3) @ torch.ones(2, 2))  # raises: False
+    assert not checks.same_values(
+        torch.ones(2), lambda: torch.ones(3) @ torch.ones(2, 2)
+    )  # raises: False
     assert not checks.same_values([1.0], lambda: torch.ones(1))
-    assert checks.multiset_difference(["a", "b", "b"], ["a", "b", "c"]) == "missing 'c'; unexpected 'b'"
+    assert (
+        checks.multiset_difference(["a", "b", "b"], ["a", "b", "c"])
+        == "missing 'c'; unexpected 'b'"
+    )
     assert checks.multiset_difference(["a"], ["a"]) is None
 
 

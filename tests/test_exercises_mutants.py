@@ -103,7 +103,9 @@ class Kernel:
                 outcome.traceback = content["traceback"]
 
         try:
-            self.client.execute_interactive(source, output_hook=collect, timeout=timeout, store_history=False)
+            self.client.execute_interactive(
+                source, output_hook=collect, timeout=timeout, store_history=False
+            )
         except (TimeoutError, queue.Empty):
             outcome.error = f"Timeout: the cell ran longer than {timeout} s"
         return outcome
@@ -127,7 +129,9 @@ class Assignment:
 
 def load(path: Path) -> Assignment:
     nb = nbformat.read(path, as_version=4)
-    cells = [c for c in nb.cells if c.cell_type == "code" and "find_spec(\"hookviz\")" not in c.source]
+    cells = [
+        c for c in nb.cells if c.cell_type == "code" and 'find_spec("hookviz")' not in c.source
+    ]
     answers, checks, stored, lines = {}, {}, {}, {}
     pending: list[str] = []
     for index, cell in enumerate(cells):
@@ -140,7 +144,9 @@ def load(path: Path) -> Assignment:
             for grade_id in pending:
                 checks[grade_id] = index
             pending = []
-            stored[index] = "".join(o.text for o in cell.outputs if o.output_type == "stream" and o.name == "stdout")
+            stored[index] = "".join(
+                o.text for o in cell.outputs if o.output_type == "stream" and o.name == "stdout"
+            )
     assert not pending, f"{path.name}: answer cells {pending} have no check cell after them"
     return Assignment(path.stem, cells, answers, checks, stored, lines)
 
@@ -186,7 +192,11 @@ def run_answer(kernel: Kernel, assignment: Assignment, answer: Answer) -> Outcom
             continue  # other exercises' checks: they define nothing the later cells use
         source = cell.source
         if meta.get("solution"):
-            source = answer.source if meta["grade_id"] == answer.exercise else assignment.answers[meta["grade_id"]]
+            source = (
+                answer.source
+                if meta["grade_id"] == answer.exercise
+                else assignment.answers[meta["grade_id"]]
+            )
         outcome = kernel.run(source)
         if index == target:
             return outcome
@@ -211,8 +221,12 @@ def test_every_exercise_has_a_full_catalogue():
         assert {a.exercise for a in answers} == set(assignment.answers), name
         for exercise in assignment.answers:
             kinds = [a.kind for a in answers if a.exercise == exercise]
-            assert kinds.count("wrong") >= MIN_WRONG, f"{name} {exercise}: {kinds.count('wrong')} wrong answers"
-            assert kinds.count("correct") >= MIN_CORRECT, f"{name} {exercise}: {kinds.count('correct')} correct answers"
+            assert kinds.count("wrong") >= MIN_WRONG, (
+                f"{name} {exercise}: {kinds.count('wrong')} wrong answers"
+            )
+            assert kinds.count("correct") >= MIN_CORRECT, (
+                f"{name} {exercise}: {kinds.count('correct')} correct answers"
+            )
         ids = [a.id for a in answers]
         assert len(ids) == len(set(ids)), f"{name}: two answers share a label"
 
@@ -257,7 +271,9 @@ for _name, _answer in CASES:
         FIRST_WRONG.setdefault((_name, _answer.exercise), _answer)
 
 
-@pytest.mark.parametrize(("name", "exercise"), sorted(FIRST_WRONG), ids=[f"{n}: {e}" for n, e in sorted(FIRST_WRONG)])
+@pytest.mark.parametrize(
+    ("name", "exercise"), sorted(FIRST_WRONG), ids=[f"{n}: {e}" for n, e in sorted(FIRST_WRONG)]
+)
 def test_hints_come_in_levels(kernels, name: str, exercise: str):
     """The same failing check, run again and again: a nudge, then more, then code from the third run."""
     assignment, answer = ASSIGNMENTS[name], FIRST_WRONG[(name, exercise)]
@@ -285,15 +301,22 @@ def test_hidden_tests_only_rerun_visible_checks():
             found = regions.find_regions(source)
             hidden = [r for r in found if r.kind == "hidden"]
             lines = source.splitlines()
-            visible = "\n".join(line for number, line in enumerate(lines) if not any(r.begin <= number <= r.end for r in hidden))
+            visible = "\n".join(
+                line
+                for number, line in enumerate(lines)
+                if not any(r.begin <= number <= r.end for r in hidden)
+            )
             visible_tree = ast.parse(visible)
             defined = {n.name for n in visible_tree.body if isinstance(n, ast.FunctionDef)}
             called = {
-                n.func.id for n in ast.walk(visible_tree)
+                n.func.id
+                for n in ast.walk(visible_tree)
                 if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
             }
             for region in hidden:
-                body = ast.parse("\n".join(line.strip() for line in lines[region.begin + 1 : region.end]))
+                body = ast.parse(
+                    "\n".join(line.strip() for line in lines[region.begin + 1 : region.end])
+                )
                 for statement in body.body:
                     call = statement.value if isinstance(statement, ast.Expr) else None
                     if call is not None and ast.unparse(call.func) == "torch.manual_seed":
@@ -304,7 +327,9 @@ def test_hidden_tests_only_rerun_visible_checks():
                         and call.func.attr == "hidden"
                         and call.args
                         and isinstance(call.args[0], ast.Name)
-                    ), f"{assignment.name} cell {index}: a hidden test must be check.hidden(verify, ...): {ast.unparse(statement)}"
+                    ), (
+                        f"{assignment.name} cell {index}: a hidden test must be check.hidden(verify, ...): {ast.unparse(statement)}"
+                    )
                     verify = call.args[0].id
                     assert verify in defined and verify in called, (
                         f"{assignment.name} cell {index}: {verify} must be a function the visible checks define and call"
@@ -327,7 +352,12 @@ def hint_keys_used(source: str) -> tuple[str, set[str]]:
             return names(node.body) | names(node.orelse)
         return set()
 
-    keys = {key for node in ast.walk(tree) if isinstance(node, ast.keyword) and node.arg in ("hint", "why") for key in names(node.value)}
+    keys = {
+        key
+        for node in ast.walk(tree)
+        if isinstance(node, ast.keyword) and node.arg in ("hint", "why")
+        for key in names(node.value)
+    }
     return answer, keys
 
 
@@ -342,11 +372,22 @@ def test_every_hint_a_check_names_exists_and_every_hint_is_used():
             source = assignment.cells[index].source
             answer, keys = hint_keys_used(source)
             # A key may also reach hint= through a variable (a loop over (column, hint) pairs, say).
-            constants = {n.value for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+            constants = {
+                n.value
+                for n in ast.walk(ast.parse(source))
+                if isinstance(n, ast.Constant) and isinstance(n.value, str)
+            }
             used.setdefault(answer, set()).update(keys | constants)
             missing = keys - set(hints.get(answer, {}))
-            assert not missing, f"{assignment.name} cell {index}: no hint for {answer}: {sorted(missing)}"
-        unused = {(answer, key) for answer, table in hints.items() for key in table if key not in used.get(answer, set())}
+            assert not missing, (
+                f"{assignment.name} cell {index}: no hint for {answer}: {sorted(missing)}"
+            )
+        unused = {
+            (answer, key)
+            for answer, table in hints.items()
+            for key in table
+            if key not in used.get(answer, set())
+        }
         assert not unused, f"{assignment.name}: hints no check names: {sorted(unused)}"
 
 
@@ -354,10 +395,14 @@ def test_no_first_level_hint_contains_a_line_of_the_solution():
     """A nudge names the concept and the doc to read; the code comes later, never at level 1."""
     from hookviz.course import checks, diagnose
 
-    all_lines = {line for a in ASSIGNMENTS.values() for lines in a.solution_lines.values() for line in lines}
+    all_lines = {
+        line for a in ASSIGNMENTS.values() for lines in a.solution_lines.values() for line in lines
+    }
     for assignment in ASSIGNMENTS.values():
         lines = {line for found in assignment.solution_lines.values() for line in found}
-        for answer, table in checks.load_hints(checks.HINTS_DIR / f"{assignment.name}.toml").items():
+        for answer, table in checks.load_hints(
+            checks.HINTS_DIR / f"{assignment.name}.toml"
+        ).items():
             for key, found in table.items():
                 leaked = [line for line in lines if line in found.nudge]
                 assert not leaked, f"{assignment.name} [{answer}.{key}] nudge holds {leaked}"

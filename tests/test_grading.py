@@ -302,7 +302,9 @@ def test_correct_submissions_score_full_marks_in_both_layouts(batch) -> None:
     assert "**Score: 5 / 5**" in text and "check_double: 2 / 2 (passed)" in text
 
 
-def test_partly_wrong_loses_only_its_check_feedback_shows_claims_and_output_review_shows_expected(batch) -> None:
+def test_partly_wrong_loses_only_its_check_feedback_shows_claims_and_output_review_shows_expected(
+    batch,
+) -> None:
     assert points(batch, "partly_wrong") == ("3", "0", "1", "2", "ok")
     text = feedback(batch, "partly_wrong")
     section = text.split("## check_double")[1].split("## check_shout")[0]
@@ -312,12 +314,17 @@ def test_partly_wrong_loses_only_its_check_feedback_shows_claims_and_output_revi
     assert "double(-3) == -6" not in text  # hidden tests' source never reaches students
     review = (batch[0] / "out" / "review" / "partly_wrong.md").read_text()
     section = review.split("## check_double")[1].split("## check_shout")[0]
-    assert "Expected output:" in section and "✓ double(2) is 4\n[hookviz] check_double: finished" in section
+    assert (
+        "Expected output:" in section
+        and "✓ double(2) is 4\n[hookviz] check_double: finished" in section
+    )
     assert "Actual output:" in section and "AssertionError: double(-3) should be -6" in section
 
 
 def test_a_failed_plain_assert_in_the_hidden_tests_is_called_a_failed_hidden_test(batch) -> None:
-    assert check(batch, "partly_wrong", "check_double")["hidden_failure"] == "double(-3) should be -6"
+    assert (
+        check(batch, "partly_wrong", "check_double")["hidden_failure"] == "double(-3) should be -6"
+    )
     text = feedback(batch, "partly_wrong").split("## check_double")[1].split("## check_shout")[0]
     assert "but a hidden test failed" in text and "(double(-3) should be -6)" in text
     assert "The check stopped with an error" not in text  # the plain word replaces the advice

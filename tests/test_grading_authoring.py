@@ -53,7 +53,9 @@ def test_grade_refuses_a_check_cell_edited_after_its_output_was_stored(tmp_path:
     check = cell(notebook, "check_shout")
     check.source = check.source.replace("✓ shout works", "✓ shout() works")  # not run again
     nbformat.write(notebook, tmp_path / "tiny.ipynb")
-    code, _, err = run("grade", str(one_student(tmp_path)), "--assignment", str(tmp_path / "tiny.ipynb"))
+    code, _, err = run(
+        "grade", str(one_student(tmp_path)), "--assignment", str(tmp_path / "tiny.ipynb")
+    )
     assert code == 2
     assert "tiny.ipynb, code cell 5 (grade_id check_shout)" in err
     assert "was edited after its output was stored" in err and "tools/run_notebooks.py" in err
@@ -68,7 +70,9 @@ def test_grade_stops_unless_the_instructors_own_notebook_scores_full_marks(tmp_p
     output.text = output.text.replace("✓ shout works", "✓ shout works!")
     nbformat.write(notebook, tmp_path / "tiny.ipynb")
     subs, out = one_student(tmp_path), tmp_path / "out"
-    code, _, err = run("grade", str(subs), "--assignment", str(tmp_path / "tiny.ipynb"), "--out", str(out))
+    code, _, err = run(
+        "grade", str(subs), "--assignment", str(tmp_path / "tiny.ipynb"), "--out", str(out)
+    )
     assert code == 2, err
     assert "your own notebook, graded as a submission, scores 4 / 5" in err
     assert "Nothing was graded" in err
@@ -77,12 +81,16 @@ def test_grade_stops_unless_the_instructors_own_notebook_scores_full_marks(tmp_p
         in err
     )
     assert "tools/run_notebooks.py" in err
-    assert list((out / "results").glob("*.json")) == [] and not (out / "solution-check.json").exists()
+    assert (
+        list((out / "results").glob("*.json")) == [] and not (out / "solution-check.json").exists()
+    )
 
     shutil.copy(TINY, tmp_path / "tiny.ipynb")  # fixed: now it grades, and remembers the verdict
     stream = io.StringIO()
     summary = grade_folder(subs, tmp_path / "tiny.ipynb", out, OPTIONS, stream=stream)
-    assert [r.total for r in summary.results] == [5] and "grading your own tiny.ipynb first" in stream.getvalue()
+    assert [r.total for r in summary.results] == [
+        5
+    ] and "grading your own tiny.ipynb first" in stream.getvalue()
     assert json.loads((out / "solution-check.json").read_text())["full_marks"] is True
     stream = io.StringIO()
     grade_folder(subs, tmp_path / "tiny.ipynb", out, OPTIONS, stream=stream)
@@ -112,9 +120,9 @@ def test_hookviz_new_scaffolds_an_assignment_that_builds_and_grades_cleanly(tmp_
     shutil.copy(course / "solutions" / "07-demo.ipynb", subs / "solver.ipynb")
     shutil.copy(course / "exercises" / "07-demo.ipynb", subs / "starter.ipynb")
     wrong = read_notebook(course / "exercises" / "07-demo.ipynb")
-    cell(wrong, "count_parameters").source = (
-        "def count_parameters(model):\n    return len(list(model.parameters()))\n"
-    )
+    cell(
+        wrong, "count_parameters"
+    ).source = "def count_parameters(model):\n    return len(list(model.parameters()))\n"
     nbformat.write(wrong, subs / "wrong.ipynb")
     summary = grade_folder(subs, course / "solutions" / "07-demo.ipynb", tmp_path / "out", OPTIONS)
     by_student = {r.student: r for r in summary.results}

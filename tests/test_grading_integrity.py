@@ -45,7 +45,9 @@ CASES = {
         "count_modules": "nn.Module.modules = nn.Module.children\n\n"
         "def count_modules(model):\n    return len(list(model.children()))\n"
     },
-    "builtin_rebound": {"visit_names": "import builtins\n\nbuiltins.all = bool\n\n" + PREORDER_NAMES},
+    "builtin_rebound": {
+        "visit_names": "import builtins\n\nbuiltins.all = bool\n\n" + PREORDER_NAMES
+    },
     "hookviz_rebound": {"visit_names": "hv.postorder = hv.preorder\n\n" + PREORDER_NAMES},
     # Emptying the grader's snapshot in the kernel: the grader keeps its own fingerprint of it.
     "snapshot_emptied": {
@@ -126,7 +128,9 @@ def test_a_patch_that_fools_a_check_scores_nothing_for_it(batch: Path, name: str
     # ...and the grader gave it nothing, naming what was rebound.
     assert checks[fooled]["outcome"] == "tampered" and checks[fooled]["points"] == 0
     assert any(named in problem for problem in checks[fooled]["tamper"]), checks[fooled]["tamper"]
-    assert tuple(checks[g]["points"] for g in ("check_scale", "check_count", "check_order")) == points
+    assert (
+        tuple(checks[g]["points"] for g in ("check_scale", "check_count", "check_order")) == points
+    )
     with open(batch / "gradebook.csv", newline="") as handle:
         flags = {r["student"]: r["flags"] for r in csv.DictReader(handle)}[name]
     assert f"tampered ({fooled})" in flags and f"monkeypatch ({answer})" in flags

@@ -9,7 +9,9 @@ import nbval
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-spec = importlib.util.spec_from_file_location("hookviz_grading_plugin", ROOT / "hookviz/grading/plugin/hookviz_grading_plugin.py")
+spec = importlib.util.spec_from_file_location(
+    "hookviz_grading_plugin", ROOT / "hookviz/grading/plugin/hookviz_grading_plugin.py"
+)
 plugin = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(plugin)
 
@@ -21,13 +23,17 @@ except ModuleNotFoundError:  # Python 3.10
 
 @pytest.mark.parametrize("version", ["0.12.0", "1.0", "0.10.9", "0"])
 def test_an_untested_nbval_stops_grading_with_the_fix(version):
-    with pytest.raises(pytest.UsageError, match=r"needs nbval 0\.11\.x .* pip install 'nbval>=0\.11,<0\.12'"):
+    with pytest.raises(
+        pytest.UsageError, match=r"needs nbval 0\.11\.x .* pip install 'nbval>=0\.11,<0\.12'"
+    ):
         plugin._check_nbval_version(version)
 
 
 def test_the_installed_nbval_and_the_pin_agree_with_the_plugin():
     plugin._check_nbval_version(nbval.__version__)
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
     low, high = plugin.NBVAL_TESTED
     wanted = f"nbval>={low[0]}.{low[1]},<{high[0]}.{high[1]}"
     pins = [spec for extra in project.values() for spec in extra if spec.startswith("nbval")]

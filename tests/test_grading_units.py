@@ -107,7 +107,10 @@ def test_a_hidden_test_failure_is_told_apart_from_a_visible_one(assignment) -> N
     # A visible ✗ came first: it explains the failure. An assert elsewhere is not hidden.
     assert hidden_failure(outputs("✗ double(2) is 5\n", "AssertionError", 4), check_double) == ""
     assert hidden_failure(outputs("", "AssertionError", 1), check_double) == ""
-    assert hidden_failure(outputs("", "HiddenTestFailed", 9), check_double) == "double(-3) should be -6"
+    assert (
+        hidden_failure(outputs("", "HiddenTestFailed", 9), check_double)
+        == "double(-3) should be -6"
+    )
 
 
 # -- merging ---------------------------------------------------------------------------------
@@ -135,7 +138,9 @@ def test_only_answer_sources_come_from_the_student(assignment) -> None:
 
 def test_a_check_cell_from_an_older_exercise_is_not_called_edited(assignment) -> None:
     older = nbformat.read(TINY, as_version=4)  # the solution before its check changed
-    cell(older, "check_shout").source = cell(older, "check_shout").source.replace("shout works", "ok")
+    cell(older, "check_shout").source = cell(older, "check_shout").source.replace(
+        "shout works", "ok"
+    )
     handed_out = exercise_from_solution(older, CONFIG, "s.ipynb", "e.ipynb")
     merged = merge(assignment, handed_out)
     assert merged.notes == [
@@ -227,7 +232,9 @@ def test_suspicious_answers_are_flagged(source: str, flag: str) -> None:
 )
 def test_attribute_assignments_on_imported_modules_and_classes_are_flagged(source, patched) -> None:
     assert patched in monkeypatches(source, imported=["torch", "nn", "hv"])
-    assert "monkeypatch (answer)" in scan_answers({"answer": source}, imported=["torch", "nn", "hv"])
+    assert "monkeypatch (answer)" in scan_answers(
+        {"answer": source}, imported=["torch", "nn", "hv"]
+    )
 
 
 def test_attributes_of_objects_and_items_of_module_data_are_not_monkeypatching() -> None:
@@ -247,8 +254,14 @@ def test_attributes_of_objects_and_items_of_module_data_are_not_monkeypatching()
 def test_the_course_solutions_raise_no_flag() -> None:
     for path in sorted((Path(__file__).resolve().parent.parent / "solutions").glob("*.ipynb")):
         notebook = nbformat.read(path, as_version=4)
-        imported = set().union(*(imported_names(c.source) for c in notebook.cells if c.cell_type == "code"))
-        answers = {grade_id(c): c.source for c in notebook.cells if c.metadata.get("nbgrader", {}).get("solution")}
+        imported = set().union(
+            *(imported_names(c.source) for c in notebook.cells if c.cell_type == "code")
+        )
+        answers = {
+            grade_id(c): c.source
+            for c in notebook.cells
+            if c.metadata.get("nbgrader", {}).get("solution")
+        }
         assert scan_answers(answers, imported) == [], path.name
 
 
@@ -555,7 +568,9 @@ def test_probe_trusts_code_installed_under_tmp_but_not_ipython_cell_files(tmp_pa
         "    setattr(builtins, name, ns['planted'])\n"
         f"print(json.loads(probe.probe({{'workdir': {str(workdir)!r}}}))['problems'])\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     problems = eval(done.stdout.splitlines()[-1])
     assert "builtins.from_cell was replaced by code from the notebook" in problems
@@ -590,7 +605,9 @@ def test_the_identity_snapshot_pins_what_checks_rely_on_and_names_what_was_rebou
         "patched = json.loads(probe.probe(config))\n"
         "print(json.dumps([taken, before, after_dynamo, patched]))\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=180)
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=180
+    )
     assert done.returncode == 0, done.stderr
     labels, (taken, before, after_dynamo, patched) = (
         json.loads(line) for line in done.stdout.splitlines()[-2:]
@@ -606,7 +623,9 @@ def test_the_identity_snapshot_pins_what_checks_rely_on_and_names_what_was_rebou
         ]
     )
     assert taken["count"] > 3000 and before["digest"] == taken["digest"]
-    assert not any("rebound" in p or "deleted" in p for p in before["problems"] + after_dynamo["problems"])
+    assert not any(
+        "rebound" in p or "deleted" in p for p in before["problems"] + after_dynamo["problems"]
+    )
     assert {p for p in patched["problems"] if "rebound" in p or "deleted" in p or "added" in p} == {
         "torch.Tensor.tolist was added, over the inherited one the checks rely on",
         "torch.equal was rebound: it is not the function the checks rely on",
@@ -627,9 +646,17 @@ def test_the_grading_limits_have_one_owner() -> None:
     owner = Limits()
     for argv in (["grade", "x", "--assignment", "y"], ["export", "gradescope", "y"]):
         args = build_parser().parse_args(argv)
-        assert (args.timeout, args.submission_timeout, args.memory_mb) == (owner.cell_timeout, owner.submission_timeout, owner.memory_mb)
+        assert (args.timeout, args.submission_timeout, args.memory_mb) == (
+            owner.cell_timeout,
+            owner.submission_timeout,
+            owner.memory_mb,
+        )
     for options in (GradeOptions(), ExportOptions()):
-        assert (options.cell_timeout, options.submission_timeout, options.memory_mb) == (owner.cell_timeout, owner.submission_timeout, owner.memory_mb)
+        assert (options.cell_timeout, options.submission_timeout, options.memory_mb) == (
+            owner.cell_timeout,
+            owner.submission_timeout,
+            owner.memory_mb,
+        )
 
 
 def test_a_run_that_ran_no_cell_is_an_error_not_ok(assignment) -> None:
@@ -637,8 +664,13 @@ def test_a_run_that_ran_no_cell_is_an_error_not_ok(assignment) -> None:
     from hookviz.grading.engine import score
     from hookviz.grading.sandbox import ChildResult
 
-    child = ChildResult(returncode=4, timed_out=False, seconds=1.0, records=[{"event": "done"}],
-                        output_tail="ERROR: file or directory not found: ...")
+    child = ChildResult(
+        returncode=4,
+        timed_out=False,
+        seconds=1.0,
+        records=[{"event": "done"}],
+        output_tail="ERROR: file or directory not found: ...",
+    )
     result = score(assignment, child, Limits())
     assert result.status == "error" and "no cell of the notebook ran" in result.detail
     assert result.total == 0 and all(c.outcome == "not-run" for c in result.checks)

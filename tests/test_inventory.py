@@ -33,8 +33,13 @@ def test_every_module_and_parameter_kind_is_listed_with_its_flags():
         model.ab.b.register_backward_hook(lambda m, gi, go: None)
     found = {(h.where, h.kind): h for h in hv.list_hooks(model, include_globals=False)}
     assert set(found) == {
-        ("ab.a", "forward_pre"), ("ab.a", "forward"), ("cd", "backward"), ("cd", "backward_pre"),
-        ("Model", "state_dict_pre"), ("cd.c.W", "tensor"), ("cd.d.W", "post_accumulate_grad"),
+        ("ab.a", "forward_pre"),
+        ("ab.a", "forward"),
+        ("cd", "backward"),
+        ("cd", "backward_pre"),
+        ("Model", "state_dict_pre"),
+        ("cd.c.W", "tensor"),
+        ("cd.d.W", "post_accumulate_grad"),
         ("ab.b", "backward"),
     }
     assert found[("ab.a", "forward_pre")].flags == ("with_kwargs",)
@@ -43,7 +48,9 @@ def test_every_module_and_parameter_kind_is_listed_with_its_flags():
     assert found[("ab.a", "forward")].source.endswith(f":{forward_hook.__code__.co_firstlineno}")
     assert found[("cd", "backward")].flags == ("full",)
     assert found[("ab.b", "backward")].flags == ("legacy",)
-    assert found[("cd.c.W", "tensor")].parameter == "W" and found[("cd.c.W", "tensor")].path == "cd.c"
+    assert (
+        found[("cd.c.W", "tensor")].parameter == "W" and found[("cd.c.W", "tensor")].path == "cd.c"
+    )
 
 
 def test_global_hooks_are_listed_and_removed_only_when_asked():
@@ -65,7 +72,9 @@ def test_duplicates_same_object_and_re_definitions():
     model = hv.examples.model()
     model.ab.a.register_forward_hook(forward_hook)
     model.ab.a.register_forward_hook(forward_hook)
-    cell = "def leak(module, args, output):\n    return None\nmodel.cd.register_forward_hook(leak)\n"
+    cell = (
+        "def leak(module, args, output):\n    return None\nmodel.cd.register_forward_hook(leak)\n"
+    )
     for _ in range(3):  # the same cell, run three times: three function objects
         exec(compile(cell, "/tmp/ipykernel_123/456.py", "exec"), {"model": model})
     model.cd.c.register_forward_hook(lambda m, a, o: None)
@@ -122,10 +131,16 @@ def test_a_hook_on_the_root_modules_own_parameter_is_named_by_the_root_class_eve
     for _ in range(2):
         layer.weight.register_hook(lambda grad: grad)
         layer.register_forward_hook(lambda module, inputs, output: None)
-    assert {info.where for info in hv.list_hooks(layer, include_globals=False)} == {"Linear", "Linear.weight"}
+    assert {info.where for info in hv.list_hooks(layer, include_globals=False)} == {
+        "Linear",
+        "Linear.weight",
+    }
     table = hv.hook_table(layer)
     assert "\nLinear.weight " in table and "\n.weight" not in table
-    assert sorted(str(d).split(":")[0] for d in hv.find_duplicate_hooks(layer)) == ["Linear", "Linear.weight"]
+    assert sorted(str(d).split(":")[0] for d in hv.find_duplicate_hooks(layer)) == [
+        "Linear",
+        "Linear.weight",
+    ]
     trace = hv.trace_hooks(layer, torch.ones(1, 2, requires_grad=True))
     assert "Linear.weight" in {f.label for f in trace.firings}
 
@@ -152,7 +167,9 @@ def test_two_lambdas_with_one_body_on_two_lines_are_not_duplicates():
     layer.register_forward_hook(lambda module, inputs, output: None)
     assert hv.find_duplicate_hooks(layer) == []
     inventory = hv.HookInventory(layer, include_globals=False)
-    assert inventory.remove_duplicates() == 0 and len(hv.list_hooks(layer, include_globals=False)) == 2
+    assert (
+        inventory.remove_duplicates() == 0 and len(hv.list_hooks(layer, include_globals=False)) == 2
+    )
 
 
 def test_a_cell_run_again_is_a_duplicate_even_with_a_new_list_to_fill():

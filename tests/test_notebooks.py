@@ -183,7 +183,9 @@ def test_walkthrough_asks_a_prediction_whose_saved_output_keeps_the_answer_hidde
         html = data.get("text/html", "")
         closed = html.split("<details")
         assert len(closed) == 2 and "<details open" not in html, f"{key}: one collapsed <details>"
-        assert " ".join(why) not in re.sub(r"<[^>]+>|\s+", " ", closed[0]), f"{key}: the why shows before <details>"
+        assert " ".join(why) not in re.sub(r"<[^>]+>|\s+", " ", closed[0]), (
+            f"{key}: the why shows before <details>"
+        )
         if found.choices:  # every choice is shown; which one is right is only said inside <details>
             assert "right" not in closed[0].lower() and "correct" not in closed[0].lower(), key
         else:

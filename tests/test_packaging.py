@@ -23,7 +23,9 @@ def requirement_name(spec: str) -> str:
 def test_environment_yml_names_the_same_packages_as_pyproject():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     # conda has no environment markers: compare what comes before "; python_version ..."
-    runtime = {requirement_name(d): d.split(";")[0].replace(" ", "") for d in project["dependencies"]}
+    runtime = {
+        requirement_name(d): d.split(";")[0].replace(" ", "") for d in project["dependencies"]
+    }
     conda: dict[str, str] = {}
     pip_section = False
     text = (ROOT / "environment.yml").read_text()
@@ -40,7 +42,7 @@ def test_environment_yml_names_the_same_packages_as_pyproject():
         item = item.split("#")[0].strip()
         name = requirement_name(item)
         pypi = CONDA_NAMES.get(name, name)
-        conda[pypi] = pypi + item[len(name):]
+        conda[pypi] = pypi + item[len(name) :]
     assert conda.keys() == runtime.keys()
     for name, spec in runtime.items():  # the same version ranges too
         assert conda[name].replace(" ", "") == spec, name
@@ -53,7 +55,9 @@ def test_import_hookviz_loads_no_widget_or_plotting_library():
         "heavy = [m for m in ('ipywidgets', 'anywidget', 'matplotlib', 'traitlets') if m in sys.modules]\n"
         "print(','.join(heavy))\n"
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
     assert result.stdout.strip() == ""
 
 
@@ -71,7 +75,9 @@ def test_lazy_names_resolve_and_unknown_names_fail_clearly():
 
 def test_the_package_data_ships_every_hints_and_predictions_file():
     """Colab installs hookviz from the repository: the hints of every assignment must come with it."""
-    patterns = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["hookviz.course"]
+    patterns = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "package-data"
+    ]["hookviz.course"]
     package = ROOT / "hookviz" / "course"
     shipped = {path for pattern in patterns for path in package.glob(pattern)}
     needed = set((package / "hints").glob("*.toml")) | set((package / "predictions").glob("*.toml"))

@@ -62,7 +62,9 @@ def test_one_panel_per_module_named_by_its_path_and_the_root_by_its_class():
 
 def test_every_value_lands_in_the_modules_bins_near_where_it_was():
     model = Drifting()
-    x = torch.tensor([0.0, 0.1, 0.2, 0.25, 3.0, 3.9, 4.0])  # small: the histogram is exact, not sampled
+    x = torch.tensor(
+        [0.0, 0.1, 0.2, 0.25, 3.0, 3.9, 4.0]
+    )  # small: the histogram is exact, not sampled
     with hv.record(model) as rec:
         model(x)
     (history,) = rec.histogram_history("output")
@@ -94,10 +96,16 @@ def test_a_drifting_distribution_shows_as_a_drift(source):
     rec, _ = drift(make)
     (history,) = rec.histogram_history("output")
     busiest = history.counts.argmax(1).tolist()
-    assert all(a < b for a, b in zip(busiest, busiest[1:], strict=False)), busiest  # it climbs every step
+    assert all(a < b for a, b in zip(busiest, busiest[1:], strict=False)), (
+        busiest
+    )  # it climbs every step
     if source == "recording":
         # Each event's own histogram, rescaled to its own range, hides the drift.
-        own = [e.main.histogram.index(max(e.main.histogram)) for e in rec.events if e.phase == "forward"]
+        own = [
+            e.main.histogram.index(max(e.main.histogram))
+            for e in rec.events
+            if e.phase == "forward"
+        ]
         assert max(own) - min(own) <= 2
 
 
@@ -122,11 +130,15 @@ def test_gradient_kind_draws_the_gradient_wrt_each_output():
     root = histories["Sequential"]
     assert root.kind == "gradient" and root.counts.sum().item() == pytest.approx(12)
     (full_bin,) = root.counts[0].nonzero().flatten().tolist()
-    assert root.value_edges[full_bin] <= 3.0 < root.value_edges[full_bin + 1]  # d(3 * sum)/d(output) = 3
+    assert (
+        root.value_edges[full_bin] <= 3.0 < root.value_edges[full_bin + 1]
+    )  # d(3 * sum)/d(output) = 3
     hidden = model[0](x)
     (grad,) = torch.autograd.grad(model[2](model[1](hidden)).sum() * 3, hidden)
     first = histories["0"]
-    assert (first.value_edges[0], first.value_edges[-1]) == pytest.approx((grad.min().item(), grad.max().item()))
+    assert (first.value_edges[0], first.value_edges[-1]) == pytest.approx(
+        (grad.min().item(), grad.max().item())
+    )
     figure = hv.plots.activation_heatmap(rec, kind="gradient")
     assert panels(figure)[0].get_ylabel() == "gradient value"
     assert "gradients w.r.t. the outputs" in figure.get_suptitle()
@@ -141,22 +153,36 @@ def test_a_monitor_draws_the_same_panels_from_its_live_bins():
     for kind in ("output", "gradient"):
         figure = hv.plots.activation_heatmap(monitor, kind)
         assert [ax.get_title() for ax in panels(figure)] == ["Sequential", "0", "1", "2"]
-    assert [ax.get_title() for ax in panels(monitor.plot(view="heatmap", kind="gradient"))][-1] == "2"
+    assert [ax.get_title() for ax in panels(monitor.plot(view="heatmap", kind="gradient"))][
+        -1
+    ] == "2"
 
 
 @pytest.mark.parametrize(
     ("make_source", "kind", "error", "message"),
     [
         (lambda m: hv.record(m), "output", ValueError, "has no events yet"),
-        (lambda m: hv.record(m, gradients=False), "gradient", ValueError, "Record with gradients=True"),
+        (
+            lambda m: hv.record(m, gradients=False),
+            "gradient",
+            ValueError,
+            "Record with gradients=True",
+        ),
         (lambda m: hv.record(m, stats=["mean"]), "output", ValueError, "include 'histogram'"),
         (lambda m: hv.record(m), "grad", ValueError, "kind must be 'output' .* or 'gradient'"),
         (lambda m: hv.HookMonitor(m), "output", ValueError, "seen no steps yet"),
-        (lambda m: hv.HookMonitor(m, gradients=False), "gradient", ValueError, "watches no gradients"),
+        (
+            lambda m: hv.HookMonitor(m, gradients=False),
+            "gradient",
+            ValueError,
+            "watches no gradients",
+        ),
         (lambda m: hv.HookMonitor(m, heatmap=False), "output", ValueError, "heatmap=False"),
     ],
 )
-def test_a_source_without_what_the_heat_map_needs_says_what_to_do(make_source, kind, error, message):
+def test_a_source_without_what_the_heat_map_needs_says_what_to_do(
+    make_source, kind, error, message
+):
     model = hv.examples.mlp((4, 8, 2))
     source = make_source(model)
     if "has no events" not in message and "no steps" not in message:
@@ -192,12 +218,20 @@ def test_rebin_keeps_every_count_and_is_exact_on_the_same_bins():
     same = rebin(counts, lo, hi, torch.linspace(0, 4, 5)[None])
     assert torch.equal(same, counts)
     halves = rebin(counts, lo, hi, torch.linspace(0, 4, 9)[None])
-    assert torch.equal(halves, torch.tensor([[0.5, 0.5, 1.0, 1.0, 1.5, 1.5, 2.0, 2.0]]))  # spread evenly
+    assert torch.equal(
+        halves, torch.tensor([[0.5, 0.5, 1.0, 1.0, 1.5, 1.5, 2.0, 2.0]])
+    )  # spread evenly
     wider = rebin(counts, lo, hi, torch.linspace(-4, 8, 4)[None])
     assert torch.equal(wider, torch.tensor([[0.0, 10.0, 0.0]]))
-    point = rebin(torch.tensor([[0.0, 5.0, 0.0, 0.0]]), torch.tensor([2.5]), torch.tensor([2.5]),
-                  torch.linspace(0, 4, 5)[None])
-    assert torch.equal(point, torch.tensor([[0.0, 0.0, 5.0, 0.0]]))  # a constant tensor: whole, in its bin
+    point = rebin(
+        torch.tensor([[0.0, 5.0, 0.0, 0.0]]),
+        torch.tensor([2.5]),
+        torch.tensor([2.5]),
+        torch.linspace(0, 4, 5)[None],
+    )
+    assert torch.equal(
+        point, torch.tensor([[0.0, 0.0, 5.0, 0.0]])
+    )  # a constant tensor: whole, in its bin
 
 
 def test_live_histograms_keep_their_memory_and_their_counts_as_they_grow():
@@ -205,14 +239,22 @@ def test_live_histograms_keep_their_memory_and_their_counts_as_they_grow():
     size = live.counts.shape
     one = torch.tensor([[0.0] * 15 + [1.0]])  # one value at the top of [lo, hi]
     for step in range(95):
-        live.add(torch.tensor([0]), torch.tensor([step]), one, torch.tensor([float(step)]), torch.tensor([step + 1.0]))
+        live.add(
+            torch.tensor([0]),
+            torch.tensor([step]),
+            one,
+            torch.tensor([float(step)]),
+            torch.tensor([step + 1.0]),
+        )
     assert live.counts.shape == size  # memory fixed when made
     assert live.span == 16 and live.used == 6  # steps 0-95 in columns of 16 steps
     assert live.counts.sum().item() == pytest.approx(95)  # nothing lost to merging columns or bins
     (history,) = [live.history(0, "", "x", "output")]
     assert history.value_edges[0] <= 1.0 and history.value_edges[-1] >= 95.0
     assert history.step_edges[-1] == 95
-    assert history.counts.sum(1).tolist() == pytest.approx([1.0] * 5 + [1.0])  # one value per recorded step
+    assert history.counts.sum(1).tolist() == pytest.approx(
+        [1.0] * 5 + [1.0]
+    )  # one value per recorded step
 
 
 def test_live_bins_only_merge_in_pairs_when_the_range_grows():
@@ -220,11 +262,15 @@ def test_live_bins_only_merge_in_pairs_when_the_range_grows():
     at = [0.0] * 16
     at[0] = 4.0  # four values at 0.0
     counts = torch.tensor([at])
-    live.add(torch.tensor([0]), torch.tensor([0]), counts, torch.tensor([0.0]), torch.tensor([0.75]))
+    live.add(
+        torch.tensor([0]), torch.tensor([0]), counts, torch.tensor([0.0]), torch.tensor([0.75])
+    )
     before = live.edges(0, 0, 7)
     (first, last) = live.occupied()[0]
     old_bin = (before[first], before[first + 1])
-    live.add(torch.tensor([0]), torch.tensor([1]), counts, torch.tensor([0.0]), torch.tensor([100.0]))
+    live.add(
+        torch.tensor([0]), torch.tensor([1]), counts, torch.tensor([0.0]), torch.tensor([100.0])
+    )
     after = live.edges(0, 0, 7)
     growth = (after[1] - after[0]) / (before[1] - before[0])
     assert growth > 1 and growth == 2 ** round(math.log2(growth))  # doubled, as often as needed

@@ -21,7 +21,9 @@ time.sleep(120)
 
 
 def test_a_group_that_ignores_sigterm_is_stopped_and_its_port_closed():
-    process = subprocess.Popen([sys.executable, "-c", STUBBORN], stdout=subprocess.PIPE, text=True, start_new_session=True)
+    process = subprocess.Popen(
+        [sys.executable, "-c", STUBBORN], stdout=subprocess.PIPE, text=True, start_new_session=True
+    )
     port = int(process.stdout.readline())
     deadline = time.monotonic() + 10
     while len(group_members(process.pid)) < 2 and time.monotonic() < deadline:
@@ -34,7 +36,9 @@ def test_a_group_that_ignores_sigterm_is_stopped_and_its_port_closed():
 
 def test_a_process_that_escaped_its_parent_is_still_found_by_its_tag():
     token = os.environ[RUN_TAG]
-    orphan = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True)
+    orphan = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True
+    )
     try:
         assert orphan.pid in [pid for pid, _ in tagged(token)]
     finally:

@@ -101,11 +101,17 @@ def chains(draw):
     for _ in range(draw(st.integers(1, 5))):
         kind = draw(kinds)
         layers.append(
-            {"linear": lambda: nn.Linear(3, 3), "tanh": nn.Tanh, "relu": nn.ReLU,
-             "scale": lambda: nn.Sequential(nn.Linear(3, 3), nn.Sigmoid())}[kind]()
+            {
+                "linear": lambda: nn.Linear(3, 3),
+                "tanh": nn.Tanh,
+                "relu": nn.ReLU,
+                "scale": lambda: nn.Sequential(nn.Linear(3, 3), nn.Sigmoid()),
+            }[kind]()
         )
     model = Chain(layers, draw(st.booleans()))
-    user_hooks = draw(st.lists(st.tuples(st.integers(0, 20), st.sampled_from(["pre", "fwd", "bwd"])), max_size=4))
+    user_hooks = draw(
+        st.lists(st.tuples(st.integers(0, 20), st.sampled_from(["pre", "fwd", "bwd"])), max_size=4)
+    )
     return model, user_hooks, draw(st.booleans())
 
 

@@ -83,13 +83,19 @@ def test_gradients_recorded_through_in_place_ops_match_full_backward_hooks():
         handles.append(m.register_full_backward_pre_hook(keep("backward_pre")))
         handles.append(m.register_full_backward_hook(keep("backward")))
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # "no inputs require gradients": expected for the first layer
+        warnings.simplefilter(
+            "ignore"
+        )  # "no inputs require gradients": expected for the first layer
         run(reference, x)
     for h in handles:
         h.remove()
     with hv.record(inplace, stats=["norm"]) as rec:
         run(inplace, x)
-    recorded = {(e.phase, e.path): e.main.norm for e in rec.events if e.phase.startswith("backward") and e.main}
+    recorded = {
+        (e.phase, e.path): e.main.norm
+        for e in rec.events
+        if e.phase.startswith("backward") and e.main
+    }
     assert recorded.keys() == norms.keys()
     for key, value in norms.items():  # sampled norms are estimates: within a few percent
         assert recorded[key] == pytest.approx(value, rel=0.1), key
@@ -179,8 +185,11 @@ def test_structured_and_non_tensor_outputs():
     forward = rec.select(phase="forward")[0]
     names = [(t.name, t.kind) for t in forward.tensors]
     assert names == [
-        ("output['y']", "tensor"), ("output['extra'][0]", "None"), ("output['extra'][1]", "int"),
-        ("output['extra'][2]", "str"), ("output['mask']", "tensor"),
+        ("output['y']", "tensor"),
+        ("output['extra'][0]", "None"),
+        ("output['extra'][1]", "int"),
+        ("output['extra'][2]", "str"),
+        ("output['mask']", "tensor"),
     ]
     assert forward.tensors[0].values == [[2.0, -4.0]]
     assert forward.tensors[4].values == [[True, False]] and forward.tensors[4].dtype == "bool"
@@ -231,7 +240,16 @@ def test_large_tensors_are_sampled_but_nan_inf_min_max_stay_exact():
 
 
 @pytest.mark.parametrize(
-    "dtype", [torch.float64, torch.float16, torch.bfloat16, torch.int64, torch.int32, torch.uint8, torch.bool]
+    "dtype",
+    [
+        torch.float64,
+        torch.float16,
+        torch.bfloat16,
+        torch.int64,
+        torch.int32,
+        torch.uint8,
+        torch.bool,
+    ],
 )
 def test_large_tensors_of_every_summarisable_dtype(dtype):
     # The sample buffer is float32: other dtypes are converted on the way in, not refused
@@ -359,7 +377,11 @@ def test_column_listeners_see_what_event_listeners_see():
     events, columns = [], []
     rec = hv.record(nn.ModuleDict({"net": model, "odd": odd, "const": const}))
     rec.on_step(lambda r, fresh: events.extend(fresh))
-    rec.on_columns(lambda mains, stats_at: columns.extend((*m, stats_at(m[3]) if m[3] >= 0 else None) for m in mains))
+    rec.on_columns(
+        lambda mains, stats_at: columns.extend(
+            (*m, stats_at(m[3]) if m[3] >= 0 else None) for m in mains
+        )
+    )
     with rec:
         for step in range(3):
             rec.next_step()
@@ -372,8 +394,14 @@ def test_column_listeners_see_what_event_listeners_see():
             out.sum().backward()
     assert len(columns) == len(events) > 0
     branches = set()
-    for event, (step, phase, path_id, leaf, mean, norm, nans, infs, stats) in zip(events, columns, strict=True):
-        assert (step, hv.recording.PHASES[phase], rec.targets[path_id][0]) == (event.step, event.phase, event.path)
+    for event, (step, phase, path_id, leaf, mean, norm, nans, infs, stats) in zip(
+        events, columns, strict=True
+    ):
+        assert (step, hv.recording.PHASES[phase], rec.targets[path_id][0]) == (
+            event.step,
+            event.phase,
+            event.path,
+        )
         main = event.main
         assert stats == main
         if main is None:
@@ -421,7 +449,9 @@ def test_repr_and_table_are_deterministic():
         "stopped, 28 events, 1 steps recorded)"
     )
     assert "forward_pre  Model" in rec.table()
-    assert repr(rec.events[0]).startswith("HookEvent(#0 step 0 forward_pre 'Model' call 0: input[0] float32[1]")
+    assert repr(rec.events[0]).startswith(
+        "HookEvent(#0 step 0 forward_pre 'Model' call 0: input[0] float32[1]"
+    )
 
 
 def test_histogram_bins_span_min_to_max_and_skip_non_finite_values():

@@ -45,7 +45,9 @@ def test_exact_false_takes_min_and_max_from_the_sample_and_flags_them():
     assert (s.min, s.max) == (float(sample.min()), float(sample.max()))
     assert s.max < 1e4 and s.max != float(x.max())  # the outlier is outside the sample: missed
     lo, hi = s.hist_range
-    assert (lo, hi) == (s.min, s.max) and sum(s.histogram) == SAMPLE_SIZE  # every sampled value in a bin
+    assert (lo, hi) == (s.min, s.max) and sum(
+        s.histogram
+    ) == SAMPLE_SIZE  # every sampled value in a bin
 
 
 def test_exact_true_keeps_min_and_max_exact_and_unflagged():
@@ -74,7 +76,9 @@ def test_exact_false_estimates_nan_and_inf_counts_from_the_sample_and_flags_them
     n = x.numel()
     seen = sample_positions(n)[:2].tolist()
     missed = outside_sample(n, 3)
-    x.view(-1)[seen[0]] = float("nan")  # one NaN the sample reads: it stands for n / SAMPLE_SIZE of them
+    x.view(-1)[seen[0]] = float(
+        "nan"
+    )  # one NaN the sample reads: it stands for n / SAMPLE_SIZE of them
     x.view(-1)[missed[0]] = float("nan")
     x.view(-1)[missed[1:]] = float("inf")  # two Inf the sample misses
     _, estimated = forward_stats(x, exact=False)

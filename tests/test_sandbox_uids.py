@@ -21,7 +21,9 @@ from hookviz.grading.sandbox import (
 def test_a_block_avoids_every_uid_in_use(tmp_path):
     blocks = len(UID_RANGE) // BLOCK_SIZE
     preferred = UID_RANGE.start + (os.getpid() % blocks) * BLOCK_SIZE
-    start, handle = claim_uid_block({preferred + 17}, locks=tmp_path)  # one uid taken in the first choice
+    start, handle = claim_uid_block(
+        {preferred + 17}, locks=tmp_path
+    )  # one uid taken in the first choice
     try:
         assert start != preferred and start in UID_RANGE and start + BLOCK_SIZE - 1 in UID_RANGE
     finally:

@@ -21,9 +21,17 @@ def test_forward_hook_fires_after_forward_and_pre_hook_before():
     model.ab.a.register_forward_pre_hook(pre)
     model.ab.a.register_forward_hook(after)
     trace = hv.trace_hooks(model, torch.rand(1))
-    a = [(f.kind, f.name) for f in trace.firings if f.path == "ab.a" and not f.kind.startswith("grad")]
-    assert a == [("forward_pre", "pre"), ("forward_call", "forward() starts"),
-                 ("forward_return", "forward() returns"), ("forward", "after")]
+    a = [
+        (f.kind, f.name)
+        for f in trace.firings
+        if f.path == "ab.a" and not f.kind.startswith("grad")
+    ]
+    assert a == [
+        ("forward_pre", "pre"),
+        ("forward_call", "forward() starts"),
+        ("forward_return", "forward() returns"),
+        ("forward", "after"),
+    ]
     replaced = [f for f in trace.firings if f.replaced]
     assert [(f.path, f.replaced) for f in replaced] == [("ab.a", "output")]
 

@@ -37,7 +37,13 @@ def test_print_module_output_is_kept_per_visit_and_still_printed(capsys):
 
     trace = hv.trace_apply(hv.examples.model(), print_module)
     assert [v.stdout.splitlines()[0] for v in trace.visits] == [
-        "Function_A", "Function_B", "Layer_AB", "Function_C", "Function_D", "Layer_CD", "Model",
+        "Function_A",
+        "Function_B",
+        "Layer_AB",
+        "Function_C",
+        "Function_D",
+        "Layer_CD",
+        "Model",
     ]
     printed = capsys.readouterr().out
     assert printed == "".join(v.stdout for v in trace.visits)
@@ -68,7 +74,10 @@ def test_data_assignment_is_flagged_and_parents_rewrite_children():
     assert [(c.name, c.kind, c.through_data) for c in first] == [("ab.a.W", "changed", True)]
     assert first[0].after == [1.0]
     layer_ab = trace.visits[2].changes
-    assert [(c.name, c.kind) for c in layer_ab] == [("ab.a.W", "rewritten"), ("ab.b.W", "rewritten")]
+    assert [(c.name, c.kind) for c in layer_ab] == [
+        ("ab.a.W", "rewritten"),
+        ("ab.b.W", "rewritten"),
+    ]
     assert len(trace.visits[-1].changes) == 4  # the root writes every parameter once more
     assert sum(len(v.changes) for v in trace.visits) == 4 + 4 + 4  # 12 writes for 4 parameters
 
@@ -91,7 +100,9 @@ def test_added_and_replaced_parameters_are_reported():
             module.b = Parameter(torch.zeros(2))
 
     trace = hv.trace_apply(hv.examples.model(shape=(2, 2)), add_bias)
-    assert [(c.name, c.kind, c.shape_after) for c in trace.visits[0].changes] == [("ab.a.b", "added", (2,))]
+    assert [(c.name, c.kind, c.shape_after) for c in trace.visits[0].changes] == [
+        ("ab.a.b", "added", (2,))
+    ]
 
     def replace(module):
         if hasattr(module, "W") and module.W.dim() == 2:
@@ -104,7 +115,9 @@ def test_added_and_replaced_parameters_are_reported():
 
 def test_large_parameters_are_summarised():
     model = nn.Linear(300, 300)
-    trace = hv.trace_apply(model, lambda m: nn.init.zeros_(m.weight) if isinstance(m, nn.Linear) else None)
+    trace = hv.trace_apply(
+        model, lambda m: nn.init.zeros_(m.weight) if isinstance(m, nn.Linear) else None
+    )
     change = trace.visits[0].changes[0]
     assert change.name == "weight" and isinstance(change.after, dict)
     assert change.after["mean"] == 0.0 and change.after["shape"] == (300, 300)

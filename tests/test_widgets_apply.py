@@ -106,12 +106,16 @@ def test_long_output_is_cut_with_a_note():
 
 
 def test_repr_is_deterministic_and_says_where_it_is():
-    assert repr(hv.ApplyTraversal(hv.examples.model())) == "ApplyTraversal(Model, 7 visits, step 0/7)"
+    assert (
+        repr(hv.ApplyTraversal(hv.examples.model())) == "ApplyTraversal(Model, 7 visits, step 0/7)"
+    )
     widget = hv.ApplyTraversal(hv.examples.model(), set_to_one)
     widget.step = 3
     assert repr(widget) == "ApplyTraversal(Model, fn=set_to_one, 7 visits, step 3/7)"
     widget.order = "modules"
-    assert repr(widget) == "ApplyTraversal(Model, fn=set_to_one, 7 visits, modules() order, step 3/7)"
+    assert (
+        repr(widget) == "ApplyTraversal(Model, fn=set_to_one, 7 visits, modules() order, step 3/7)"
+    )
     bundle = widget._repr_mimebundle_()[0]
     assert bundle["text/plain"] == repr(widget)
 
@@ -128,7 +132,10 @@ def test_a_failing_fn_raises_and_its_trace_can_still_be_shown():
     widget = hv.ApplyTraversal(caught.value.trace)
     assert widget.sequence == ["ab.a", "ab.b", "ab", "cd.c", "cd.d", "cd"]
     assert widget.complete is False
-    assert repr(widget) == "ApplyTraversal(Model, fn=breaks_at_cd, 6 visits (stopped early: fn raised), step 0/6)"
+    assert (
+        repr(widget)
+        == "ApplyTraversal(Model, fn=breaks_at_cd, 6 visits (stopped early: fn raised), step 0/6)"
+    )
 
 
 def test_a_module_apply_reaches_outside_the_named_tree_gets_its_own_node():
@@ -156,7 +163,11 @@ def test_a_module_apply_reaches_outside_the_named_tree_gets_its_own_node():
         ({"model": hv.examples.model(), "order": "post"}, ValueError, "order must be 'apply'"),
         ({"model": hv.examples.model(), "speed": 0}, ValueError, "more than 0"),
         ({"model": hv.examples.model(), "speed": True}, TypeError, "number of steps per second"),
-        ({"model": hv.examples.model(), "theme": "blue"}, traitlets.TraitError, "theme must be one of"),
+        (
+            {"model": hv.examples.model(), "theme": "blue"},
+            traitlets.TraitError,
+            "theme must be one of",
+        ),
     ],
 )
 def test_bad_arguments_say_what_to_pass(kwargs, error, message):
@@ -184,7 +195,9 @@ def test_to_html_is_a_self_contained_picture():
     assert "Model.apply(&lt;lambda&gt;)" in page
     for label in ("Function_A", "Layer_CD", "ab.a → ab.b → ab → cd.c → cd.d → cd → Model"):
         assert label in page
-    assert page.count('class="hvs-node hvs-visited"') == 6 and page.count("hvs-current") == 2  # css + node
+    assert (
+        page.count('class="hvs-node hvs-visited"') == 6 and page.count("hvs-current") == 2
+    )  # css + node
     early = widget.to_html(step=2)
     assert early.count('class="hvs-node hvs-visited"') == 1
     assert widget.to_html() == hv.ApplyTraversal(hv.examples.model(), lambda m: None).to_html()

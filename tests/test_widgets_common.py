@@ -33,7 +33,9 @@ def test_import_hookviz_loads_no_widget_or_plot_library():
         "import hookviz.widgets\n"
         "print(sorted(m for m in ('ipywidgets', 'anywidget', 'matplotlib') if m in sys.modules))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     assert out.splitlines() == ["[]", "['anywidget', 'ipywidgets']"]
 
 
@@ -48,8 +50,12 @@ def test_lazy_names_are_the_widget_classes():
 
 @pytest.mark.parametrize(
     ("name", "root_class"),
-    [("apply_traversal", ".hv-apply"), ("hook_monitor", ".hv-monitor"), ("hook_timeline", ".hv-timeline"),
-     ("hook_inventory", ".hv-inventory")],
+    [
+        ("apply_traversal", ".hv-apply"),
+        ("hook_monitor", ".hv-monitor"),
+        ("hook_timeline", ".hv-timeline"),
+        ("hook_inventory", ".hv-inventory"),
+    ],
 )
 def test_each_widget_is_one_esm_file_after_the_shared_helpers(name, root_class):
     esm, css = front_end(name)

@@ -46,9 +46,15 @@ def test_rows_list_every_hook_with_its_place_and_duplicates():
     rows = {row["id"]: row for row in widget.hooks}
     assert set(rows) == set(ids.values())
     assert rows[ids["first"]] | {"id": 0} == {
-        "id": 0, "where": "ab.a", "kind": "forward", "target": "module", "name": "print_output",
+        "id": 0,
+        "where": "ab.a",
+        "kind": "forward",
+        "target": "module",
+        "name": "print_output",
         "source": f"test_widgets_inventory.py:{print_output.__code__.co_firstlineno}",
-        "flags": [], "copies": 2, "first": True,
+        "flags": [],
+        "copies": 2,
+        "first": True,
     }
     assert (rows[ids["copy"]]["copies"], rows[ids["copy"]]["first"]) == (2, False)
     assert rows[ids["backward"]]["flags"] == ["full"]
@@ -115,7 +121,9 @@ def test_global_hooks_are_listed_and_can_be_removed():
     handle = torch_module.register_module_forward_hook(print_output)
     try:
         widget = hv.HookInventory(model)
-        assert [(row["where"], row["kind"]) for row in widget.hooks] == [("(global)", "global_forward")]
+        assert [(row["where"], row["kind"]) for row in widget.hooks] == [
+            ("(global)", "global_forward")
+        ]
         widget.remove(handle.id)
         assert handle.id not in torch_module._global_forward_hooks
     finally:

@@ -100,7 +100,9 @@ def test_gradient_norm_is_the_norm_of_the_gradient_wrt_the_output():
     hidden = model[0](x)
     (grad,) = torch.autograd.grad(model[2](model[1](hidden)).sum(), hidden)
     assert row(monitor, "0")["grad"]["norm"] == pytest.approx(grad.norm().item(), rel=1e-3)
-    assert row(monitor, "")["grad"]["norm"] == pytest.approx(math.sqrt(4 * 2), rel=1e-3)  # d(sum)/d(out) = 1
+    assert row(monitor, "")["grad"]["norm"] == pytest.approx(
+        math.sqrt(4 * 2), rel=1e-3
+    )  # d(sum)/d(out) = 1
 
 
 def test_small_tensors_keep_their_values_for_the_heatmap():
@@ -118,7 +120,9 @@ def test_vanishing_and_exploding_gradients_are_flagged():
     with hv.HookMonitor(model) as monitor:
         train(model, 1, scale=1e-12)
     assert monitor.gradient_flags() == {p: "vanishing" for p in ("", "0", "1", "2")}
-    assert repr(monitor) == "HookMonitor(Sequential, 4 modules, stopped, 1 steps, 4 gradient warnings)"
+    assert (
+        repr(monitor) == "HookMonitor(Sequential, 4 modules, stopped, 1 steps, 4 gradient warnings)"
+    )
     with hv.HookMonitor(model, exploding_above=1e6) as monitor:
         train(model, 1, scale=1e9)
     assert set(monitor.gradient_flags().values()) == {"exploding"}
@@ -160,7 +164,9 @@ def test_memory_stays_bounded_over_many_steps():
         summary = monitor.summary(path)
         assert summary.calls == 600
         assert len(summary.output.trend) == TREND and len(summary.grad.trend) == TREND
-    with pytest.raises(ValueError, match="'3' is not a watched module; watched paths are '', '0', '1', '2'"):
+    with pytest.raises(
+        ValueError, match="'3' is not a watched module; watched paths are '', '0', '1', '2'"
+    ):
         monitor.summary("3")
 
 
@@ -256,13 +262,18 @@ def outlier_outside_the_sample() -> torch.Tensor:
 
 
 def test_exact_false_estimates_are_flagged_in_the_payload_and_the_static_pictures():
-    model = nn.Sequential(nn.Identity(), nn.Linear(1000, 2))  # a large output (sampled), then a small one
+    model = nn.Sequential(
+        nn.Identity(), nn.Linear(1000, 2)
+    )  # a large output (sampled), then a small one
     x = outlier_outside_the_sample()
     with hv.HookMonitor(model, exact=False) as monitor:
         model(x).sum().backward()
     assert monitor.exact is False
     snapshot = monitor.snapshot
-    assert snapshot["exact"] is False and snapshot["note"] == "min/max/NaN/Inf estimated from a sample (exact=False)"
+    assert (
+        snapshot["exact"] is False
+        and snapshot["note"] == "min/max/NaN/Inf estimated from a sample (exact=False)"
+    )
     large, small = row(monitor, "0")["out"], row(monitor, "1")["out"]
     assert large["sampled"] is True and large["exact"] is False
     assert large["max"] < 1e4  # the sample's max: the outlier is missed, and the payload says so
@@ -309,9 +320,15 @@ def test_the_heat_map_reaches_the_browser_as_strict_json_levels_of_the_live_hist
     assert heat["columns"] == 12 and heat["span"] == 1 and heat["steps"] == 12
     for kind in ("output", "gradient"):
         for panel, history in zip(heat[kind], monitor.histogram_history(kind), strict=True):
-            expected = torch.where(history.counts > 0, (torch.log1p(history.counts) * LEVEL_SCALE).round().clamp(min=1), 0)
+            expected = torch.where(
+                history.counts > 0,
+                (torch.log1p(history.counts) * LEVEL_SCALE).round().clamp(min=1),
+                0,
+            )
             assert torch.equal(decode(panel), expected.long())
-            assert (panel["lo"], panel["hi"]) == pytest.approx((history.value_edges[0], history.value_edges[-1]), rel=1e-3)
+            assert (panel["lo"], panel["hi"]) == pytest.approx(
+                (history.value_edges[0], history.value_edges[-1]), rel=1e-3
+            )
 
 
 def test_the_heat_maps_memory_and_message_stay_bounded_over_many_steps():
@@ -322,13 +339,24 @@ def test_the_heat_maps_memory_and_message_stay_bounded_over_many_steps():
         counts = monitor._heat.counts
         early = len(json.dumps(monitor._heatmap_json()))
         train(model, 8 * LIVE_COLUMNS)
-    assert monitor._heat.counts is counts and counts.shape == (2 * 4, LIVE_COLUMNS, LIVE_BINS)  # made once
+    assert monitor._heat.counts is counts and counts.shape == (
+        2 * 4,
+        LIVE_COLUMNS,
+        LIVE_BINS,
+    )  # made once
     heat = monitor.heatmap
-    assert heat["steps"] == 10 * LIVE_COLUMNS and heat["columns"] <= LIVE_COLUMNS and heat["span"] == 16
+    assert (
+        heat["steps"] == 10 * LIVE_COLUMNS
+        and heat["columns"] <= LIVE_COLUMNS
+        and heat["span"] == 16
+    )
     late = len(json.dumps(heat))
     assert late <= early * 1.25  # the message grows with the columns shown, never with the steps
-    assert all(len(p["cells"]) == heat["columns"] * p["bins"] <= LIVE_COLUMNS * LIVE_BINS
-               for kind in ("output", "gradient") for p in heat[kind])
+    assert all(
+        len(p["cells"]) == heat["columns"] * p["bins"] <= LIVE_COLUMNS * LIVE_BINS
+        for kind in ("output", "gradient")
+        for p in heat[kind]
+    )
 
 
 def test_heat_map_updates_are_throttled_like_the_snapshot():

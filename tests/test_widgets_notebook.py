@@ -31,7 +31,9 @@ EXPECTED = {  # cell -> text/plain of its widget outputs, in order
     1: ["ApplyTraversal(Model, 7 visits, step 0/7)"],
     2: ["HookMonitor(Sequential, 4 modules, recording, 0 steps)"],  # `with` shows it once, on entry
     3: ["HookMonitor(Sequential, 4 modules, stopped, 3 steps)"],
-    4: ["HookTimeline(Model, 29 firings, 1 from the model's own hooks, 1 replaced a value, step 0/29)"],
+    4: [
+        "HookTimeline(Model, 29 firings, 1 from the model's own hooks, 1 replaced a value, step 0/29)"
+    ],
     5: ["HookInventory(Model, 1 hook)"],
 }
 
@@ -40,8 +42,11 @@ EXPECTED = {  # cell -> text/plain of its widget outputs, in order
 def kernel_home(tmp_path, monkeypatch):
     """Jupyter, IPython and matplotlib write under tmp_path, not under $HOME."""
     for variable, folder in (
-        ("JUPYTER_CONFIG_DIR", "config"), ("JUPYTER_DATA_DIR", "data"), ("JUPYTER_RUNTIME_DIR", "runtime"),
-        ("IPYTHONDIR", "ipython"), ("MPLCONFIGDIR", "matplotlib"),
+        ("JUPYTER_CONFIG_DIR", "config"),
+        ("JUPYTER_DATA_DIR", "data"),
+        ("JUPYTER_RUNTIME_DIR", "runtime"),
+        ("IPYTHONDIR", "ipython"),
+        ("MPLCONFIGDIR", "matplotlib"),
     ):
         monkeypatch.setenv(variable, str(tmp_path / folder))
     monkeypatch.delenv("JUPYTER_PLATFORM_DIRS", raising=False)
@@ -50,9 +55,15 @@ def kernel_home(tmp_path, monkeypatch):
 
 def run_notebook(folder):
     notebook = nbformat.v4.new_notebook()
-    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    notebook.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
     notebook.cells = [nbformat.v4.new_code_cell(source) for source in CELLS]
-    NotebookClient(notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(folder)}}).execute()
+    NotebookClient(
+        notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(folder)}}
+    ).execute()
     return notebook
 
 
@@ -70,9 +81,23 @@ def test_widgets_display_in_a_kernel_and_nbval_finds_them_stable(kernel_home):
     path = kernel_home / "widgets.ipynb"
     nbformat.write(notebook, path)
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", "--nbval", str(path), "-q", "-p", "no:cacheprovider", "--noconftest",
-         "--rootdir", str(kernel_home)],
-        cwd=kernel_home, capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--nbval",
+            str(path),
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--noconftest",
+            "--rootdir",
+            str(kernel_home),
+        ],
+        cwd=kernel_home,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert result.returncode == 0, result.stdout[-3000:]
     assert f"{len(CELLS)} passed" in result.stdout

@@ -46,7 +46,9 @@ def short_answer(**overrides):
 
 def from_browser(widget, content):
     """What the front end's ``model.send(content)`` delivers: a custom comm message."""
-    widget._handle_msg({"content": {"data": {"method": "custom", "content": content}}, "buffers": []})
+    widget._handle_msg(
+        {"content": {"data": {"method": "custom", "content": content}}, "buffers": []}
+    )
 
 
 def synced(widget) -> str:
@@ -62,23 +64,78 @@ def synced(widget) -> str:
     [
         (("",), dict(choices=["a", "b"], answer=0, why="w"), ValueError, "question is empty"),
         (("  \n",), dict(choices=["a", "b"], answer=0, why="w"), ValueError, "question is empty"),
-        ((42,), dict(choices=["a", "b"], answer=0, why="w"), TypeError, "question must be a string"),
+        (
+            (42,),
+            dict(choices=["a", "b"], answer=0, why="w"),
+            TypeError,
+            "question must be a string",
+        ),
         (("q",), dict(choices=["a", "b"], answer=0, why=""), ValueError, "why is empty"),
         (("q",), dict(choices=["a", "b"], answer=0, why=None), TypeError, "why must be a string"),
-        (("q",), dict(choices=["only"], answer=0, why="w"), ValueError, "at least 2 options.*choices=None"),
-        (("q",), dict(choices=[], answer=0, why="w"), ValueError, "at least 2 options to choose from, got 0"),
+        (
+            ("q",),
+            dict(choices=["only"], answer=0, why="w"),
+            ValueError,
+            "at least 2 options.*choices=None",
+        ),
+        (
+            ("q",),
+            dict(choices=[], answer=0, why="w"),
+            ValueError,
+            "at least 2 options to choose from, got 0",
+        ),
         (("q",), dict(choices="ab", answer=0, why="w"), TypeError, "choices must be a list"),
-        (("q",), dict(choices=["a", ""], answer=0, why="w"), ValueError, r"choices\[1\] must be a non-empty"),
-        (("q",), dict(choices=["a", 2], answer=0, why="w"), ValueError, r"choices\[1\] must be a non-empty"),
-        (("q",), dict(choices=["a", "b", "a"], answer=0, why="w"), ValueError, r"choices\[2\] repeats choices\[0\]"),
-        (("q",), dict(choices=["a", "b"], answer=2, why="w"), ValueError, "from 0 to 1 .0 is the first"),
-        (("q",), dict(choices=["a", "b"], answer=-1, why="w"), ValueError, "not the index of a choice"),
-        (("q",), dict(choices=["a", "b"], answer=True, why="w"), TypeError, "index of the right choice"),
-        (("q",), dict(choices=["a", "b"], answer="b", why="w"), TypeError, r"did you mean answer=1\?"),
+        (
+            ("q",),
+            dict(choices=["a", ""], answer=0, why="w"),
+            ValueError,
+            r"choices\[1\] must be a non-empty",
+        ),
+        (
+            ("q",),
+            dict(choices=["a", 2], answer=0, why="w"),
+            ValueError,
+            r"choices\[1\] must be a non-empty",
+        ),
+        (
+            ("q",),
+            dict(choices=["a", "b", "a"], answer=0, why="w"),
+            ValueError,
+            r"choices\[2\] repeats choices\[0\]",
+        ),
+        (
+            ("q",),
+            dict(choices=["a", "b"], answer=2, why="w"),
+            ValueError,
+            "from 0 to 1 .0 is the first",
+        ),
+        (
+            ("q",),
+            dict(choices=["a", "b"], answer=-1, why="w"),
+            ValueError,
+            "not the index of a choice",
+        ),
+        (
+            ("q",),
+            dict(choices=["a", "b"], answer=True, why="w"),
+            TypeError,
+            "index of the right choice",
+        ),
+        (
+            ("q",),
+            dict(choices=["a", "b"], answer="b", why="w"),
+            TypeError,
+            r"did you mean answer=1\?",
+        ),
         (("q",), dict(answer=[], why="w"), ValueError, "at least one accepted answer"),
         (("q",), dict(answer="4 5 2", why="w"), TypeError, r"write answer=\['4 5 2'\]"),
         (("q",), dict(answer=1, why="w"), TypeError, "there are no choices"),
-        (("q",), dict(answer=["ok", " , "], why="w"), ValueError, r"answer\[1\] must be a non-empty"),
+        (
+            ("q",),
+            dict(answer=["ok", " , "], why="w"),
+            ValueError,
+            r"answer\[1\] must be a non-empty",
+        ),
         (("q",), dict(answer=None, why="w"), TypeError, "list of accepted answers"),
         (("q",), dict(answer=["a"], why="w", key=3), TypeError, "key must be a string"),
         (("q",), dict(answer=["a"], why="w", theme="sepia"), ValueError, "'auto', 'light', 'dark'"),
@@ -95,7 +152,12 @@ def test_bad_input_names_the_problem_and_the_fix(args, kwargs, error, message):
 def test_the_browser_has_neither_answer_nor_why_before_the_reader_commits():
     widget = multiple_choice()
     state = widget.get_state()
-    assert (state["state"], state["chosen"], state["answer_index"], state["correct"]) == ("open", -1, -1, None)
+    assert (state["state"], state["chosen"], state["answer_index"], state["correct"]) == (
+        "open",
+        -1,
+        -1,
+        None,
+    )
     assert state["answer_text"] == state["why"] == ""
     assert "children before the parent" not in synced(widget)
     assert state["question"] == "Which module does `fn` see first?"
@@ -109,7 +171,12 @@ def test_a_choice_from_the_browser_reveals_the_answer_and_why():
     widget = multiple_choice()
     from_browser(widget, {"action": "choose", "choice": 0})
     state = widget.get_state()
-    assert (state["state"], state["chosen"], state["answer_index"], state["correct"]) == ("answered", 0, 2, False)
+    assert (state["state"], state["chosen"], state["answer_index"], state["correct"]) == (
+        "answered",
+        0,
+        2,
+        False,
+    )
     assert (state["answer_text"], state["why"]) == ("`ab.a`", WHY)
     assert widget.answered and widget.correct is False
 
@@ -121,7 +188,9 @@ def test_only_the_first_commitment_counts():
     from_browser(widget, {"action": "choose", "choice": 0})
     assert (widget.chosen, widget.correct) == (2, True)
     assert widget.status == "already answered: only the first answer counts"
-    with pytest.raises(RuntimeError, match="already answered .right.: only the first answer counts"):
+    with pytest.raises(
+        RuntimeError, match="already answered .right.: only the first answer counts"
+    ):
         widget.choose(1)
     assert (widget.chosen, widget.correct) == (2, True)
 
@@ -129,9 +198,15 @@ def test_only_the_first_commitment_counts():
 def test_a_message_that_cannot_be_checked_leaves_the_question_open():
     widget = multiple_choice()
     for content, status in [
-        ({"action": "choose", "choice": 7}, "could not choose: choice=7 is not the index of a choice"),
+        (
+            {"action": "choose", "choice": 7},
+            "could not choose: choice=7 is not the index of a choice",
+        ),
         ({"action": "choose", "choice": "A"}, "could not choose: choice must be the index"),
-        ({"action": "answer", "text": "ab.a"}, "could not answer: this prediction is multiple choice"),
+        (
+            {"action": "answer", "text": "ab.a"},
+            "could not answer: this prediction is multiple choice",
+        ),
         ({"action": "explode"}, "unknown action 'explode'"),
         ("choose", "unknown action None"),
     ]:
@@ -204,7 +279,11 @@ def test_repr_says_what_it_is_and_never_the_answer():
     assert repr(widget) == "Prediction('apply-first': 3 choices, answered: not quite)"
     assert repr(text) == "Prediction('postorder': short answer, answered: right)"
     for shown in (repr(widget), repr(text)):
-        assert "ab.a" not in shown and "4 5 2" not in shown and "first" not in shown.replace("apply-first", "")
+        assert (
+            "ab.a" not in shown
+            and "4 5 2" not in shown
+            and "first" not in shown.replace("apply-first", "")
+        )
 
 
 def test_the_mimebundle_carries_the_repr_the_static_page_and_the_view():
@@ -215,10 +294,14 @@ def test_the_mimebundle_carries_the_repr_the_static_page_and_the_view():
     assert data["text/html"] == widget.to_html()
     assert data[WIDGET_VIEW]["model_id"] == widget.model_id
     assert "ab.a" not in data["text/plain"] and "children before" not in data["text/plain"]
-    assert "children before" not in synced(widget) and widget.answer_index == -1  # displaying revealed nothing
+    assert (
+        "children before" not in synced(widget) and widget.answer_index == -1
+    )  # displaying revealed nothing
     html = data["text/html"]
-    inside = html[html.index("<details>"): html.index("</details>")]
-    assert "children before the parent" in inside and "<strong>C.</strong> <code>ab.a</code>" in inside
+    inside = html[html.index("<details>") : html.index("</details>")]
+    assert (
+        "children before the parent" in inside and "<strong>C.</strong> <code>ab.a</code>" in inside
+    )
     outside = html.replace(inside, "")
     assert "children before the parent" not in outside and "<strong>C.</strong>" not in outside
 
@@ -226,19 +309,28 @@ def test_the_mimebundle_carries_the_repr_the_static_page_and_the_view():
 def test_to_html_escapes_the_question_and_keeps_the_answer_collapsed():
     widget = Prediction(
         "Does `<b>` make <script>alert(1)</script> bold & loud?",
-        choices=["yes <i>", "no"], answer=1, why="Because `a < b` & <em>so</em>.",
+        choices=["yes <i>", "no"],
+        answer=1,
+        why="Because `a < b` & <em>so</em>.",
     )
     page = widget.to_html()
     assert "<script" not in page and "<b>" not in page and "<i>" not in page and "<em>" not in page
-    assert "<code>&lt;b&gt;</code> make &lt;script&gt;alert(1)&lt;/script&gt; bold &amp; loud?" in page
+    assert (
+        "<code>&lt;b&gt;</code> make &lt;script&gt;alert(1)&lt;/script&gt; bold &amp; loud?" in page
+    )
     assert "<li>yes &lt;i&gt;</li>" in page
     assert "<details><summary>Show the answer</summary>" in page and "<details open" not in page
     assert " id=" not in page and "src=" not in page
-    assert page == Prediction(
-        "Does `<b>` make <script>alert(1)</script> bold & loud?",
-        choices=["yes <i>", "no"], answer=1, why="Because `a < b` & <em>so</em>.",
-    ).to_html()  # the same in a second run: nbval compares text/html
-    assert 'Answer: <code>4 5 2 6 3 1</code>' in short_answer().to_html()
+    assert (
+        page
+        == Prediction(
+            "Does `<b>` make <script>alert(1)</script> bold & loud?",
+            choices=["yes <i>", "no"],
+            answer=1,
+            why="Because `a < b` & <em>so</em>.",
+        ).to_html()
+    )  # the same in a second run: nbval compares text/html
+    assert "Answer: <code>4 5 2 6 3 1</code>" in short_answer().to_html()
 
 
 def test_code_spans_and_paragraphs():
@@ -250,25 +342,41 @@ def test_code_spans_and_paragraphs():
 
 def kernel_outputs(tmp_path, monkeypatch, cells):
     for variable, folder in (
-        ("JUPYTER_CONFIG_DIR", "config"), ("JUPYTER_DATA_DIR", "data"), ("JUPYTER_RUNTIME_DIR", "runtime"),
-        ("IPYTHONDIR", "ipython"), ("MPLCONFIGDIR", "matplotlib"),
+        ("JUPYTER_CONFIG_DIR", "config"),
+        ("JUPYTER_DATA_DIR", "data"),
+        ("JUPYTER_RUNTIME_DIR", "runtime"),
+        ("IPYTHONDIR", "ipython"),
+        ("MPLCONFIGDIR", "matplotlib"),
     ):
         monkeypatch.setenv(variable, str(tmp_path / folder))
     monkeypatch.delenv("JUPYTER_PLATFORM_DIRS", raising=False)
     notebook = nbformat.v4.new_notebook()
-    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    notebook.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
     notebook.cells = [nbformat.v4.new_code_cell(source) for source in cells]
-    NotebookClient(notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+    NotebookClient(
+        notebook,
+        timeout=120,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(tmp_path)}},
+    ).execute()
     return notebook
 
 
 def test_a_kernel_displays_all_three_and_nbval_finds_them_stable(tmp_path, monkeypatch):
     """The real display path: ipywidgets 8 asks _repr_mimebundle_, ipywidgets 7 _ipython_display_."""
-    notebook = kernel_outputs(tmp_path, monkeypatch, [
-        "from hookviz.course.predictions import predict\np = predict('example-apply-first')\np",
-        "import ipywidgets; print(ipywidgets.__version__.split('.')[0])",
-        "p.choose(2)\np",
-    ])
+    notebook = kernel_outputs(
+        tmp_path,
+        monkeypatch,
+        [
+            "from hookviz.course.predictions import predict\np = predict('example-apply-first')\np",
+            "import ipywidgets; print(ipywidgets.__version__.split('.')[0])",
+            "p.choose(2)\np",
+        ],
+    )
     first, version, answered = (cell.outputs for cell in notebook.cells)
     assert len(first) == 1 and first[0].output_type in ("execute_result", "display_data")  # 8, 7
     data = first[0]["data"]
@@ -276,15 +384,34 @@ def test_a_kernel_displays_all_three_and_nbval_finds_them_stable(tmp_path, monke
     assert data["text/plain"] == "Prediction('example-apply-first': 4 choices)"
     assert "`ab.a`" not in data["text/plain"]
     html = data["text/html"]
-    assert html.count("<details>") == 1 and html.index("<details>") < html.index("post-order") < html.index("</details>")
-    assert answered[-1]["data"]["text/plain"] == "Prediction('example-apply-first': 4 choices, answered: right)"
+    assert html.count("<details>") == 1 and html.index("<details>") < html.index(
+        "post-order"
+    ) < html.index("</details>")
+    assert (
+        answered[-1]["data"]["text/plain"]
+        == "Prediction('example-apply-first': 4 choices, answered: right)"
+    )
 
     path = tmp_path / "prediction.ipynb"
     nbformat.write(notebook, path)
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", "--nbval", str(path), "-q", "-p", "no:cacheprovider", "--noconftest",
-         "--rootdir", str(tmp_path)],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--nbval",
+            str(path),
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--noconftest",
+            "--rootdir",
+            str(tmp_path),
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert result.returncode == 0, result.stdout[-3000:]
     assert "3 passed" in result.stdout
@@ -340,11 +467,17 @@ why = "a, b, c and d."
 
 def test_the_catalogue_reads_every_file_and_predict_builds_the_widget(tmp_path):
     write(tmp_path, "01-tree.toml", GOOD)
-    write(tmp_path, "02-hooks.toml", '[hook-after]\nquestion = "q"\nchoices = ["a", "b"]\nanswer = 0\nwhy = "w"\n')
+    write(
+        tmp_path,
+        "02-hooks.toml",
+        '[hook-after]\nquestion = "q"\nchoices = ["a", "b"]\nanswer = 0\nwhy = "w"\n',
+    )
     write(tmp_path, "notes.txt", "not a catalogue file")
     assert predictions.keys(tmp_path) == ["apply-first", "hook-after", "leaf-count"]
     catalogue = load_catalogue(tmp_path)
-    assert catalogue["leaf-count"].answer == ("4", "four") and catalogue["leaf-count"].choices is None
+    assert (
+        catalogue["leaf-count"].answer == ("4", "four") and catalogue["leaf-count"].choices is None
+    )
     assert catalogue["hook-after"].source.name == "02-hooks.toml"
     widget = predict("leaf-count", folder=tmp_path, theme="light")
     assert repr(widget) == "Prediction('leaf-count': short answer)" and widget.theme == "light"
@@ -354,7 +487,10 @@ def test_the_catalogue_reads_every_file_and_predict_builds_the_widget(tmp_path):
 def test_a_key_defined_in_two_files_names_both(tmp_path):
     write(tmp_path, "01-tree.toml", GOOD)
     write(tmp_path, "02-more.toml", '[leaf-count]\nquestion = "q"\nanswer = ["1"]\nwhy = "w"\n')
-    with pytest.raises(CatalogueError, match=r"\[leaf-count\] is defined twice: in 01-tree.toml and in 02-more.toml"):
+    with pytest.raises(
+        CatalogueError,
+        match=r"\[leaf-count\] is defined twice: in 01-tree.toml and in 02-more.toml",
+    ):
         load_catalogue(tmp_path)
 
 
@@ -364,20 +500,36 @@ def test_an_unknown_key_lists_the_close_matches(tmp_path):
         predict("apply-frist", folder=tmp_path)
     assert isinstance(caught.value, KeyError)
     message = str(caught.value)
-    assert message.startswith("no prediction 'apply-frist' in the catalogue (2 entries). Did you mean 'apply-first'?")
+    assert message.startswith(
+        "no prediction 'apply-frist' in the catalogue (2 entries). Did you mean 'apply-first'?"
+    )
     assert "keys()" in message
-    with pytest.raises(UnknownPrediction, match=r"\(2 entries\)\. hookviz"):  # nothing close: no guess
+    with pytest.raises(
+        UnknownPrediction, match=r"\(2 entries\)\. hookviz"
+    ):  # nothing close: no guess
         predict("zzz", folder=tmp_path)
 
 
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ('[p]\nquestion = "q"\nwhy = "w"\n', r"bad.toml \[p\] is missing answer: every prediction needs"),
+        (
+            '[p]\nquestion = "q"\nwhy = "w"\n',
+            r"bad.toml \[p\] is missing answer: every prediction needs",
+        ),
         ('[p]\nanswer = ["a"]\n', r"bad.toml \[p\] is missing question, why"),
-        ('[p]\nquestion = "q"\nanswer = ["a"]\nwhy = "w"\nanwser = 1\n', r"unknown field 'anwser'; a prediction has question, choices, answer, why"),
-        ('[p]\nquestion = "q"\nchoices = ["a", "b"]\nanswer = 2\nwhy = "w"\n', r"bad.toml \[p\]: answer=2 is not the index of a choice"),
-        ('[p]\nquestion = "q"\nanswer = "a"\nwhy = "w"\n', r"bad.toml \[p\]: .*write answer=\['a'\]"),
+        (
+            '[p]\nquestion = "q"\nanswer = ["a"]\nwhy = "w"\nanwser = 1\n',
+            r"unknown field 'anwser'; a prediction has question, choices, answer, why",
+        ),
+        (
+            '[p]\nquestion = "q"\nchoices = ["a", "b"]\nanswer = 2\nwhy = "w"\n',
+            r"bad.toml \[p\]: answer=2 is not the index of a choice",
+        ),
+        (
+            '[p]\nquestion = "q"\nanswer = "a"\nwhy = "w"\n',
+            r"bad.toml \[p\]: .*write answer=\['a'\]",
+        ),
         ('[p]\nquestion = ""\nanswer = ["a"]\nwhy = "w"\n', r"bad.toml \[p\]: question is empty"),
         ('title = "predictions"\n', r"bad.toml: title = 'predictions' is not a prediction"),
         ('[p.q]\nquestion = "q"\n', r"bad.toml \[p\]: unknown field 'q'"),
@@ -401,7 +553,9 @@ def test_every_shipped_entry_is_a_valid_prediction_and_ships_with_the_package():
     for key, found in catalogue.items():
         widget = found.widget()
         assert repr(widget).startswith(f"Prediction({key!r}: ")
-    patterns = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["hookviz.course"]
+    patterns = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "package-data"
+    ]["hookviz.course"]
     package = ROOT / "hookviz" / "course"
     shipped = {p for pattern in patterns for p in package.glob(pattern)}
     assert set(predictions.FOLDER.glob("*.toml")) <= shipped

@@ -72,7 +72,14 @@ def test_parameter_hooks_get_a_lane_under_their_module():
     model, _ = blog_with_hooks()
     widget = hv.HookTimeline(model, torch.ones(1))
     assert widget.lanes == [
-        ["Model", 0], ["ab", 1], ["ab.a", 2], ["ab.b", 2], ["ab.b.W", 3], ["cd", 1], ["cd.c", 2], ["cd.d", 2],
+        ["Model", 0],
+        ["ab", 1],
+        ["ab.a", 2],
+        ["ab.b", 2],
+        ["ab.b.W", 3],
+        ["cd", 1],
+        ["cd.c", 2],
+        ["cd.d", 2],
     ]
 
 
@@ -113,7 +120,10 @@ def test_custom_loss_is_used():
     model = hv.examples.mlp((4, 3))
     widget = hv.HookTimeline(model, torch.ones(2, 4), loss_fn=lambda out: (out**2).mean())
     expected = (model(torch.ones(2, 4)) ** 2).mean().item()
-    assert widget.title == f"Sequential: one forward and backward pass, loss {float(f'{expected:.4g}')}"
+    assert (
+        widget.title
+        == f"Sequential: one forward and backward pass, loss {float(f'{expected:.4g}')}"
+    )
 
 
 @pytest.mark.parametrize(
@@ -121,7 +131,12 @@ def test_custom_loss_is_used():
     [
         ((torch.ones(1), torch.ones(1)), {}, TypeError, "must be an nn.Module"),
         ((hv.examples.model(), nn.Linear(1, 1)), {}, TypeError, "not a module"),
-        ((hv.examples.model(), torch.ones(1)), {"loss_fn": "sum"}, TypeError, "loss_fn must be a function"),
+        (
+            (hv.examples.model(), torch.ones(1)),
+            {"loss_fn": "sum"},
+            TypeError,
+            "loss_fn must be a function",
+        ),
         ((hv.examples.model(), torch.ones(1)), {"speed": -1}, ValueError, "more than 0"),
     ],
 )
@@ -140,4 +155,8 @@ def test_static_pictures():
     figure = widget.plot()
     axes = figure.axes[0]
     assert {t.get_text() for t in axes.get_yticklabels()} == {lane for lane, _ in widget.lanes}
-    assert {t.get_text() for t in axes.texts} >= {"replaced output", "replaced gradient", "backward"}
+    assert {t.get_text() for t in axes.texts} >= {
+        "replaced output",
+        "replaced gradient",
+        "backward",
+    }

@@ -176,7 +176,9 @@ def _sentinel_call(node: ast.AST) -> object:
         return None
     name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
     first = node.args[0] if node.args else None
-    literal = first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else None
+    literal = (
+        first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else None
+    )
     if name == "sentinel":
         return literal if literal is not None else _NOT_LITERAL
     if name == "print" and literal is not None:

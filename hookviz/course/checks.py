@@ -106,7 +106,9 @@ class _Kernel:
     assignment: str = ""
     hints: dict[str, dict[str, Hint]] = field(default_factory=dict)  # answer -> key -> Hint
     failures: dict[str, int] = field(default_factory=dict)  # "answer/key" -> failed runs
-    failed: dict[str, dict[str, tuple[str, Hint]]] = field(default_factory=dict)  # answer -> key -> (claim, hint)
+    failed: dict[str, dict[str, tuple[str, Hint]]] = field(
+        default_factory=dict
+    )  # answer -> key -> (claim, hint)
 
 
 _KERNEL = _Kernel()
@@ -133,7 +135,9 @@ def load_hints(path: Path) -> dict[str, dict[str, Hint]]:
         if not isinstance(table, dict):
             raise ValueError(f"{path.name}: [{answer}] must be a table of hints, one per key.")
         for key, entry in table.items():
-            unknown = set(entry) - {"nudge", "more", "code", "why"} if isinstance(entry, dict) else None
+            unknown = (
+                set(entry) - {"nudge", "more", "code", "why"} if isinstance(entry, dict) else None
+            )
             if not isinstance(entry, dict) or unknown or not ({"nudge", "why"} & set(entry)):
                 raise ValueError(
                     f"{path.name}: [{answer}.{key}] needs a nudge, and may have more and code "
@@ -155,17 +159,24 @@ def hint(name: str | None = None) -> None:
     if name is None:
         name = next(reversed(_KERNEL.failed), None) if _KERNEL.failed else None
         if name is None:
-            print("No check has failed yet in this kernel. Ask for one: checks.hint('print_module').")
+            print(
+                "No check has failed yet in this kernel. Ask for one: checks.hint('print_module')."
+            )
             return
     if type(name) is not str:
-        raise TypeError(f"hint needs the name of the function you write, e.g. 'print_module', got {name!r}.")
+        raise TypeError(
+            f"hint needs the name of the function you write, e.g. 'print_module', got {name!r}."
+        )
     failed = _KERNEL.failed.get(name, {})
     entries = [(claim, h) for claim, h in failed.values()]
     if not entries:
         entries = [(key, h) for key, h in _KERNEL.hints.get(name, {}).items() if h.nudge]
     if not entries:
         known = sorted(_KERNEL.hints)
-        print(f"No hints for {name!r}" + (f"; this assignment has hints for {', '.join(known)}." if known else "."))
+        print(
+            f"No hints for {name!r}"
+            + (f"; this assignment has hints for {', '.join(known)}." if known else ".")
+        )
         return
     what = "the checks that failed" if failed else "every check"
     print(f"Hints for {name}, all levels ({what}):")
@@ -393,7 +404,9 @@ class Check:
         if self.stopped:
             return False
         kept = {handle.id for handle in keep}
-        left = [info for info in list_hooks(model, include_globals=False) if info.handle_id not in kept]
+        left = [
+            info for info in list_hooks(model, include_globals=False) if info.handle_id not in kept
+        ]
         problem = diagnose.describe_hooks_left(left, type(model).__name__) if left else None
         return self._report(problem, claim, diagnose.HOOKS_LEFT)
 
@@ -422,16 +435,22 @@ class Check:
         forward = [i.path for i in infos if i.kind == "forward"]
         extra = sorted({p for p in forward if p not in paths}, key=forward.index)
         missing = [p for p in paths if p not in forward]
-        twice = sorted({p for p in forward if forward.count(p) > 1 and p in paths}, key=forward.index)
+        twice = sorted(
+            {p for p in forward if forward.count(p) > 1 and p in paths}, key=forward.index
+        )
         if extra:
             problems.append(f"forward hooks on {_listing(list(map(label, extra)))} too")
         if missing and not wrong_kind:
             problems.append(f"no forward hook on {_listing(list(map(label, missing)))}")
         if twice:
-            problems.append(f"{_listing(list(map(label, twice)))} {'has' if len(twice) == 1 else 'have'} more than one")
+            problems.append(
+                f"{_listing(list(map(label, twice)))} {'has' if len(twice) == 1 else 'have'} more than one"
+            )
         return self._report("; ".join(problems) if problems else None, claim, hint)
 
-    def writes_each_parameter_once(self, trace: Any, claim: str = "each parameter is written exactly once") -> bool:
+    def writes_each_parameter_once(
+        self, trace: Any, claim: str = "each parameter is written exactly once"
+    ) -> bool:
         """✓ when the ``hv.trace_apply`` trace wrote every parameter once; a ✗ says which, how often, where."""
         if self.stopped or trace is STOPPED:
             return False
@@ -449,25 +468,41 @@ class Check:
                 problem += f" (and {len(many) - 1} more parameters more than once)"
             return self._report(problem, claim, diagnose.RECURSIVE_PARAMETERS)
         if never:
-            return self._report(f"{_listing(never)} {'was' if len(never) == 1 else 'were'} never written", claim, diagnose.PARAMETERS_MISSED)
+            return self._report(
+                f"{_listing(never)} {'was' if len(never) == 1 else 'were'} never written",
+                claim,
+                diagnose.PARAMETERS_MISSED,
+            )
         return self._report(None, claim, diagnose.RECURSIVE_PARAMETERS)
 
-    def no_writes_through_data(self, trace: Any, claim: str = "autograd saw every change (no .data)") -> bool:
+    def no_writes_through_data(
+        self, trace: Any, claim: str = "autograd saw every change (no .data)"
+    ) -> bool:
         """✓ when no parameter change in the trace went through ``.data``."""
         if self.stopped or trace is STOPPED:
             return False
         hidden = sorted({c.name for c in trace.changes if c.through_data})
-        problem = f"{_listing(hidden)} changed through .data, where autograd cannot see it" if hidden else None
+        problem = (
+            f"{_listing(hidden)} changed through .data, where autograd cannot see it"
+            if hidden
+            else None
+        )
         return self._report(problem, claim, diagnose.THROUGH_DATA)
 
-    def same_parameter_objects(self, model: torch.nn.Module, originals: list[torch.Tensor], claim: str) -> bool:
+    def same_parameter_objects(
+        self, model: torch.nn.Module, originals: list[torch.Tensor], claim: str
+    ) -> bool:
         """✓ when ``model``'s parameters are still the objects in ``originals`` (changed in place)."""
         if self.stopped:
             return False
         now = dict(model.named_parameters())
         before = dict(zip(now, originals, strict=False))
         replaced = [name for name, param in now.items() if before.get(name) is not param]
-        problem = f"{_listing(replaced)} {'is a new Parameter object' if len(replaced) == 1 else 'are new Parameter objects'}" if replaced else None
+        problem = (
+            f"{_listing(replaced)} {'is a new Parameter object' if len(replaced) == 1 else 'are new Parameter objects'}"
+            if replaced
+            else None
+        )
         return self._report(problem, claim, diagnose.NEW_PARAMETER_OBJECTS)
 
     # -- hidden tests ------------------------------------------------------------------------
@@ -500,11 +535,19 @@ class Check:
         if isinstance(hint, Hint):
             return hint
         if type(hint) is not str:
-            raise TypeError(f"hint must be a key of the assignment's hints file or a checks.Hint, got {hint!r}.")
+            raise TypeError(
+                f"hint must be a key of the assignment's hints file or a checks.Hint, got {hint!r}."
+            )
         found = _KERNEL.hints.get(self.answer, {}).get(hint)
         if found is None:
-            where = f"hints/{_KERNEL.assignment}.toml" if _KERNEL.assignment else "no hints file (call checks.assignment(name) in the setup cell)"
-            raise LookupError(f"no hint [{self.answer}.{hint}] in {where}: add it there, with a nudge.")
+            where = (
+                f"hints/{_KERNEL.assignment}.toml"
+                if _KERNEL.assignment
+                else "no hints file (call checks.assignment(name) in the setup cell)"
+            )
+            raise LookupError(
+                f"no hint [{self.answer}.{hint}] in {where}: add it there, with a nudge."
+            )
         return found
 
     def _report(
@@ -542,7 +585,7 @@ class Check:
         if level < CODE_LEVEL and found.code and not self._offered_help:
             self._offered_help = True
             lines.append(
-                f"    Stuck? checks.hint(\"{self.answer}\") shows code, as does the 3rd failed run of this check."
+                f'    Stuck? checks.hint("{self.answer}") shows code, as does the 3rd failed run of this check.'
             )
         print(_clean("\n".join(lines)))
         return False
@@ -684,7 +727,10 @@ def multiset_difference(actual: list, expected: list) -> str | None:
     """'missing Model; unexpected Linear, Linear' for two lists of names (None when they match)."""
     have, want = Counter(map(_key_text, actual)), Counter(map(_key_text, expected))
     missing, extra = sorted((want - have).elements()), sorted((have - want).elements())
-    parts = [f"missing {_brief(missing)[1:-1]}" if missing else "", f"unexpected {_brief(extra)[1:-1]}" if extra else ""]
+    parts = [
+        f"missing {_brief(missing)[1:-1]}" if missing else "",
+        f"unexpected {_brief(extra)[1:-1]}" if extra else "",
+    ]
     return "; ".join(p for p in parts if p) or None
 
 
@@ -699,7 +745,11 @@ def same_values(value: Any, make: Callable[[], Any]) -> bool:
             isinstance(value, torch.Tensor)
             and isinstance(other, torch.Tensor)
             and value.shape == other.shape
-            and bool(torch.allclose(value.detach().double(), other.detach().double(), rtol=1e-4, atol=1e-6))
+            and bool(
+                torch.allclose(
+                    value.detach().double(), other.detach().double(), rtol=1e-4, atol=1e-6
+                )
+            )
         )
     except Exception:
         return False

@@ -163,33 +163,44 @@ _ERROR_RULES: list[tuple[Callable[[BaseException], bool], Callable[[BaseExceptio
         ),
     ),
     (
-        lambda e: type(e) is RuntimeError
-        and "a leaf Variable that requires grad is being used in an in-place operation" in str(e),
+        lambda e: (
+            type(e) is RuntimeError
+            and "a leaf Variable that requires grad is being used in an in-place operation"
+            in str(e)
+        ),
         lambda e: Diagnosis(
             "it changed a parameter in place while autograd was recording",
             LEAF_IN_PLACE,
         ),
     ),
     (
-        lambda e: type(e) in (AttributeError, TypeError)
-        and "'NoneType'" in str(e)
-        and _line_mentions(e, "grad_input"),
+        lambda e: (
+            type(e) in (AttributeError, TypeError)
+            and "'NoneType'" in str(e)
+            and _line_mentions(e, "grad_input")
+        ),
         lambda e: Diagnosis(
             "grad_input[0] is None in the first layer's hook: its input needs no gradient",
             GRAD_INPUT_IS_NONE,
         ),
     ),
     (
-        lambda e: type(e) in (AttributeError, TypeError)
-        and "'NoneType'" in str(e)
-        and _line_mentions(e, ".grad"),
+        lambda e: (
+            type(e) in (AttributeError, TypeError)
+            and "'NoneType'" in str(e)
+            and _line_mentions(e, ".grad")
+        ),
         lambda e: Diagnosis("a .grad was None when the code read it", GRAD_IS_NONE),
     ),
     (
-        lambda e: type(e) is TypeError
-        and ("positional argument" in str(e))
-        and any(f.name in ("_call_impl", "inner", "_wrapped_call_impl") or "hooks" in f.filename
-                for f in traceback.extract_tb(e.__traceback__)),
+        lambda e: (
+            type(e) is TypeError
+            and ("positional argument" in str(e))
+            and any(
+                f.name in ("_call_impl", "inner", "_wrapped_call_impl") or "hooks" in f.filename
+                for f in traceback.extract_tb(e.__traceback__)
+            )
+        ),
         lambda e: Diagnosis(
             "PyTorch called a hook with arguments it does not take",
             HOOK_SIGNATURE,
@@ -207,7 +218,9 @@ _ERROR_RULES: list[tuple[Callable[[BaseException], bool], Callable[[BaseExceptio
         lambda e: Diagnosis("a matrix product had shapes that do not fit", WEIGHT_LAYOUT),
     ),
     (
-        lambda e: type(e) is RuntimeError and "BackwardHookFunction" in str(e) and "inplace" in str(e),
+        lambda e: (
+            type(e) is RuntimeError and "BackwardHookFunction" in str(e) and "inplace" in str(e)
+        ),
         lambda e: Diagnosis(
             "an in-place op modified the output of a module that has a full backward hook",
             FULL_HOOK_IN_PLACE,
@@ -218,13 +231,23 @@ _ERROR_RULES: list[tuple[Callable[[BaseException], bool], Callable[[BaseExceptio
         lambda e: Diagnosis("an arithmetic operation got the whole tuple of inputs", TUPLE_INPUTS),
     ),
     (
-        lambda e: type(e) is RuntimeError and "must match the size of tensor" in str(e) and _line_mentions(e, "copy_"),
-        lambda e: Diagnosis("copy_ got a source whose shape does not fit the parameter", COPY_SHAPE),
+        lambda e: (
+            type(e) is RuntimeError
+            and "must match the size of tensor" in str(e)
+            and _line_mentions(e, "copy_")
+        ),
+        lambda e: Diagnosis(
+            "copy_ got a source whose shape does not fit the parameter", COPY_SHAPE
+        ),
     ),
     (
-        lambda e: type(e) is RuntimeError
-        and "cannot register a hook on a tensor that doesn't require gradient" in str(e),
-        lambda e: Diagnosis("it registered a tensor hook on a tensor that does not require grad", NO_GRAD_TENSOR),
+        lambda e: (
+            type(e) is RuntimeError
+            and "cannot register a hook on a tensor that doesn't require gradient" in str(e)
+        ),
+        lambda e: Diagnosis(
+            "it registered a tensor hook on a tensor that does not require grad", NO_GRAD_TENSOR
+        ),
     ),
 ]
 
@@ -302,6 +325,7 @@ def describe_hooks_left(infos, root_name: str) -> str:
         parts.append(f"{info.kind} hook {info.name} on {where}")
     shown = ", ".join(parts[:4]) + (f", and {len(parts) - 4} more" if len(parts) > 4 else "")
     return f"{len(infos)} hook{'s are' if len(infos) != 1 else ' is'} left: {shown}"
+
 
 PARAMETERS_MISSED = Hint(
     key="diagnosis: parameters never written",

@@ -186,16 +186,16 @@ def describe_cell(notebook_path: str | Path, cells: list, index: int) -> str:
     role = _stamp_role(cell)
     if role:
         return f"{notebook_path}, the {role} cell that hookviz build adds"
-    number = sum(
-        1 for c in cells[: index + 1] if c.get("cell_type") == kind and not _stamp_role(c)
-    )
+    number = sum(1 for c in cells[: index + 1] if c.get("cell_type") == kind and not _stamp_role(c))
     gid = grade_id(cell)
     if gid:
         return f"{notebook_path}, {kind} cell {number} (grade_id {gid})"
     first = next((line.strip() for line in cell.get("source", "").splitlines() if line.strip()), "")
     first = first if len(first) <= 40 else first[:37] + "..."
     label = ", ".join(
-        part for part in (f"id {cell['id']}" if cell.get("id") else "", f"{first!r}" if first else "") if part
+        part
+        for part in (f"id {cell['id']}" if cell.get("id") else "", f"{first!r}" if first else "")
+        if part
     )
     return f"{notebook_path}, {kind} cell {number}" + (f" ({label})" if label else "")
 

@@ -66,7 +66,9 @@ def load_catalogue(folder: str | Path | None = None) -> dict[str, Entry]:
     """Every entry of every ``*.toml`` file in ``folder`` (default: the shipped catalogue), by key."""
     folder = FOLDER if folder is None else Path(folder)
     if not folder.is_dir():
-        raise CatalogueError(f"no prediction catalogue folder at {folder}: it should hold *.toml files.")
+        raise CatalogueError(
+            f"no prediction catalogue folder at {folder}: it should hold *.toml files."
+        )
     entries: dict[str, Entry] = {}
     for path in sorted(folder.glob("*.toml")):
         for key, table in _read(path).items():
@@ -112,7 +114,9 @@ def _read(path: Path) -> dict[str, Any]:
         try:
             import tomli as tomllib
         except ImportError as error:
-            raise CatalogueError(f"reading {path.name} on Python 3.10 needs tomli: pip install tomli") from error
+            raise CatalogueError(
+                f"reading {path.name} on Python 3.10 needs tomli: pip install tomli"
+            ) from error
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as error:

@@ -45,7 +45,7 @@ def count_parameters(model):
     return sum(param.numel() for param in model.parameters())
     ### END SOLUTION'''
 
-CHECK = '''\
+CHECK = """\
 # Check your answer: run this cell. It calls count_parameters on two models.
 check = checks.Check("count_parameters")
 # Hints usually live in hookviz/course/hints/<assignment>.toml (hint="key"); a checks.Hint works too.
@@ -69,7 +69,7 @@ verify(hv.examples.model(), "the blog's Model")
 ### BEGIN HIDDEN TESTS
 check.hidden(verify, nn.Sequential(nn.Linear(4, 5), nn.ReLU(), nn.Linear(5, 1)), "an MLP")
 ### END HIDDEN TESTS
-checks.sentinel("check_count_parameters")'''
+checks.sentinel("check_count_parameters")"""
 
 END = """\
 ## What you did
@@ -88,7 +88,11 @@ def scaffold(name: str, config, relative: str):
     v4 = nbformat.v4
     notebook = v4.new_notebook()
     notebook.metadata = {
-        "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
+        "kernelspec": {
+            "display_name": "Python 3 (ipykernel)",
+            "language": "python",
+            "name": "python3",
+        },
         "language_info": {"name": "python"},
     }
     title = match["slug"].replace("-", " ").capitalize()
@@ -100,7 +104,9 @@ def scaffold(name: str, config, relative: str):
         v4.new_markdown_cell(PART),
         v4.new_code_cell(
             ANSWER,
-            metadata=_nbgrader(grade=False, solution=True, locked=False, grade_id="count_parameters"),
+            metadata=_nbgrader(
+                grade=False, solution=True, locked=False, grade_id="count_parameters"
+            ),
         ),
         v4.new_code_cell(
             CHECK,
@@ -132,7 +138,9 @@ def new_assignment(root: Path, name: str) -> Path:
             f"{SOLUTIONS}/{taken[0] if taken else path.name} already exists; pick another number."
         )
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(notebook_text(scaffold(name, config, f"{SOLUTIONS}/{name}.ipynb")), encoding="utf-8")
+    path.write_text(
+        notebook_text(scaffold(name, config, f"{SOLUTIONS}/{name}.ipynb")), encoding="utf-8"
+    )
     from .execute import store_outputs
 
     try:

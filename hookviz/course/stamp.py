@@ -16,7 +16,9 @@ from .notebooks import NotebookError, nbformat_module
 COURSE_FILE = "course.toml"
 STAMP_KEY = "stamp"
 BADGE, INSTALL = "colab-badge", "install"
-INSTALL_FIRST_LINE = "# Installs hookviz when it is missing (on Colab, say); silent when it is already installed."
+INSTALL_FIRST_LINE = (
+    "# Installs hookviz when it is missing (on Colab, say); silent when it is already installed."
+)
 BADGE_IMAGE = "https://colab.research.google.com/assets/colab-badge.svg"
 _GITHUB = re.compile(r"^https://github\.com/(?P<owner>[\w.-]+)/(?P<name>[\w.-]+?)(?:\.git)?/?$")
 

@@ -32,7 +32,9 @@ BOOT = (
     "import pytest; raise SystemExit(pytest.main(sys.argv[1:]))"
 )
 FEEDBACK_OUTPUT_LIMIT = 4_000
-HIDDEN_TEST_FAILED = "HiddenTestFailed"  # hookviz.course.checks raises it; grading never imports course code
+HIDDEN_TEST_FAILED = (
+    "HiddenTestFailed"  # hookviz.course.checks raises it; grading never imports course code
+)
 
 
 @dataclass
@@ -311,7 +313,9 @@ def instructor_imports(assignment: Assignment) -> list[str]:
                 found.update(dict.fromkeys(alias.name for alias in node.names))
             elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
                 found[node.module] = None
-                found.update(dict.fromkeys(f"{node.module}.{a.name}" for a in node.names if a.name != "*"))
+                found.update(
+                    dict.fromkeys(f"{node.module}.{a.name}" for a in node.names if a.name != "*")
+                )
     return list(found)
 
 
@@ -337,7 +341,9 @@ def score(assignment: Assignment, child: ChildResult, limits: Limits) -> Submiss
     for answer in assignment.answers:
         record = cells.get(answer.index)
         if record and record.get("outcome") in ("error", "timeout", "kernel-died"):
-            notes.append(f"Your answer cell {answer.grade_id} failed when it ran: {_failure_line(record)}")
+            notes.append(
+                f"Your answer cell {answer.grade_id} failed when it ran: {_failure_line(record)}"
+            )
     for check in assignment.checks:
         record = cells.get(check.index)
         result = CheckResult(check.grade_id, check.points, expected=check.expected)
@@ -424,7 +430,11 @@ def hidden_failure(outputs: list[dict], check: CheckCell) -> str:
         if name == HIDDEN_TEST_FAILED:
             return message
         visible_failure = any(line.startswith("✗") for line in printed.splitlines())
-        if name == "AssertionError" and output.get("line") in check.hidden_lines and not visible_failure:
+        if (
+            name == "AssertionError"
+            and output.get("line") in check.hidden_lines
+            and not visible_failure
+        ):
             return message or "an assert in the hidden tests failed"
     return ""
 

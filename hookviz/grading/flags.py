@@ -131,8 +131,14 @@ def _patched_object(node: ast.AST, imported: set[str]) -> bool:
     root = _root(node)
     if isinstance(root, ast.Name) and root.id in imported:
         return True
-    if isinstance(root, ast.Call) and isinstance(root.func, ast.Name) and root.func.id in ("type", "vars"):
-        return bool(root.args) and (root.func.id == "type" or _patched_object(root.args[0], imported))
+    if (
+        isinstance(root, ast.Call)
+        and isinstance(root.func, ast.Name)
+        and root.func.id in ("type", "vars")
+    ):
+        return bool(root.args) and (
+            root.func.id == "type" or _patched_object(root.args[0], imported)
+        )
     chain = node
     while isinstance(chain, (ast.Attribute, ast.Subscript)):
         if isinstance(chain, ast.Attribute) and chain.attr in ("__class__", "__dict__"):
@@ -178,7 +184,9 @@ def monkeypatches(source: str, imported: Iterable[str] = ()) -> list[str]:
             for part in target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]:
                 if isinstance(part, ast.Subscript) and not _namespace(part.value):
                     continue  # an item of a container (os.environ["X"]), not an attribute
-                if isinstance(part, (ast.Attribute, ast.Subscript)) and _patched_object(part, known):
+                if isinstance(part, (ast.Attribute, ast.Subscript)) and _patched_object(
+                    part, known
+                ):
                     found.append(ast.unparse(part))
     return found
 

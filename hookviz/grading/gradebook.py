@@ -201,16 +201,25 @@ def _fence(text: str) -> str:
 
 
 def _header(result: SubmissionResult, title: str) -> list[str]:
-    lines = [f"# {result.assignment}: {title} for {result.student}", "", f"**Score: {_number(result.total)} / {_number(result.max_total)}**"]
+    lines = [
+        f"# {result.assignment}: {title} for {result.student}",
+        "",
+        f"**Score: {_number(result.total)} / {_number(result.max_total)}**",
+    ]
     if result.status != "ok":
-        lines += ["", f"Status: **{result.status}**" + (f": {result.detail}" if result.detail else ".")]
+        lines += [
+            "",
+            f"Status: **{result.status}**" + (f": {result.detail}" if result.detail else "."),
+        ]
     if result.notes:
         lines += ["", "## Notes", ""] + [f"- {note}" for note in result.notes]
     return lines
 
 
 def _check_heading(check) -> str:
-    mark = "passed" if check.outcome == "passed" and check.points == check.max_points else "not passed"
+    mark = (
+        "passed" if check.outcome == "passed" and check.points == check.max_points else "not passed"
+    )
     return f"## {check.grade_id}: {_number(check.points)} / {_number(check.max_points)} ({mark})"
 
 
@@ -264,7 +273,9 @@ def feedback_markdown(result: SubmissionResult) -> str:
                 "answer that works for any input passes; look for what yours assumes about the "
                 "inputs the visible checks use.",
             ]
-        hints = [line.strip() for line in check.actual.splitlines() if line.strip().startswith("Hint:")]
+        hints = [
+            line.strip() for line in check.actual.splitlines() if line.strip().startswith("Hint:")
+        ]
         hints = [hint for hint in hints if hint != "Hint: as above."]
         advice = ADVICE.get(check.outcome)
         if "not written yet" in check.detail or "not done yet" in check.actual:
@@ -272,7 +283,11 @@ def feedback_markdown(result: SubmissionResult) -> str:
         if hidden:
             advice = None
         if hints or advice:
-            lines += ["", "Hints:", ""] + [f"- {hint}" for hint in hints] + ([f"- {advice}"] if advice else [])
+            lines += (
+                ["", "Hints:", ""]
+                + [f"- {hint}" for hint in hints]
+                + ([f"- {advice}"] if advice else [])
+            )
     return "\n".join(lines) + "\n"
 
 

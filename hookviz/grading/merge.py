@@ -186,7 +186,9 @@ class Merged:
     answers: dict[str, str]  # grade_id -> the student's source that went in
     matched_by: dict[str, str]  # grade_id -> "grade_id" | "functions" | "position" | "missing"
     notes: list[str] = field(default_factory=list)
-    flags: list[str] = field(default_factory=list)  # the notes, short, for the gradebook's flags column
+    flags: list[str] = field(
+        default_factory=list
+    )  # the notes, short, for the gradebook's flags column
 
 
 def _normalized(source: str) -> str:

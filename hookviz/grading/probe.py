@@ -90,7 +90,9 @@ def probe(config: dict) -> str:
     except Exception as error:  # a probe that cannot finish is itself suspicious
         problems.append(f"the integrity probe was stopped by {type(error).__name__}: {error}")
     try:
-        return json.dumps({"problems": list(dict.fromkeys(problems))[:MAX_PROBLEMS], "digest": digest})
+        return json.dumps(
+            {"problems": list(dict.fromkeys(problems))[:MAX_PROBLEMS], "digest": digest}
+        )
     except Exception:  # builtins broken badly enough to break json itself
         return '{"problems": ["the integrity probe could not report: the interpreter\'s builtins are broken"]}'
 
@@ -263,14 +265,19 @@ def _verify_pinned(pinned: tuple, problems: list[str]) -> str | None:
         for name in namespace.keys() - names:
             inherited = any(name in vars(base) for base in owner.__mro__[1:])
             if inherited and _pinned_kind(namespace[name], types):
-                problems.append(f"{label}.{name} was added, over the inherited one the checks rely on")
+                problems.append(
+                    f"{label}.{name} was added, over the inherited one the checks rely on"
+                )
     return _digest(pinned)
 
 
 def _library_wrapper(current: object, original: object, library: tuple, types, os) -> bool:
     """torch wraps some of its functions when a submodule loads (torch._dynamo wraps manual_seed):
     a function from torch's own files that closes over the original is not a student's patch."""
-    if type(current) is not types.FunctionType or getattr(current, "__wrapped__", None) is not original:
+    if (
+        type(current) is not types.FunctionType
+        or getattr(current, "__wrapped__", None) is not original
+    ):
         return False
     filename = os.path.realpath(current.__code__.co_filename)
     if not filename.startswith(library):
@@ -324,7 +331,9 @@ def _scanner(config: dict, problems: list[str]):
                 verdicts[filename] = False
             else:
                 real = os.path.realpath(filename)
-                verdicts[filename] = real.startswith(untrusted_roots) or real.startswith(cell_folders)
+                verdicts[filename] = real.startswith(untrusted_roots) or real.startswith(
+                    cell_folders
+                )
         return verdicts[filename]
 
     def code_file(value: object) -> str | None:
@@ -463,7 +472,9 @@ def _scan_shell(scan, problems: list[str]) -> None:
         problems.append("a custom exception handler (set_custom_exc) is installed")
     for event, callbacks in getattr(shell.events, "callbacks", {}).items():
         for callback in callbacks:
-            scan.report(f"the {event} event callback {getattr(callback, '__name__', '?')}", callback)
+            scan.report(
+                f"the {event} event callback {getattr(callback, '__name__', '?')}", callback
+            )
     for label in ("input_transformers_cleanup", "input_transformers_post", "ast_transformers"):
         for transformer in getattr(shell, label, []):
             scan.report(f"shell.{label} entry", transformer)

@@ -169,7 +169,9 @@ class Sandbox:
         if not (self.as_root and self.kind == "bwrap"):
             return None
         if not 0 <= slot < BLOCK_SIZE:
-            raise SandboxError(f"slot {slot} is out of range: one grading run has at most {BLOCK_SIZE} slots (-j {BLOCK_SIZE}).")
+            raise SandboxError(
+                f"slot {slot} is out of range: one grading run has at most {BLOCK_SIZE} slots (-j {BLOCK_SIZE})."
+            )
         with self._lock:
             if self._uid_block is None:
                 self._uid_block, self._uid_lock = claim_uid_block()

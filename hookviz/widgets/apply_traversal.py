@@ -152,7 +152,11 @@ class ApplyTraversal(PlayedWidget):
                     "div",
                     static_html.tag("span", str(badge) if badge else "", cls="hvs-badge")
                     + static_html.tag("span", name, cls="hvs-name")
-                    + (" " + static_html.tag("span", type_name, cls="hvs-type") if parent >= 0 else "")
+                    + (
+                        " " + static_html.tag("span", type_name, cls="hvs-type")
+                        if parent >= 0
+                        else ""
+                    )
                     + (" " + static_html.tag("span", params, cls="hvs-muted") if params else "")
                     + (" " + static_html.tag("span", "shared", cls="hvs-tag") if shared else ""),
                     cls=" ".join(classes),
@@ -223,7 +227,9 @@ def _visits(trace: ApplyTrace, nodes: list[list], index: dict[str, int]) -> list
         stack = [_node_for(p, None, nodes, index) for p in stacks.get(visit.index, (visit.path,))]
         printed = visit.stdout
         if len(printed) > MAX_PRINTED:
-            printed = printed[:MAX_PRINTED] + f"\n… ({len(visit.stdout) - MAX_PRINTED} more characters)"
+            printed = (
+                printed[:MAX_PRINTED] + f"\n… ({len(visit.stdout) - MAX_PRINTED} more characters)"
+            )
         changes = [c.describe() for c in visit.changes[:MAX_CHANGES]]
         if len(visit.changes) > MAX_CHANGES:
             changes.append(f"… and {len(visit.changes) - MAX_CHANGES} more")
@@ -239,5 +245,7 @@ def _node_for(path: str, module: nn.Module | None, nodes: list[list], index: dic
     parent_path, _, name = path.rpartition(".")
     parent = _node_for(parent_path, None, nodes, index) if path else -1
     index[path] = len(nodes)
-    nodes.append([name or path, type(module).__name__ if module is not None else "?", parent, "", 0, path])
+    nodes.append(
+        [name or path, type(module).__name__ if module is not None else "?", parent, "", 0, path]
+    )
     return index[path]

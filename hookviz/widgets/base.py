@@ -46,7 +46,9 @@ def check_speed(speed: Any) -> float:
     if isinstance(speed, bool) or not isinstance(speed, (int, float)):
         raise TypeError(f"speed must be a number of steps per second, got {type(speed).__name__}.")
     if math.isnan(speed) or not 0 < speed <= MAX_SPEED:
-        raise ValueError(f"speed must be more than 0 and at most {MAX_SPEED:g} steps per second, got {speed}.")
+        raise ValueError(
+            f"speed must be more than 0 and at most {MAX_SPEED:g} steps per second, got {speed}."
+        )
     return float(speed)
 
 
@@ -115,5 +117,7 @@ class PlayedWidget(HookvizWidget):
     def _valid_step(self, proposal):
         step, total = proposal["value"], self.total
         if not 0 <= step <= total:
-            raise traitlets.TraitError(f"step must be between 0 (nothing shown yet) and {total} (the end), got {step}.")
+            raise traitlets.TraitError(
+                f"step must be between 0 (nothing shown yet) and {total} (the end), got {step}."
+            )
         return step

@@ -53,16 +53,22 @@ class HookInventory(HookvizWidget):
     def refresh(self) -> None:
         """Read the hooks again."""
         self._infos = list_hooks(self._model, include_globals=self._include_globals)
-        copies: dict[int, tuple[int, bool]] = {}  # handle id -> (copies in its group, first of them)
+        copies: dict[
+            int, tuple[int, bool]
+        ] = {}  # handle id -> (copies in its group, first of them)
         for duplicate in find_duplicate_hooks(self._model):
             for position, handle_id in enumerate(duplicate.handle_ids):
                 copies[handle_id] = (duplicate.count, position == 0)
-        self.hooks = [_row(info, self._model, *copies.get(info.handle_id, (1, True))) for info in self._infos]
+        self.hooks = [
+            _row(info, self._model, *copies.get(info.handle_id, (1, True))) for info in self._infos
+        ]
 
     def remove(self, handle_id: int) -> HookInfo:
         """Remove the hook with this handle id; returns what it was."""
         if isinstance(handle_id, bool) or not isinstance(handle_id, int):
-            raise TypeError(f"handle_id must be a hook's handle id (an int, as in handle.id), got {handle_id!r}.")
+            raise TypeError(
+                f"handle_id must be a hook's handle id (an int, as in handle.id), got {handle_id!r}."
+            )
         info = remove_hook(self._model, handle_id)
         self.status = f"removed {_describe(info, self._model)}"
         self.refresh()
@@ -98,7 +104,9 @@ class HookInventory(HookvizWidget):
                 self.remove_all()
             elif action == "refresh":
                 self.refresh()
-                self.status = f"refreshed: {len(self._infos)} hook{'s' if len(self._infos) != 1 else ''}"
+                self.status = (
+                    f"refreshed: {len(self._infos)} hook{'s' if len(self._infos) != 1 else ''}"
+                )
             else:
                 self.status = f"unknown action {action!r}; expected one of {', '.join(ACTIONS)}"
         except (TypeError, ValueError) as error:  # e.g. a hook removed in the meantime
@@ -121,15 +129,32 @@ class HookInventory(HookvizWidget):
         """A self-contained HTML table of the hooks (no scripts; no ids, which change between runs)."""
         rows = []
         for n, row in enumerate(self.hooks, 1):
-            dup = static_html.tag("span", f"duplicate ×{row['copies']}", cls="hvs-warn") if row["copies"] > 1 else ""
-            rows.append([str(n), static_html.escape(row["where"]), static_html.escape(row["kind"]),
-                         static_html.escape(row["name"]), static_html.escape(row["source"]),
-                         static_html.escape(", ".join(row["flags"])), dup])
+            dup = (
+                static_html.tag("span", f"duplicate ×{row['copies']}", cls="hvs-warn")
+                if row["copies"] > 1
+                else ""
+            )
+            rows.append(
+                [
+                    str(n),
+                    static_html.escape(row["where"]),
+                    static_html.escape(row["kind"]),
+                    static_html.escape(row["name"]),
+                    static_html.escape(row["source"]),
+                    static_html.escape(", ".join(row["flags"])),
+                    dup,
+                ]
+            )
         body = (
             static_html.tag("div", self.title, cls="hvs-title")
             + static_html.tag("div", repr(self), cls="hvs-muted")
-            + (static_html.table(["#", "where", "kind", "hook", "defined at", "flags", ""], rows, numeric={0})
-               if rows else static_html.tag("div", "no hooks", cls="hvs-muted"))
+            + (
+                static_html.table(
+                    ["#", "where", "kind", "hook", "defined at", "flags", ""], rows, numeric={0}
+                )
+                if rows
+                else static_html.tag("div", "no hooks", cls="hvs-muted")
+            )
         )
         return static_html.page("inventory", body)
 

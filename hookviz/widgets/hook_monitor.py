@@ -50,11 +50,15 @@ class TensorSummary:
     nan_events: int = 0
     inf_events: int = 0
     first_bad_step: int | None = None
-    trend: collections.deque = field(default_factory=lambda: collections.deque(maxlen=TREND))  # as number() gives
+    trend: collections.deque = field(
+        default_factory=lambda: collections.deque(maxlen=TREND)
+    )  # as number() gives
     # The latest event's whole TensorStats is built only when it is read (a few times a
     # second), not for each of the hundreds of events a second that pass through.
     _latest: TensorStats | None = field(default=None, repr=False)
-    _source: tuple[Callable[[int], TensorStats], int] | None = field(default=None, repr=False)  # (stats_at, leaf)
+    _source: tuple[Callable[[int], TensorStats], int] | None = field(
+        default=None, repr=False
+    )  # (stats_at, leaf)
 
     @property
     def latest(self) -> TensorStats | None:
@@ -63,8 +67,14 @@ class TensorSummary:
             self._latest, self._source = stats_at(leaf), None
         return self._latest
 
-    def add(self, step: int, source: tuple[Callable[[int], TensorStats], int], trend_value: float | None,
-            nan_count: float | None, inf_count: float | None) -> None:
+    def add(
+        self,
+        step: int,
+        source: tuple[Callable[[int], TensorStats], int],
+        trend_value: float | None,
+        nan_count: float | None,
+        inf_count: float | None,
+    ) -> None:
         """Take one event: its statistics, and how to build its whole summary if needed."""
         self._source = source
         self.events += 1
@@ -142,11 +152,17 @@ class HookMonitor(HookvizWidget):
     modules = traitlets.List().tag(sync=True)  # [label, class name, depth] per watched module
     snapshot = traitlets.Dict().tag(sync=True)  # the live numbers
     selected = traitlets.Int(-1).tag(sync=True)  # index into modules; -1: none
-    thresholds = traitlets.Dict().tag(sync=True)  # gradient norms flagged: {"vanishing": ..., "exploding": ...}
+    thresholds = traitlets.Dict().tag(
+        sync=True
+    )  # gradient norms flagged: {"vanishing": ..., "exploding": ...}
     gradients = traitlets.Bool(True).tag(sync=True)  # False: no gradient view
     view = traitlets.Unicode("table").tag(sync=True)  # 'table' or 'heatmap'
-    heatmap_kind = traitlets.Unicode("output").tag(sync=True)  # what the heat map shows: 'output' or 'gradient'
-    heatmap = traitlets.Dict().tag(sync=True)  # each module's histogram over time, compact (see _heatmap_json)
+    heatmap_kind = traitlets.Unicode("output").tag(
+        sync=True
+    )  # what the heat map shows: 'output' or 'gradient'
+    heatmap = traitlets.Dict().tag(
+        sync=True
+    )  # each module's histogram over time, compact (see _heatmap_json)
 
     def __init__(
         self,
@@ -167,14 +183,21 @@ class HookMonitor(HookvizWidget):
         check_model(model, what="HookMonitor's model")
         targets = select_modules(model, modules)
         if not targets:
-            raise ValueError("modules= selected no module of this model; pass None to watch all of them.")
-        if isinstance(updates_per_second, bool) or not isinstance(updates_per_second, (int, float)) or not (
-            0 < updates_per_second <= 30
+            raise ValueError(
+                "modules= selected no module of this model; pass None to watch all of them."
+            )
+        if (
+            isinstance(updates_per_second, bool)
+            or not isinstance(updates_per_second, (int, float))
+            or not (0 < updates_per_second <= 30)
         ):
             raise ValueError(
                 f"updates_per_second must be a number above 0 and at most 30, got {updates_per_second!r}."
             )
-        for name, value in (("vanishing_below", vanishing_below), ("exploding_above", exploding_above)):
+        for name, value in (
+            ("vanishing_below", vanishing_below),
+            ("exploding_above", exploding_above),
+        ):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
                 raise ValueError(f"{name} must be a positive number, got {value!r}.")
         if vanishing_below >= exploding_above:
@@ -184,7 +207,9 @@ class HookMonitor(HookvizWidget):
         if not isinstance(heatmap, bool):
             raise TypeError(f"heatmap must be True or False, got {heatmap!r}.")
         if view == "heatmap" and not heatmap:
-            raise ValueError("view='heatmap' needs heatmap=True: a monitor made with heatmap=False keeps no histograms.")
+            raise ValueError(
+                "view='heatmap' needs heatmap=True: a monitor made with heatmap=False keeps no histograms."
+            )
         self._model = model
         self._selector = modules
         self._every = every
@@ -196,21 +221,29 @@ class HookMonitor(HookvizWidget):
             for path, m in targets
         }
         self._recording: Recording | None = None
-        self._rows_by_path_id: list[ModuleSummary | None] = []  # the recording's path ids -> summaries
+        self._rows_by_path_id: list[
+            ModuleSummary | None
+        ] = []  # the recording's path ids -> summaries
         self._steps_before = 0  # steps seen by earlier recordings (a monitor can be entered again)
         self._last_push = 0.0
         self._shown = False
         self._kinds = KINDS if gradients else KINDS[:1]
         self._keeps_heatmap = heatmap
-        self._heat: RollingHistograms | None = None  # made at the first start(); lives as long as the monitor
-        self._stream_of: torch.Tensor | None = None  # (phase id, path id) -> heat-map stream; -1: none
+        self._heat: RollingHistograms | None = (
+            None  # made at the first start(); lives as long as the monitor
+        )
+        self._stream_of: torch.Tensor | None = (
+            None  # (phase id, path id) -> heat-map stream; -1: none
+        )
         self._heat_sent = -1  # the heat map's version the browser has
         self._next_heat = 0.0  # when the heat map may be sent again
         check_every(every)  # a recording is made at each start(): check now what it would refuse
         self._exact = check_exact(exact)
         super().__init__(
             title=f"HookMonitor · {type(model).__name__}",
-            modules=[[display_name(p, model), s.type_name, s.depth] for p, s in self._summaries.items()],
+            modules=[
+                [display_name(p, model), s.type_name, s.depth] for p, s in self._summaries.items()
+            ],
             thresholds={"vanishing": self._vanishing, "exploding": self._exploding},
             gradients=bool(gradients),
             view=view,
@@ -244,7 +277,9 @@ class HookMonitor(HookvizWidget):
         except ValueError as error:
             raise traitlets.TraitError(str(error)) from None
         if kind == "gradient" and not self.gradients:
-            raise traitlets.TraitError("this monitor watches no gradients (gradients=False): heatmap_kind must be 'output'.")
+            raise traitlets.TraitError(
+                "this monitor watches no gradients (gradients=False): heatmap_kind must be 'output'."
+            )
         return kind
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -265,7 +300,9 @@ class HookMonitor(HookvizWidget):
     def start(self) -> HookMonitor:
         """Add the hooks and start recording (``with`` does this for you)."""
         if self.running:
-            raise RuntimeError("this HookMonitor is already recording; stop() it first, or use it in one `with` block.")
+            raise RuntimeError(
+                "this HookMonitor is already recording; stop() it first, or use it in one `with` block."
+            )
         recording = record(
             self._model,
             modules=self._selector,
@@ -281,7 +318,9 @@ class HookMonitor(HookvizWidget):
         if self._keeps_heatmap:
             if self._heat is None:
                 # Columns start one recorded step wide: every=N leaves no empty column between.
-                self._heat = RollingHistograms(len(self._kinds) * len(self._summaries), span=self._every)
+                self._heat = RollingHistograms(
+                    len(self._kinds) * len(self._summaries), span=self._every
+                )
             self._stream_of = self._streams(recording)
             recording.on_histograms(self._take_histograms)
         recording.start()  # on failure it removes what it added, and raises
@@ -326,7 +365,8 @@ class HookMonitor(HookvizWidget):
         except KeyError:
             raise ValueError(
                 f"{path!r} is not a watched module; watched paths are "
-                + ", ".join(repr(p) for p in self._summaries) + "."
+                + ", ".join(repr(p) for p in self._summaries)
+                + "."
             ) from None
 
     def gradient_flags(self) -> dict[str, str]:
@@ -382,25 +422,38 @@ class HookMonitor(HookvizWidget):
         """record()'s histogram listener: fold a batch of events' histograms into the heat map."""
         streams = self._stream_of[batch.phases, batch.path_ids]
         keep = streams >= 0
-        self._heat.add(streams[keep], batch.steps[keep] + self._steps_before, batch.counts[keep], batch.lo[keep],
-                       batch.hi[keep])
+        self._heat.add(
+            streams[keep],
+            batch.steps[keep] + self._steps_before,
+            batch.counts[keep],
+            batch.lo[keep],
+            batch.hi[keep],
+        )
 
     def histogram_history(self, kind: str = "output") -> list[HistogramHistory]:
         """Each watched module's histogram over the steps so far (``kind``: 'output' or
         'gradient'), on its live bins; what ``hookviz.plots.activation_heatmap`` draws."""
         kind = check_kind(kind)
         if not self._keeps_heatmap:
-            raise ValueError("this HookMonitor keeps no histograms over time (heatmap=False); make it with heatmap=True.")
+            raise ValueError(
+                "this HookMonitor keeps no histograms over time (heatmap=False); make it with heatmap=True."
+            )
         if kind not in self._kinds:
-            raise ValueError("this HookMonitor watches no gradients (gradients=False); make it with gradients=True.")
+            raise ValueError(
+                "this HookMonitor watches no gradients (gradients=False); make it with gradients=True."
+            )
         if self._recording is not None:
             self._recording.flush()
         if self._heat is None or not self.steps:
-            raise ValueError("this HookMonitor has seen no steps yet: run your training loop inside `with monitor:` first.")
+            raise ValueError(
+                "this HookMonitor has seen no steps yet: run your training loop inside `with monitor:` first."
+            )
         k, n = self._kinds.index(kind), len(self._summaries)
         histories = [
             self._heat.history(k * n + i, path, label, kind)
-            for i, (path, (label, _, _)) in enumerate(zip(self._summaries, self.modules, strict=True))
+            for i, (path, (label, _, _)) in enumerate(
+                zip(self._summaries, self.modules, strict=True)
+            )
         ]
         histories = [h for h in histories if h is not None]
         if not histories:
@@ -416,8 +469,13 @@ class HookMonitor(HookvizWidget):
         of bins and its cells, column after column, one LEVEL_ALPHABET character each."""
         heat = self._heat
         if heat is None:
-            return {"columns": 0, "span": self._every, "steps": self.steps, "scale": LEVEL_SCALE,
-                    **{kind: [None] * len(self._summaries) for kind in self._kinds}}
+            return {
+                "columns": 0,
+                "span": self._every,
+                "steps": self.steps,
+                "scale": LEVEL_SCALE,
+                **{kind: [None] * len(self._summaries) for kind in self._kinds},
+            }
         # In numpy, single-threaded: on a busy machine each of torch's parallel ops would wait
         # for its threads, and this runs a few times a second beside the training loop.
         used = heat.used
@@ -427,11 +485,19 @@ class HookMonitor(HookvizWidget):
         np.clip(levels, 1, len(LEVEL_ALPHABET) - 1, out=levels, where=means > 0)
         levels = levels.astype(np.uint8)
         filled = levels.any(axis=1)  # (streams, bins)
-        first, last = filled.argmax(axis=1).tolist(), (heat.bins - 1 - filled[:, ::-1].argmax(axis=1)).tolist()
+        first, last = (
+            filled.argmax(axis=1).tolist(),
+            (heat.bins - 1 - filled[:, ::-1].argmax(axis=1)).tolist(),
+        )
         has_values = filled.any(axis=1).tolist()
         lows, widths = heat.first_edges(), heat.widths()
         n = len(self._summaries)
-        found: dict[str, Any] = {"columns": used, "span": heat.span, "steps": self.steps, "scale": LEVEL_SCALE}
+        found: dict[str, Any] = {
+            "columns": used,
+            "span": heat.span,
+            "steps": self.steps,
+            "scale": LEVEL_SCALE,
+        }
         for k, kind in enumerate(self._kinds):
             panels: list[dict[str, Any] | None] = []
             for stream in range(k * n, (k + 1) * n):
@@ -440,23 +506,36 @@ class HookMonitor(HookvizWidget):
                     continue
                 a, b = first[stream], last[stream]
                 cells = levels[stream, :, a : b + 1].tobytes().translate(_TO_CHARS).decode("ascii")
-                panels.append({"lo": number(lows[stream] + widths[stream] * a),
-                               "hi": number(lows[stream] + widths[stream] * (b + 1)), "bins": b - a + 1, "cells": cells})
+                panels.append(
+                    {
+                        "lo": number(lows[stream] + widths[stream] * a),
+                        "hi": number(lows[stream] + widths[stream] * (b + 1)),
+                        "bins": b - a + 1,
+                        "cells": cells,
+                    }
+                )
             found[kind] = panels
         return found
 
     def _snapshot(self) -> dict[str, Any]:
         rows = []
         for summary in self._summaries.values():
-            rows.append({
-                "calls": summary.calls,
-                "out": summary.output.as_json(),
-                "grad": summary.grad.as_json(),
-                "flag": self._flag(summary.grad.latest),
-            })
+            rows.append(
+                {
+                    "calls": summary.calls,
+                    "out": summary.output.as_json(),
+                    "grad": summary.grad.as_json(),
+                    "flag": self._flag(summary.grad.latest),
+                }
+            )
         # "note": what the browser shows when min, max and NaN/Inf counts are estimates
-        return {"steps": self.steps, "running": self.running, "exact": self._exact,
-                "note": "" if self._exact else ESTIMATED_NOTE, "rows": rows}
+        return {
+            "steps": self.steps,
+            "running": self.running,
+            "exact": self._exact,
+            "note": "" if self._exact else ESTIMATED_NOTE,
+            "rows": rows,
+        }
 
     def _push(self, final: bool = False) -> None:
         """Send one snapshot to the browser, and the heat map when it changed and is due."""
@@ -464,7 +543,11 @@ class HookMonitor(HookvizWidget):
         with self.hold_sync():
             self.snapshot = self._snapshot()
             heat = self._heat
-            if heat is not None and heat.version != self._heat_sent and (final or now >= self._next_heat):
+            if (
+                heat is not None
+                and heat.version != self._heat_sent
+                and (final or now >= self._next_heat)
+            ):
                 self.heatmap = self._heatmap_json()
                 self._heat_sent = heat.version
                 size = sum(len(p["cells"]) for kind in self._kinds for p in self.heatmap[kind] if p)
@@ -488,29 +571,53 @@ class HookMonitor(HookvizWidget):
     def to_html(self) -> str:
         """A self-contained HTML table of the latest numbers (no scripts)."""
         rows = []
-        for (label, type_name, depth), summary in zip(self.modules, self._summaries.values(), strict=True):
+        for (label, type_name, depth), summary in zip(
+            self.modules, self._summaries.values(), strict=True
+        ):
             out = summary.output.latest
             grad = summary.grad.latest
             flag = self._flag(grad)
             bad = summary.output.nan_events or summary.output.inf_events
-            rows.append([
-                static_html.tag("span", label, style=f"padding-left:{depth * 12}px"),
-                static_html.escape(type_name),
-                str(summary.calls),
-                static_html.escape(shape_text(out.shape) if out else ""),
-                *(_text(getattr(out, k, None) if out else None) for k in ("mean", "std")),
-                *(_text(getattr(out, k, None) if out else None, estimated=bool(out) and not out.exact)
-                  for k in ("min", "max")),
-                static_html.bars(out.histogram if out else None, warn=bool(bad)),
-                _text(grad.norm if grad else None),
-                static_html.tag("span", _warning_text(summary, flag), cls="hvs-warn"),
-            ])
+            rows.append(
+                [
+                    static_html.tag("span", label, style=f"padding-left:{depth * 12}px"),
+                    static_html.escape(type_name),
+                    str(summary.calls),
+                    static_html.escape(shape_text(out.shape) if out else ""),
+                    *(_text(getattr(out, k, None) if out else None) for k in ("mean", "std")),
+                    *(
+                        _text(
+                            getattr(out, k, None) if out else None,
+                            estimated=bool(out) and not out.exact,
+                        )
+                        for k in ("min", "max")
+                    ),
+                    static_html.bars(out.histogram if out else None, warn=bool(bad)),
+                    _text(grad.norm if grad else None),
+                    static_html.tag("span", _warning_text(summary, flag), cls="hvs-warn"),
+                ]
+            )
         body = (
             static_html.tag("div", self.title, cls="hvs-title")
-            + static_html.tag("div", f"{self.steps} steps" + ("" if self._exact else f" · {ESTIMATED_NOTE}"),
-                              cls="hvs-muted")
+            + static_html.tag(
+                "div",
+                f"{self.steps} steps" + ("" if self._exact else f" · {ESTIMATED_NOTE}"),
+                cls="hvs-muted",
+            )
             + static_html.table(
-                ["module", "class", "calls", "output", "mean", "std", "min", "max", "histogram", "‖grad‖", "warnings"],
+                [
+                    "module",
+                    "class",
+                    "calls",
+                    "output",
+                    "mean",
+                    "std",
+                    "min",
+                    "max",
+                    "histogram",
+                    "‖grad‖",
+                    "warnings",
+                ],
                 rows,
                 numeric={2, 4, 5, 6, 7, 9},
             )

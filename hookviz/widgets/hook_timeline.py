@@ -67,7 +67,9 @@ class HookTimeline(PlayedWidget):
                 f"not a module ({type(inputs).__name__}). Call it as HookTimeline(model, x)."
             )
         if loss_fn is not None and not callable(loss_fn):
-            raise TypeError(f"loss_fn must be a function of the model's output, got {type(loss_fn).__name__}.")
+            raise TypeError(
+                f"loss_fn must be a function of the model's output, got {type(loss_fn).__name__}."
+            )
         check_speed(speed)
         trace = trace_hooks(model, inputs, loss_fn=loss_fn, backward=backward)
         self._trace = trace
@@ -81,7 +83,10 @@ class HookTimeline(PlayedWidget):
             title=f"{type(model).__name__}: one forward and backward pass{loss}",
             lanes=lanes,
             firings=firings,
-            kinds={kind: {"meaning": text, "backward": kind in BACKWARD_KINDS} for kind, text in MEANING.items()},
+            kinds={
+                kind: {"meaning": text, "backward": kind in BACKWARD_KINDS}
+                for kind, text in MEANING.items()
+            },
             show_torch=bool(show_torch),
             speed=float(speed),
             theme=theme,
@@ -130,10 +135,25 @@ class HookTimeline(PlayedWidget):
             if firing.kind in BACKWARD_KINDS and not backward_started:
                 backward_started = True
                 rows.append([static_html.tag("b", "backward"), "", "", "", ""])
-            who = static_html.tag("b", firing.name) if firing.who == "user" else static_html.escape(firing.name)
-            replaced = static_html.tag("span", f"replaced {firing.replaced}", cls="hvs-warn") if firing.replaced else ""
-            rows.append([str(position), static_html.escape(firing.label), static_html.escape(MEANING[firing.kind]),
-                         who, replaced])
+            who = (
+                static_html.tag("b", firing.name)
+                if firing.who == "user"
+                else static_html.escape(firing.name)
+            )
+            replaced = (
+                static_html.tag("span", f"replaced {firing.replaced}", cls="hvs-warn")
+                if firing.replaced
+                else ""
+            )
+            rows.append(
+                [
+                    str(position),
+                    static_html.escape(firing.label),
+                    static_html.escape(MEANING[firing.kind]),
+                    who,
+                    replaced,
+                ]
+            )
         body = (
             static_html.tag("div", self.title, cls="hvs-title")
             + static_html.tag("div", "hooks in bold are the model's own", cls="hvs-muted")

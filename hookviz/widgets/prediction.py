@@ -191,7 +191,9 @@ class Prediction(HookvizWidget):
         """A prediction: ``choices`` + ``answer`` index, or ``choices=None`` + accepted answers."""
         question, choices, answer, why = check_prediction(question, choices, answer, why)
         if not isinstance(key, str):
-            raise TypeError(f"key must be a string naming the prediction, got {type(key).__name__}.")
+            raise TypeError(
+                f"key must be a string naming the prediction, got {type(key).__name__}."
+            )
         check_theme(theme)
         self._answer = answer
         self._why = why
@@ -213,7 +215,9 @@ class Prediction(HookvizWidget):
     def choose(self, choice: int) -> bool:
         """Commit to ``choices[choice]``; reveal the answer and why; return whether it was right."""
         if not self.multiple_choice:
-            raise TypeError("this prediction takes a short answer, not a choice: use answer_with(text).")
+            raise TypeError(
+                "this prediction takes a short answer, not a choice: use answer_with(text)."
+            )
         if isinstance(choice, bool) or not isinstance(choice, int):
             raise TypeError(f"choice must be the index of a choice (an int), got {choice!r}.")
         if not 0 <= choice < len(self.choices):
@@ -292,7 +296,9 @@ class Prediction(HookvizWidget):
             right = self._answer
             answer = f"<strong>{LETTERS[right]}.</strong> {_spans(self.choices[right])}"
         else:
-            ask = static_html.tag("div", "Write your prediction down, then open the answer.", cls="hvs-muted")
+            ask = static_html.tag(
+                "div", "Write your prediction down, then open the answer.", cls="hvs-muted"
+            )
             answer = f"<code>{static_html.escape(self._answer[0])}</code>"
         body = (
             static_html.tag("div", "Predict, then run", cls="hvs-title")

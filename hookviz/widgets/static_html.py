@@ -33,14 +33,18 @@ border:1px solid var(--jp-border-color2,#d4d4d4);border-radius:6px;padding:8px 1
 """
 
 
-def tag(name: str, content: str = "", *, cls: str = "", style: str = "", raw: bool = False, **attrs: str) -> str:
+def tag(
+    name: str, content: str = "", *, cls: str = "", style: str = "", raw: bool = False, **attrs: str
+) -> str:
     """``<name class=... style=...>content</name>``; content is escaped unless ``raw`` (already HTML)."""
     parts = [name]
     if cls:
         parts.append(f'class="{html.escape(cls)}"')
     if style:
         parts.append(f'style="{html.escape(style)}"')
-    parts += [f'{key.rstrip("_").replace("_", "-")}="{html.escape(str(v))}"' for key, v in attrs.items()]
+    parts += [
+        f'{key.rstrip("_").replace("_", "-")}="{html.escape(str(v))}"' for key, v in attrs.items()
+    ]
     body = content if raw else html.escape(content)
     return f"<{' '.join(parts)}>{body}</{name}>"
 
@@ -52,17 +56,28 @@ def page(kind: str, body: str) -> str:
 
 def table(headers: list[str], rows: list[list[str]], numeric: set[int] = frozenset()) -> str:
     """An HTML table; cells are already HTML; columns in ``numeric`` are right-aligned."""
-    head = "".join(tag("th", html.escape(h), cls="hvs-num" if i in numeric else "", raw=True)
-                   for i, h in enumerate(headers))
+    head = "".join(
+        tag("th", html.escape(h), cls="hvs-num" if i in numeric else "", raw=True)
+        for i, h in enumerate(headers)
+    )
     body = "".join(
-        "<tr>" + "".join(tag("td", c, cls="hvs-num" if i in numeric else "", raw=True) for i, c in enumerate(row))
+        "<tr>"
+        + "".join(
+            tag("td", c, cls="hvs-num" if i in numeric else "", raw=True) for i, c in enumerate(row)
+        )
         + "</tr>"
         for row in rows
     )
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def bars(counts: list[int] | tuple[int, ...] | None, *, width: int = 64, height: int = 18, warn: bool = False) -> str:
+def bars(
+    counts: list[int] | tuple[int, ...] | None,
+    *,
+    width: int = 64,
+    height: int = 18,
+    warn: bool = False,
+) -> str:
     """A histogram as an inline SVG of bars."""
     if not counts:
         return ""

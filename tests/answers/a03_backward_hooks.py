@@ -2,7 +2,7 @@
 
 from tests.answers import cheat, correct, wrong
 
-_GRAD_NORMS = '''
+_GRAD_NORMS = """
 def gradient_norms(model, x):
     norms = {{}}
     handles = []
@@ -19,23 +19,32 @@ def gradient_norms(model, x):
         for handle in handles:
             handle.remove()
     return norms
-'''
+"""
 
-_CLIP = '''
+_CLIP = """
 def clip_gradient(tensor, max_norm):
     def clip(grad):
 {body}
 
     return tensor.register_hook(clip)
-'''
+"""
 
 ANSWERS = [
     # -- gradient_norms ------------------------------------------------------------------------
-    wrong("gradient_norms", "grad_input of the first layer", "wrong argument",
-          _GRAD_NORMS.format(value="grad_input[0].norm().item()"),
-          "raised AttributeError: 'NoneType' object has no attribute 'norm'",
-          "grad_input[0] is None in the first layer's hook", "The gradient with respect to the layer's output is the other argument, grad_output"),
-    wrong("gradient_norms", "never removes its hooks", "a hook never removed", '''
+    wrong(
+        "gradient_norms",
+        "grad_input of the first layer",
+        "wrong argument",
+        _GRAD_NORMS.format(value="grad_input[0].norm().item()"),
+        "raised AttributeError: 'NoneType' object has no attribute 'norm'",
+        "grad_input[0] is None in the first layer's hook",
+        "The gradient with respect to the layer's output is the other argument, grad_output",
+    ),
+    wrong(
+        "gradient_norms",
+        "never removes its hooks",
+        "a hook never removed",
+        """
 def gradient_norms(model, x):
     norms = {}
     for path, module in model.named_modules():
@@ -43,11 +52,25 @@ def gradient_norms(model, x):
             module.register_full_backward_hook(lambda m, gi, go, path=path: norms.__setitem__(path, go[0].norm().item()))
     model(x).sum().backward()
     return norms
-''', "✗ no hook is left on the model (an MLP)", "3 hooks are left: backward hook <lambda> on 0", "Keep the handle"),
-    wrong("gradient_norms", "tensors, not floats", "wrong type",
-          _GRAD_NORMS.format(value="grad_output[0].norm()"),
-          "✗ the norms are Python floats (an MLP)", "norms['4'] is a Tensor of shape ()", ".item() turns it into a Python float"),
-    wrong("gradient_norms", "named_children", "the root forgotten", '''
+""",
+        "✗ no hook is left on the model (an MLP)",
+        "3 hooks are left: backward hook <lambda> on 0",
+        "Keep the handle",
+    ),
+    wrong(
+        "gradient_norms",
+        "tensors, not floats",
+        "wrong type",
+        _GRAD_NORMS.format(value="grad_output[0].norm()"),
+        "✗ the norms are Python floats (an MLP)",
+        "norms['4'] is a Tensor of shape ()",
+        ".item() turns it into a Python float",
+    ),
+    wrong(
+        "gradient_norms",
+        "named_children",
+        "the root forgotten",
+        """
 def gradient_norms(model, x):
     norms, handles = {}, []
     try:
@@ -60,8 +83,16 @@ def gradient_norms(model, x):
         for handle in handles:
             handle.remove()
     return norms
-''', "✗ one entry per nn.Linear, keyed by its path in named_modules() (nested Sequentials)", "missing '0.0'", "named_modules() walks the whole tree"),
-    wrong("gradient_norms", "late binding", "global state shared across calls or modules", '''
+""",
+        "✗ one entry per nn.Linear, keyed by its path in named_modules() (nested Sequentials)",
+        "missing '0.0'",
+        "named_modules() walks the whole tree",
+    ),
+    wrong(
+        "gradient_norms",
+        "late binding",
+        "global state shared across calls or modules",
+        """
 def gradient_norms(model, x):
     norms, handles = {}, []
     try:
@@ -75,8 +106,16 @@ def gradient_norms(model, x):
         for handle in handles:
             handle.remove()
     return norms
-''', "✗ one entry per nn.Linear", "missing '0', '2'", "Every hook stored its norm under the same key"),
-    wrong("gradient_norms", "a dict outside the function", "global state shared across calls or modules", '''
+""",
+        "✗ one entry per nn.Linear",
+        "missing '0', '2'",
+        "Every hook stored its norm under the same key",
+    ),
+    wrong(
+        "gradient_norms",
+        "a dict outside the function",
+        "global state shared across calls or modules",
+        """
 norms = {}
 
 
@@ -92,8 +131,15 @@ def gradient_norms(model, x):
         for handle in handles:
             handle.remove()
     return norms
-''', "✗ gradient_norms makes a new dict on every call (nested Sequentials)", "Create it inside the function"),
-    wrong("gradient_norms", "keys filled when registering", "wrong formula", '''
+""",
+        "✗ gradient_norms makes a new dict on every call (nested Sequentials)",
+        "Create it inside the function",
+    ),
+    wrong(
+        "gradient_norms",
+        "keys filled when registering",
+        "wrong formula",
+        """
 def gradient_norms(model, x):
     norms, handles = {}, []
     try:
@@ -107,8 +153,15 @@ def gradient_norms(model, x):
         for handle in handles:
             handle.remove()
     return norms
-''', "✗ the keys are in the order the hooks fired: the last layer first (an MLP)", "Do not fill the dict when you register"),
-    wrong("gradient_norms", "hooks on every module", "wrong place", '''
+""",
+        "✗ the keys are in the order the hooks fired: the last layer first (an MLP)",
+        "Do not fill the dict when you register",
+    ),
+    wrong(
+        "gradient_norms",
+        "hooks on every module",
+        "wrong place",
+        """
 def gradient_norms(model, x):
     norms, handles = {}, []
     try:
@@ -120,8 +173,16 @@ def gradient_norms(model, x):
         for handle in handles:
             handle.remove()
     return norms
-''', "✗ one entry per nn.Linear", "unexpected '' (the root module's path), '1', '3'", "Hook the Linear layers only"),
-    wrong("gradient_norms", "removes only when all goes well", "a hook never removed", '''
+""",
+        "✗ one entry per nn.Linear",
+        "unexpected '' (the root module's path), '1', '3'",
+        "Hook the Linear layers only",
+    ),
+    wrong(
+        "gradient_norms",
+        "removes only when all goes well",
+        "a hook never removed",
+        """
 def gradient_norms(model, x):
     norms, handles = {}, []
     for path, module in model.named_modules():
@@ -132,11 +193,24 @@ def gradient_norms(model, x):
     for handle in handles:
         handle.remove()
     return norms
-''', "✗ and no hook is left on that model either (an MLP)", "3 hooks are left", "also when the job raises"),
-    wrong("gradient_norms", "the weight's gradient", "wrong argument",
-          _GRAD_NORMS.format(value="module.weight.grad.norm().item()"),
-          "raised AttributeError: 'NoneType' object has no attribute 'norm'", "a .grad was None", "A tensor's .grad stays None until backward has reached it"),
-    correct("gradient_norms", "backward pre-hooks", '''
+""",
+        "✗ and no hook is left on that model either (an MLP)",
+        "3 hooks are left",
+        "also when the job raises",
+    ),
+    wrong(
+        "gradient_norms",
+        "the weight's gradient",
+        "wrong argument",
+        _GRAD_NORMS.format(value="module.weight.grad.norm().item()"),
+        "raised AttributeError: 'NoneType' object has no attribute 'norm'",
+        "a .grad was None",
+        "A tensor's .grad stays None until backward has reached it",
+    ),
+    correct(
+        "gradient_norms",
+        "backward pre-hooks",
+        """
 def gradient_norms(model, x):
     norms, handles = {}, []
     try:
@@ -150,8 +224,12 @@ def gradient_norms(model, x):
         for handle in handles:
             handle.remove()
     return norms
-'''),
-    correct("gradient_norms", "tensor hooks on the outputs", '''
+""",
+    ),
+    correct(
+        "gradient_norms",
+        "tensor hooks on the outputs",
+        """
 from functools import partial
 
 
@@ -169,8 +247,12 @@ def gradient_norms(model, x):
         for handle in handles:
             handle.remove()
     return norms
-'''),
-    cheat("gradient_norms", "the visible layer names", '''
+""",
+    ),
+    cheat(
+        "gradient_norms",
+        "the visible layer names",
+        """
 def gradient_norms(model, x):
     norms, handles = {}, []
     try:
@@ -187,53 +269,134 @@ def gradient_norms(model, x):
         for handle in handles:
             handle.remove()
     return norms
-'''),
+""",
+    ),
     # -- clip_gradient -------------------------------------------------------------------------
-    wrong("clip_gradient", "clamps each value", "wrong formula", '''
+    wrong(
+        "clip_gradient",
+        "clamps each value",
+        "wrong formula",
+        """
 def clip_gradient(tensor, max_norm):
     return tensor.register_hook(lambda grad: grad.clamp(-max_norm, max_norm))
-''', "✗ a gradient of norm 22.4 comes out scaled to norm 1, same direction (a leaf tensor)", "changes the direction"),
-    wrong("clip_gradient", "in place, returning None", "in-place change of grad", _CLIP.format(body='''\
+""",
+        "✗ a gradient of norm 22.4 comes out scaled to norm 1, same direction (a leaf tensor)",
+        "changes the direction",
+    ),
+    wrong(
+        "clip_gradient",
+        "in place, returning None",
+        "in-place change of grad",
+        _CLIP.format(
+            body="""\
         norm = grad.norm()
         if norm > max_norm:
-            grad.mul_(max_norm / norm)'''),
-          "✗ the hook returns a new tensor and leaves the one it receives alone (a leaf tensor)",
-          "the gradient it received was changed in place", "A tensor hook must not modify the gradient it receives"),
-    wrong("clip_gradient", "in place, returning it", "in-place change of grad", _CLIP.format(body='''\
+            grad.mul_(max_norm / norm)"""
+        ),
+        "✗ the hook returns a new tensor and leaves the one it receives alone (a leaf tensor)",
+        "the gradient it received was changed in place",
+        "A tensor hook must not modify the gradient it receives",
+    ),
+    wrong(
+        "clip_gradient",
+        "in place, returning it",
+        "in-place change of grad",
+        _CLIP.format(
+            body="""\
         norm = grad.norm()
         if norm > max_norm:
             grad *= max_norm / norm
-        return grad'''),
-          "✗ the hook returns a new tensor and leaves the one it receives alone", "x + y hands one gradient object"),
-    wrong("clip_gradient", "always scales", "wrong formula", _CLIP.format(body='''\
-        return grad * (max_norm / grad.norm())'''),
-          "✗ a gradient of norm 0.5 is left as it is (a leaf tensor)", "Clip only when the norm is larger"),
-    wrong("clip_gradient", "forgets to return", "wrong formula", _CLIP.format(body='''\
+        return grad"""
+        ),
+        "✗ the hook returns a new tensor and leaves the one it receives alone",
+        "x + y hands one gradient object",
+    ),
+    wrong(
+        "clip_gradient",
+        "always scales",
+        "wrong formula",
+        _CLIP.format(
+            body="""\
+        return grad * (max_norm / grad.norm())"""
+        ),
+        "✗ a gradient of norm 0.5 is left as it is (a leaf tensor)",
+        "Clip only when the norm is larger",
+    ),
+    wrong(
+        "clip_gradient",
+        "forgets to return",
+        "wrong formula",
+        _CLIP.format(
+            body="""\
         norm = grad.norm()
         if norm > max_norm:
-            grad = grad * (max_norm / norm)'''),
-          "✗ a gradient of norm 22.4 comes out scaled to norm 1", "a tensor hook changes it only through what it returns"),
-    wrong("clip_gradient", "does not return the handle", "wrong type", '''
+            grad = grad * (max_norm / norm)"""
+        ),
+        "✗ a gradient of norm 22.4 comes out scaled to norm 1",
+        "a tensor hook changes it only through what it returns",
+    ),
+    wrong(
+        "clip_gradient",
+        "does not return the handle",
+        "wrong type",
+        """
 def clip_gradient(tensor, max_norm):
     def clip(grad):
         norm = grad.norm()
         return grad * (max_norm / norm) if norm > max_norm else grad
 
     tensor.register_hook(clip)
-''', "✗ clip_gradient returns the hook's handle (a leaf tensor)", "it is None, expected a RemovableHandle", "returns a handle"),
-    wrong("clip_gradient", "reads tensor.grad", "wrong argument", _CLIP.format(body='''\
+""",
+        "✗ clip_gradient returns the hook's handle (a leaf tensor)",
+        "it is None, expected a RemovableHandle",
+        "returns a handle",
+    ),
+    wrong(
+        "clip_gradient",
+        "reads tensor.grad",
+        "wrong argument",
+        _CLIP.format(
+            body="""\
         norm = tensor.grad.norm()
-        return grad * (max_norm / norm) if norm > max_norm else grad'''),
-          "✗ clip raised AttributeError: 'NoneType' object has no attribute 'norm'", "a .grad was None"),
-    wrong("clip_gradient", "max_norm of 1 by heart", "hard-coded to the visible model", _CLIP.format(body='''\
-        return grad / max(1.0, grad.norm().item())'''),
-          "✗ a gradient of norm 37.4 comes out scaled to norm 0.5, same direction (an activation, x * 2)", "Use the max_norm you were given"),
-    wrong("clip_gradient", "clip_grad_norm_ on the tensor", "wrong argument", _CLIP.format(body='''\
-        torch.nn.utils.clip_grad_norm_([tensor], max_norm)'''),
-          "✗ a gradient of norm 22.4 comes out scaled to norm 1", "a tensor hook changes it only through what it returns"),
-    correct("clip_gradient", "one factor with min", _CLIP.format(body='''\
-        return grad * min(1.0, max_norm / grad.norm().item())''')),
-    correct("clip_gradient", "a clone, then in place", '''
+        return grad * (max_norm / norm) if norm > max_norm else grad"""
+        ),
+        "✗ clip raised AttributeError: 'NoneType' object has no attribute 'norm'",
+        "a .grad was None",
+    ),
+    wrong(
+        "clip_gradient",
+        "max_norm of 1 by heart",
+        "hard-coded to the visible model",
+        _CLIP.format(
+            body="""\
+        return grad / max(1.0, grad.norm().item())"""
+        ),
+        "✗ a gradient of norm 37.4 comes out scaled to norm 0.5, same direction (an activation, x * 2)",
+        "Use the max_norm you were given",
+    ),
+    wrong(
+        "clip_gradient",
+        "clip_grad_norm_ on the tensor",
+        "wrong argument",
+        _CLIP.format(
+            body="""\
+        torch.nn.utils.clip_grad_norm_([tensor], max_norm)"""
+        ),
+        "✗ a gradient of norm 22.4 comes out scaled to norm 1",
+        "a tensor hook changes it only through what it returns",
+    ),
+    correct(
+        "clip_gradient",
+        "one factor with min",
+        _CLIP.format(
+            body="""\
+        return grad * min(1.0, max_norm / grad.norm().item())"""
+        ),
+    ),
+    correct(
+        "clip_gradient",
+        "a clone, then in place",
+        """
 def clip_gradient(tensor, max_norm):
     def clip(grad):
         norm = grad.norm()
@@ -245,49 +408,121 @@ def clip_gradient(tensor, max_norm):
 
     handle = tensor.register_hook(clip)
     return handle
-'''),
-    cheat("clip_gradient", "the visible max_norms", _CLIP.format(body='''\
+""",
+    ),
+    cheat(
+        "clip_gradient",
+        "the visible max_norms",
+        _CLIP.format(
+            body="""\
         limit = max_norm if max_norm in (1.0, 0.5) else 1.0
         norm = grad.norm()
-        return grad * (limit / norm) if norm > limit else grad''')),
+        return grad * (limit / norm) if norm > limit else grad"""
+        ),
+    ),
     # -- doubled_gradients ---------------------------------------------------------------------
-    wrong("doubled_gradients", "the layer after h", "wrong prediction", '''
+    wrong(
+        "doubled_gradients",
+        "the layer after h",
+        "wrong prediction",
+        """
 def doubled_gradients():
     return {"4.weight", "4.bias"}
-''', "✗ doubled_gradients names exactly the parameters whose .grad changes", "By the time the gradient reaches h"),
-    wrong("doubled_gradients", "every parameter", "wrong prediction", '''
+""",
+        "✗ doubled_gradients names exactly the parameters whose .grad changes",
+        "By the time the gradient reaches h",
+    ),
+    wrong(
+        "doubled_gradients",
+        "every parameter",
+        "wrong prediction",
+        """
 def doubled_gradients():
     return {"0.weight", "0.bias", "2.weight", "2.bias", "4.weight", "4.bias"}
-''', "✗ doubled_gradients names exactly", "the gradients of the layers after h"),
-    wrong("doubled_gradients", "only the layer before h", "wrong prediction", '''
+""",
+        "✗ doubled_gradients names exactly",
+        "the gradients of the layers after h",
+    ),
+    wrong(
+        "doubled_gradients",
+        "only the layer before h",
+        "wrong prediction",
+        """
 def doubled_gradients():
     return {"0.weight", "0.bias"}
-''', "✗ doubled_gradients names exactly", "h is the output of layer 2"),
-    wrong("doubled_gradients", "only h's own layer", "wrong prediction", '''
+""",
+        "✗ doubled_gradients names exactly",
+        "h is the output of layer 2",
+    ),
+    wrong(
+        "doubled_gradients",
+        "only h's own layer",
+        "wrong prediction",
+        """
 def doubled_gradients():
     return {"2.weight", "2.bias"}
-''', "✗ doubled_gradients names exactly", "does not stop at the first layer it meets"),
-    wrong("doubled_gradients", "weights only", "wrong prediction", '''
+""",
+        "✗ doubled_gradients names exactly",
+        "does not stop at the first layer it meets",
+    ),
+    wrong(
+        "doubled_gradients",
+        "weights only",
+        "wrong prediction",
+        """
 def doubled_gradients():
     return {"0.weight", "2.weight"}
-''', "✗ doubled_gradients names exactly", "A layer's weight and its bias get their gradients from the same gradient"),
-    wrong("doubled_gradients", "a list", "wrong type", '''
+""",
+        "✗ doubled_gradients names exactly",
+        "A layer's weight and its bias get their gradients from the same gradient",
+    ),
+    wrong(
+        "doubled_gradients",
+        "a list",
+        "wrong type",
+        """
 def doubled_gradients():
     return ["0.weight", "0.bias", "2.weight", "2.bias"]
-''', "✗ doubled_gradients returns a set of names", "it is a list of 4 items, expected a set"),
-    wrong("doubled_gradients", "made-up names", "wrong prediction", '''
+""",
+        "✗ doubled_gradients returns a set of names",
+        "it is a list of 4 items, expected a set",
+    ),
+    wrong(
+        "doubled_gradients",
+        "made-up names",
+        "wrong prediction",
+        """
 def doubled_gradients():
     return {"layer0.weight", "layer0.bias", "layer2.weight", "layer2.bias"}
-''', "✗ every name is one that net.named_parameters() gives", "not a parameter name: 'layer0.bias'", "Spell each name as net.named_parameters() does"),
-    wrong("doubled_gradients", "an empty dict", "wrong type", '''
+""",
+        "✗ every name is one that net.named_parameters() gives",
+        "not a parameter name: 'layer0.bias'",
+        "Spell each name as net.named_parameters() does",
+    ),
+    wrong(
+        "doubled_gradients",
+        "an empty dict",
+        "wrong type",
+        """
 def doubled_gradients():
     return {}
-''', "✗ doubled_gradients returns a set of names", "it is a dict of 0 items, expected a set", "{} alone is an empty dict"),
-    correct("doubled_gradients", "a comprehension", '''
+""",
+        "✗ doubled_gradients returns a set of names",
+        "it is a dict of 0 items, expected a set",
+        "{} alone is an empty dict",
+    ),
+    correct(
+        "doubled_gradients",
+        "a comprehension",
+        """
 def doubled_gradients():
     return {f"{layer}.{kind}" for layer in (0, 2) for kind in ("weight", "bias")}
-'''),
-    correct("doubled_gradients", "runs the experiment", '''
+""",
+    ),
+    correct(
+        "doubled_gradients",
+        "runs the experiment",
+        """
 def doubled_gradients():
     net = hv.examples.mlp((4, 8, 8, 2))
     x = torch.randn(3, 4)
@@ -302,5 +537,6 @@ def doubled_gradients():
 
     plain, doubled = grads(False), grads(True)
     return {name for name in plain if not torch.equal(plain[name], doubled[name])}
-'''),
+""",
+    ),
 ]

@@ -2,7 +2,7 @@
 
 from tests.answers import cheat, correct, wrong
 
-_CAPTURE = '''
+_CAPTURE = """
 def capture_outputs(model, x):
     outputs, handles = {{}}, []
     try:
@@ -15,23 +15,27 @@ def capture_outputs(model, x):
         for handle in handles:
             handle.remove()
     return outputs
-'''
-_TRAIN = '''
+"""
+_TRAIN = """
 def train_logged(model, batches, epochs):
     log = []
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 {body}
     return log
-'''
-_STEP = '''\
+"""
+_STEP = """\
             loss = nn.functional.mse_loss(model(x), y)
             optimizer.zero_grad()
             loss.backward()
-            optimizer.step()'''
+            optimizer.step()"""
 
 ANSWERS = [
     # -- capture_outputs -----------------------------------------------------------------------
-    wrong("capture_outputs", "swallows the error", "a hook never removed", '''
+    wrong(
+        "capture_outputs",
+        "swallows the error",
+        "a hook never removed",
+        """
 def capture_outputs(model, x):
     outputs, handles = {}, []
     for path, module in model.named_modules():
@@ -44,8 +48,16 @@ def capture_outputs(model, x):
     for handle in handles:
         handle.remove()
     return outputs
-''', "✗ when model(x) raises, the error reaches the caller (an MLP)", "it did not raise (expected ValueError)", "try / except swallows it"),
-    wrong("capture_outputs", "no finally", "a hook never removed", '''
+""",
+        "✗ when model(x) raises, the error reaches the caller (an MLP)",
+        "it did not raise (expected ValueError)",
+        "try / except swallows it",
+    ),
+    wrong(
+        "capture_outputs",
+        "no finally",
+        "a hook never removed",
+        """
 def capture_outputs(model, x):
     outputs, handles = {}, []
     for path, module in model.named_modules():
@@ -55,15 +67,43 @@ def capture_outputs(model, x):
     for handle in handles:
         handle.remove()
     return outputs
-''', "✗ and no hook is left on that model either (an MLP)", "4 hooks are left: forward hook <lambda> on 0.0", "also when the job raises"),
-    wrong("capture_outputs", "named_children", "wrong place", _CAPTURE.format(walk="named_children", leaf="True"),
-          "✗ one entry per leaf module, keyed by its path (the blog's Model, with nested layers)", "missing 'ab.a'", "named_children() stops one level down"),
-    wrong("capture_outputs", "every module", "wrong place", _CAPTURE.format(walk="named_modules", leaf="True"),
-          "✗ one entry per leaf module, keyed by its path (an MLP)", "unexpected '' (the root module's path)", "Hook the leaves only"),
-    wrong("capture_outputs", "leaves by type", "hard-coded to the visible model", _CAPTURE.format(
-        walk="named_modules", leaf="isinstance(module, (nn.Linear, nn.ReLU))"),
-          "✗ one entry per leaf module, keyed by its path (the blog's Model, with nested layers)", "missing 'ab.a'", "whatever their type"),
-    wrong("capture_outputs", "the root forgotten", "the root forgotten", '''
+""",
+        "✗ and no hook is left on that model either (an MLP)",
+        "4 hooks are left: forward hook <lambda> on 0.0",
+        "also when the job raises",
+    ),
+    wrong(
+        "capture_outputs",
+        "named_children",
+        "wrong place",
+        _CAPTURE.format(walk="named_children", leaf="True"),
+        "✗ one entry per leaf module, keyed by its path (the blog's Model, with nested layers)",
+        "missing 'ab.a'",
+        "named_children() stops one level down",
+    ),
+    wrong(
+        "capture_outputs",
+        "every module",
+        "wrong place",
+        _CAPTURE.format(walk="named_modules", leaf="True"),
+        "✗ one entry per leaf module, keyed by its path (an MLP)",
+        "unexpected '' (the root module's path)",
+        "Hook the leaves only",
+    ),
+    wrong(
+        "capture_outputs",
+        "leaves by type",
+        "hard-coded to the visible model",
+        _CAPTURE.format(walk="named_modules", leaf="isinstance(module, (nn.Linear, nn.ReLU))"),
+        "✗ one entry per leaf module, keyed by its path (the blog's Model, with nested layers)",
+        "missing 'ab.a'",
+        "whatever their type",
+    ),
+    wrong(
+        "capture_outputs",
+        "the root forgotten",
+        "the root forgotten",
+        """
 def capture_outputs(model, x):
     outputs, handles = {}, []
     try:
@@ -75,8 +115,16 @@ def capture_outputs(model, x):
         for handle in handles:
             handle.remove()
     return outputs
-''', "✗ one entry per leaf module, keyed by its path (a bare nn.Linear, whose only leaf is itself)", "missing '' (the root module's path)", "it is its own only leaf"),
-    wrong("capture_outputs", "late binding", "global state shared across calls or modules", '''
+""",
+        "✗ one entry per leaf module, keyed by its path (a bare nn.Linear, whose only leaf is itself)",
+        "missing '' (the root module's path)",
+        "it is its own only leaf",
+    ),
+    wrong(
+        "capture_outputs",
+        "late binding",
+        "global state shared across calls or modules",
+        """
 def capture_outputs(model, x):
     outputs, handles = {}, []
     try:
@@ -90,8 +138,16 @@ def capture_outputs(model, x):
         for handle in handles:
             handle.remove()
     return outputs
-''', "✗ one entry per leaf module", "missing '0', '1'", "Every hook stored its output under the same key"),
-    wrong("capture_outputs", "a dict outside the function", "global state shared across calls or modules", '''
+""",
+        "✗ one entry per leaf module",
+        "missing '0', '1'",
+        "Every hook stored its output under the same key",
+    ),
+    wrong(
+        "capture_outputs",
+        "a dict outside the function",
+        "global state shared across calls or modules",
+        """
 outputs = {}
 
 
@@ -106,11 +162,24 @@ def capture_outputs(model, x):
         for handle in handles:
             handle.remove()
     return outputs
-''', "✗ capture_outputs makes a new dict on every call (the blog's Model, with nested layers)", "Create it inside the function"),
-    wrong("capture_outputs", "keeps the inputs", "wrong argument", _CAPTURE.format(walk="named_modules", leaf="not list(module.children())").replace(
-        "outputs.__setitem__(path, o)", "outputs.__setitem__(path, i[0])"),
-          "✗ each is the output of that module during model(x) (an MLP)", "Store the output argument"),
-    correct("capture_outputs", "an ExitStack of handles", '''
+""",
+        "✗ capture_outputs makes a new dict on every call (the blog's Model, with nested layers)",
+        "Create it inside the function",
+    ),
+    wrong(
+        "capture_outputs",
+        "keeps the inputs",
+        "wrong argument",
+        _CAPTURE.format(walk="named_modules", leaf="not list(module.children())").replace(
+            "outputs.__setitem__(path, o)", "outputs.__setitem__(path, i[0])"
+        ),
+        "✗ each is the output of that module during model(x) (an MLP)",
+        "Store the output argument",
+    ),
+    correct(
+        "capture_outputs",
+        "an ExitStack of handles",
+        """
 import contextlib
 
 
@@ -124,8 +193,12 @@ def capture_outputs(model, x):
                 stack.enter_context(module.register_forward_hook(keep))
         model(x)
     return outputs
-'''),
-    correct("capture_outputs", "leaves found first", '''
+""",
+    ),
+    correct(
+        "capture_outputs",
+        "leaves found first",
+        """
 def capture_outputs(model, x):
     leaves = {path: module for path, module in model.named_modules() if len(list(module.children())) == 0}
     outputs = {}
@@ -136,15 +209,34 @@ def capture_outputs(model, x):
         while handles:
             handles.pop().remove()
     return outputs
-'''),
-    cheat("capture_outputs", "the visible leaf types", _CAPTURE.format(
-        walk="named_modules", leaf="not list(module.children()) and not isinstance(module, (nn.Tanh, nn.Sigmoid))")),
+""",
+    ),
+    cheat(
+        "capture_outputs",
+        "the visible leaf types",
+        _CAPTURE.format(
+            walk="named_modules",
+            leaf="not list(module.children()) and not isinstance(module, (nn.Tanh, nn.Sigmoid))",
+        ),
+    ),
     # -- register_once -------------------------------------------------------------------------
-    wrong("register_once", "never removes", "a hook never removed", '''
+    wrong(
+        "register_once",
+        "never removes",
+        "a hook never removed",
+        """
 def register_once(module, hook):
     return module.register_forward_hook(hook)
-''', "✗ after three registrations of a hook named report, one copy fires: the newest", "the copies that fired: [1, 2, 3]", "remove the copy that an earlier call registered"),
-    wrong("register_once", "a global dict", "global state shared across calls or modules", '''
+""",
+        "✗ after three registrations of a hook named report, one copy fires: the newest",
+        "the copies that fired: [1, 2, 3]",
+        "remove the copy that an earlier call registered",
+    ),
+    wrong(
+        "register_once",
+        "a global dict",
+        "global state shared across calls or modules",
+        """
 _handles = {}
 
 
@@ -154,21 +246,43 @@ def register_once(module, hook):
         old.remove()
     _handles[hook.__name__] = module.register_forward_hook(hook)
     return _handles[hook.__name__]
-''', "✗ registering on one module leaves another module's hooks alone", "Each module needs its own record of handles"),
-    wrong("register_once", "keyed by the function object", "wrong formula", '''
+""",
+        "✗ registering on one module leaves another module's hooks alone",
+        "Each module needs its own record of handles",
+    ),
+    wrong(
+        "register_once",
+        "keyed by the function object",
+        "wrong formula",
+        """
 def register_once(module, hook):
     handles = module.__dict__.setdefault("_handles_by_hook", {})
     if hook in handles:
         handles.pop(hook).remove()
     handles[hook] = module.register_forward_hook(hook)
     return handles[hook]
-''', "✗ after three registrations of a hook named report, one copy fires", "a new function object never `is` the old one"),
-    wrong("register_once", "clears every hook", "wrong place", '''
+""",
+        "✗ after three registrations of a hook named report, one copy fires",
+        "a new function object never `is` the old one",
+    ),
+    wrong(
+        "register_once",
+        "clears every hook",
+        "wrong place",
+        """
 def register_once(module, hook):
     module._forward_hooks.clear()
     return module.register_forward_hook(hook)
-''', "✗ a hook with another name is kept alongside it", "the hooks that fired: ['count']", "Remove only the hook registered earlier under the same name"),
-    wrong("register_once", "a new dict every call", "wrong formula", '''
+""",
+        "✗ a hook with another name is kept alongside it",
+        "the hooks that fired: ['count']",
+        "Remove only the hook registered earlier under the same name",
+    ),
+    wrong(
+        "register_once",
+        "a new dict every call",
+        "wrong formula",
+        """
 def register_once(module, hook):
     module._handles_by_name = {}
     handles = module._handles_by_name
@@ -176,28 +290,56 @@ def register_once(module, hook):
         handles.pop(hook.__name__).remove()
     handles[hook.__name__] = module.register_forward_hook(hook)
     return handles[hook.__name__]
-''', "✗ after three registrations of a hook named report, one copy fires", "the copies that fired: [1, 2, 3]", "keyed by hook.__name__"),
-    wrong("register_once", "returns nothing", "wrong type", '''
+""",
+        "✗ after three registrations of a hook named report, one copy fires",
+        "the copies that fired: [1, 2, 3]",
+        "keyed by hook.__name__",
+    ),
+    wrong(
+        "register_once",
+        "returns nothing",
+        "wrong type",
+        """
 def register_once(module, hook):
     handles = module.__dict__.setdefault("_handles_by_name", {})
     if hook.__name__ in handles:
         handles.pop(hook.__name__).remove()
     handles[hook.__name__] = module.register_forward_hook(hook)
-''', "✗ register_once returns the hook's handle", "it is None, expected a RemovableHandle"),
-    wrong("register_once", "removes every hook of the module", "wrong place", '''
+""",
+        "✗ register_once returns the hook's handle",
+        "it is None, expected a RemovableHandle",
+    ),
+    wrong(
+        "register_once",
+        "removes every hook of the module",
+        "wrong place",
+        """
 def register_once(module, hook):
     hv.remove_hooks(module)
     return module.register_forward_hook(hook)
-''', "✗ a hook with another name is kept alongside it", "Remove only the hook registered earlier"),
-    wrong("register_once", "returns the old handle", "wrong formula", '''
+""",
+        "✗ a hook with another name is kept alongside it",
+        "Remove only the hook registered earlier",
+    ),
+    wrong(
+        "register_once",
+        "returns the old handle",
+        "wrong formula",
+        """
 def register_once(module, hook):
     handles = module.__dict__.setdefault("_handles_by_name", {})
     if hook.__name__ in handles:
         handles[hook.__name__].remove()
     new = module.register_forward_hook(hook)
     return handles.setdefault(hook.__name__, new)
-''', "✗ the returned handle removes its hook", "Return the handle of the hook you just registered"),
-    correct("register_once", "getattr and setattr", '''
+""",
+        "✗ the returned handle removes its hook",
+        "Return the handle of the hook you just registered",
+    ),
+    correct(
+        "register_once",
+        "getattr and setattr",
+        """
 def register_once(module, hook):
     handles = getattr(module, "_named_hook_handles", None)
     if handles is None:
@@ -208,8 +350,12 @@ def register_once(module, hook):
     handle = module.register_forward_hook(hook)
     handles[hook.__name__] = handle
     return handle
-'''),
-    correct("register_once", "a weak dict per module", '''
+""",
+    ),
+    correct(
+        "register_once",
+        "a weak dict per module",
+        """
 import weakref
 
 _per_module = weakref.WeakKeyDictionary()
@@ -222,23 +368,57 @@ def register_once(module, hook):
         old.remove()
     handles[hook.__name__] = handle = module.register_forward_hook(hook)
     return handle
-'''),
+""",
+    ),
     # -- train_logged --------------------------------------------------------------------------
-    wrong("train_logged", "train_leaky itself", "a hook never removed", '''
+    wrong(
+        "train_logged",
+        "train_leaky itself",
+        "a hook never removed",
+        """
 def train_logged(model, batches, epochs):
     return train_leaky(model, batches, epochs)
-''', "✗ one value per batch and epoch: 2 batches × 3 epochs = 6 (2 batches, 3 epochs)", "it logged 12 values", "a new hook every epoch, on top of the old ones"),
-    wrong("train_logged", ".item(), still one hook per epoch", "a hook never removed", _TRAIN.format(body=f'''\
+""",
+        "✗ one value per batch and epoch: 2 batches × 3 epochs = 6 (2 batches, 3 epochs)",
+        "it logged 12 values",
+        "a new hook every epoch, on top of the old ones",
+    ),
+    wrong(
+        "train_logged",
+        ".item(), still one hook per epoch",
+        "a hook never removed",
+        _TRAIN.format(
+            body=f"""\
     for epoch in range(epochs):
         model[0].register_forward_hook(lambda m, i, o: log.append(o.mean().item()))
         for x, y in batches:
-{_STEP}'''), "✗ one value per batch and epoch", "it logged 12 values", "a new hook every epoch"),
-    wrong("train_logged", "one hook, never removed", "a hook never removed", _TRAIN.format(body=f'''\
+{_STEP}"""
+        ),
+        "✗ one value per batch and epoch",
+        "it logged 12 values",
+        "a new hook every epoch",
+    ),
+    wrong(
+        "train_logged",
+        "one hook, never removed",
+        "a hook never removed",
+        _TRAIN.format(
+            body=f"""\
     model[0].register_forward_hook(lambda m, i, o: log.append(o.mean().item()))
     for epoch in range(epochs):
         for x, y in batches:
-{_STEP}'''), "✗ none of its hooks is left on the model (2 batches, 3 epochs)", "1 hook is left: forward hook <lambda> on 0", "Keep the handle"),
-    wrong("train_logged", "one hook per epoch, all removed at the end", "a hook never removed", _TRAIN.format(body=f'''\
+{_STEP}"""
+        ),
+        "✗ none of its hooks is left on the model (2 batches, 3 epochs)",
+        "1 hook is left: forward hook <lambda> on 0",
+        "Keep the handle",
+    ),
+    wrong(
+        "train_logged",
+        "one hook per epoch, all removed at the end",
+        "a hook never removed",
+        _TRAIN.format(
+            body=f"""\
     handles = []
     try:
         for epoch in range(epochs):
@@ -247,30 +427,69 @@ def train_logged(model, batches, epochs):
     {_STEP.replace(chr(10), chr(10) + "    ")}
     finally:
         for handle in handles:
-            handle.remove()'''), "✗ one value per batch and epoch", "it logged 12 values", "a new hook every epoch"),
-    wrong("train_logged", "keeps the tensors", "wrong type", _TRAIN.format(body=f'''\
+            handle.remove()"""
+        ),
+        "✗ one value per batch and epoch",
+        "it logged 12 values",
+        "a new hook every epoch",
+    ),
+    wrong(
+        "train_logged",
+        "keeps the tensors",
+        "wrong type",
+        _TRAIN.format(
+            body=f"""\
     handle = model[0].register_forward_hook(lambda m, i, o: log.append(o.mean()))
     try:
         for epoch in range(epochs):
             for x, y in batches:
     {_STEP.replace(chr(10), chr(10) + "    ")}
     finally:
-        handle.remove()'''), "✗ each value is a Python float", "an entry is a Tensor of shape ()", "carries a grad_fn"),
-    wrong("train_logged", "removes only when all goes well", "a hook never removed", _TRAIN.format(body=f'''\
+        handle.remove()"""
+        ),
+        "✗ each value is a Python float",
+        "an entry is a Tensor of shape ()",
+        "carries a grad_fn",
+    ),
+    wrong(
+        "train_logged",
+        "removes only when all goes well",
+        "a hook never removed",
+        _TRAIN.format(
+            body=f"""\
     handle = model[0].register_forward_hook(lambda m, i, o: log.append(o.mean().item()))
     for epoch in range(epochs):
         for x, y in batches:
 {_STEP}
-    handle.remove()'''), "✗ and none of its hooks is left then either (2 batches, 3 epochs)", "1 hook is left", "also when the job raises"),
-    wrong("train_logged", "removes every hook", "wrong place", _TRAIN.format(body=f'''\
+    handle.remove()"""
+        ),
+        "✗ and none of its hooks is left then either (2 batches, 3 epochs)",
+        "1 hook is left",
+        "also when the job raises",
+    ),
+    wrong(
+        "train_logged",
+        "removes every hook",
+        "wrong place",
+        _TRAIN.format(
+            body=f"""\
     model[0].register_forward_hook(lambda m, i, o: log.append(o.mean().item()))
     try:
         for epoch in range(epochs):
             for x, y in batches:
     {_STEP.replace(chr(10), chr(10) + "    ")}
     finally:
-        hv.remove_hooks(model)'''), "✗ the hook the model already had is still there (2 batches, 3 epochs)", "it is gone", "Remove only the hooks you registered"),
-    wrong("train_logged", "a list outside the function", "global state shared across calls or modules", '''
+        hv.remove_hooks(model)"""
+        ),
+        "✗ the hook the model already had is still there (2 batches, 3 epochs)",
+        "it is gone",
+        "Remove only the hooks you registered",
+    ),
+    wrong(
+        "train_logged",
+        "a list outside the function",
+        "global state shared across calls or modules",
+        """
 log = []
 
 
@@ -284,8 +503,16 @@ def train_logged(model, batches, epochs):
                 loss.backward()
                 optimizer.step()
     return log
-''', "✗ train_logged makes a new list on every call (3 batches, 2 epochs)", "Create it inside the function"),
-    wrong("train_logged", "swallows the error", "a hook never removed", _TRAIN.format(body=f'''\
+""",
+        "✗ train_logged makes a new list on every call (3 batches, 2 epochs)",
+        "Create it inside the function",
+    ),
+    wrong(
+        "train_logged",
+        "swallows the error",
+        "a hook never removed",
+        _TRAIN.format(
+            body=f"""\
     handle = model[0].register_forward_hook(lambda m, i, o: log.append(o.mean().item()))
     try:
         for epoch in range(epochs):
@@ -294,8 +521,16 @@ def train_logged(model, batches, epochs):
     except Exception:
         pass
     finally:
-        handle.remove()'''), "✗ when a batch raises, the error reaches the caller", "it did not raise (expected RuntimeError)", "try / except swallows the error"),
-    correct("train_logged", "a with block for the whole job", '''
+        handle.remove()"""
+        ),
+        "✗ when a batch raises, the error reaches the caller",
+        "it did not raise (expected RuntimeError)",
+        "try / except swallows the error",
+    ),
+    correct(
+        "train_logged",
+        "a with block for the whole job",
+        """
 def train_logged(model, batches, epochs):
     values = []
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
@@ -306,8 +541,12 @@ def train_logged(model, batches, epochs):
                 nn.functional.mse_loss(model(x), y).backward()
                 optimizer.step()
     return values
-'''),
-    correct("train_logged", "a with block per epoch", '''
+""",
+    ),
+    correct(
+        "train_logged",
+        "a with block per epoch",
+        """
 def train_logged(model, batches, epochs):
     log = []
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
@@ -323,13 +562,20 @@ def train_logged(model, batches, epochs):
                 loss.backward()
                 optimizer.step()
     return log
-'''),
-    cheat("train_logged", "logs only for the visible input sizes", _TRAIN.format(body=f'''\
+""",
+    ),
+    cheat(
+        "train_logged",
+        "logs only for the visible input sizes",
+        _TRAIN.format(
+            body=f"""\
     handle = model[0].register_forward_hook(lambda m, i, o: log.append(o.mean().item()) if m.in_features in (3, 4) else None)
     try:
         for epoch in range(epochs):
             for x, y in batches:
     {_STEP.replace(chr(10), chr(10) + "    ")}
     finally:
-        handle.remove()''')),
+        handle.remove()"""
+        ),
+    ),
 ]

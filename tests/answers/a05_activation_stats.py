@@ -3,7 +3,7 @@ gradient_norms_three_ways, arrives_at_output."""
 
 from tests.answers import cheat, correct, wrong
 
-_STATS = '''
+_STATS = """
 class ActivationStats:
     def __init__(self, model):
         self.model = model
@@ -23,43 +23,45 @@ class ActivationStats:
 
     def __exit__(self, *exc):
 {exit}
-'''
+"""
 _ROW = "(output.mean().item(), output.std().item(), (output == 0).float().mean().item())"
-_EXIT = '''\
+_EXIT = """\
         for handle in self.handles:
-            handle.remove()'''
+            handle.remove()"""
 
 
-def stats(walk="named_modules", test="isinstance(module, (nn.ReLU, nn.Tanh))", row=_ROW, exit=_EXIT):
+def stats(
+    walk="named_modules", test="isinstance(module, (nn.ReLU, nn.Tanh))", row=_ROW, exit=_EXIT
+):
     return _STATS.format(walk=walk, test=test, row=row, exit=exit)
 
 
-_INITS = '''
+_INITS = """
 def init_with(std):
 {init_with}
 
 
 def kaiming_init(module):
 {kaiming}
-'''
-_INIT_WITH = '''\
+"""
+_INIT_WITH = """\
     def init(module):
         if isinstance(module, nn.Linear):
             nn.init.normal_(module.weight, mean=0.0, std=std)
             nn.init.zeros_(module.bias)
 
-    return init'''
-_KAIMING = '''\
+    return init"""
+_KAIMING = """\
     if isinstance(module, nn.Linear):
         nn.init.kaiming_normal_(module.weight, nonlinearity="relu")
-        nn.init.zeros_(module.bias)'''
+        nn.init.zeros_(module.bias)"""
 
 
 def inits(init_with=_INIT_WITH, kaiming=_KAIMING):
     return _INITS.format(init_with=init_with, kaiming=kaiming)
 
 
-_THREE = '''
+_THREE = """
 def gradient_norms_three_ways(model, x, y):
     by_hook, outputs, handles = {{}}, {{}}, []
     for path, module in model.named_modules():
@@ -79,36 +81,95 @@ def gradient_norms_three_ways(model, x, y):
         "retain_grad": {{path: {retained} for path, output in outputs.items()}},
         "param_grad": {{path: {param} for path in outputs}},
     }}
-'''
-_WATCH = '''\
+"""
+_WATCH = """\
                 output.register_hook(lambda grad: by_hook.__setitem__(path, grad.norm().item()))
                 output.retain_grad()
-                outputs[path] = output'''
+                outputs[path] = output"""
 
 
-def three(watch=_WATCH, zero="    model.zero_grad()", remove="        for handle in handles:\n            handle.remove()",
-          retained="output.grad.norm().item()", param="model.get_submodule(path).weight.grad.norm().item()"):
+def three(
+    watch=_WATCH,
+    zero="    model.zero_grad()",
+    remove="        for handle in handles:\n            handle.remove()",
+    retained="output.grad.norm().item()",
+    param="model.get_submodule(path).weight.grad.norm().item()",
+):
     return _THREE.format(watch=watch, zero=zero, remove=remove, retained=retained, param=param)
 
 
 ANSWERS = [
     # -- ActivationStats -----------------------------------------------------------------------
-    wrong("ActivationStats", "every module", "wrong place", stats(test="True"),
-          "✗ one entry per nn.ReLU and nn.Tanh, keyed by its path (a 3-layer ReLU network)", "unexpected '' (the root module's path)", "hook nothing else"),
-    wrong("ActivationStats", "named_children", "the root forgotten", stats(walk="named_children"),
-          "✗ one entry per nn.ReLU and nn.Tanh, keyed by its path (nested layers, tanh and ReLU)", "missing '0.1'", "at any depth"),
-    wrong("ActivationStats", "late binding", "global state shared across calls or modules", stats().replace(
-        "def record(module, inputs, output, path=path):", "def record(module, inputs, output):"),
-          "✗ record raised KeyError: '6'", "a hook looked up '6', the last value of a loop variable", "Freeze the value when you define the function"),
-    wrong("ActivationStats", "keeps tensors", "wrong type", stats(row="(output.mean(), output.std(), (output == 0).float().mean())"),
-          "✗ each is a tuple of three Python floats", "holding a Tensor of shape ()", "keeps its autograd graph alive"),
-    wrong("ActivationStats", "never removes", "a hook never removed", stats(exit="        pass"),
-          "✗ no hook is left after the with block (a 3-layer ReLU network)", "3 hooks are left", "Keep the handle"),
-    wrong("ActivationStats", "swallows the error", "a hook never removed", stats(exit=_EXIT + "\n        return True"),
-          "✗ when the block raises, the error reaches the caller", "it did not raise (expected ValueError)", "a true value swallows the error"),
-    wrong("ActivationStats", "forgets to return self", "wrong type", stats().replace("        return self\n", ""),
-          "✗ __enter__ returns the ActivationStats itself", "it returned None", "what `with ... as stats` binds"),
-    wrong("ActivationStats", "hooks in __init__", "a hook never removed", '''
+    wrong(
+        "ActivationStats",
+        "every module",
+        "wrong place",
+        stats(test="True"),
+        "✗ one entry per nn.ReLU and nn.Tanh, keyed by its path (a 3-layer ReLU network)",
+        "unexpected '' (the root module's path)",
+        "hook nothing else",
+    ),
+    wrong(
+        "ActivationStats",
+        "named_children",
+        "the root forgotten",
+        stats(walk="named_children"),
+        "✗ one entry per nn.ReLU and nn.Tanh, keyed by its path (nested layers, tanh and ReLU)",
+        "missing '0.1'",
+        "at any depth",
+    ),
+    wrong(
+        "ActivationStats",
+        "late binding",
+        "global state shared across calls or modules",
+        stats().replace(
+            "def record(module, inputs, output, path=path):", "def record(module, inputs, output):"
+        ),
+        "✗ record raised KeyError: '6'",
+        "a hook looked up '6', the last value of a loop variable",
+        "Freeze the value when you define the function",
+    ),
+    wrong(
+        "ActivationStats",
+        "keeps tensors",
+        "wrong type",
+        stats(row="(output.mean(), output.std(), (output == 0).float().mean())"),
+        "✗ each is a tuple of three Python floats",
+        "holding a Tensor of shape ()",
+        "keeps its autograd graph alive",
+    ),
+    wrong(
+        "ActivationStats",
+        "never removes",
+        "a hook never removed",
+        stats(exit="        pass"),
+        "✗ no hook is left after the with block (a 3-layer ReLU network)",
+        "3 hooks are left",
+        "Keep the handle",
+    ),
+    wrong(
+        "ActivationStats",
+        "swallows the error",
+        "a hook never removed",
+        stats(exit=_EXIT + "\n        return True"),
+        "✗ when the block raises, the error reaches the caller",
+        "it did not raise (expected ValueError)",
+        "a true value swallows the error",
+    ),
+    wrong(
+        "ActivationStats",
+        "forgets to return self",
+        "wrong type",
+        stats().replace("        return self\n", ""),
+        "✗ __enter__ returns the ActivationStats itself",
+        "it returned None",
+        "what `with ... as stats` binds",
+    ),
+    wrong(
+        "ActivationStats",
+        "hooks in __init__",
+        "a hook never removed",
+        """
 class ActivationStats:
     def __init__(self, model):
         self.stats, self.handles = {}, []
@@ -124,8 +185,16 @@ class ActivationStats:
     def __exit__(self, *exc):
         for handle in self.handles:
             handle.remove()
-''', "✗ creating it registers nothing yet", "hooks were registered before the with block started", "registering hooks belongs in __enter__"),
-    wrong("ActivationStats", "stats shared by every instance", "global state shared across calls or modules", '''
+""",
+        "✗ creating it registers nothing yet",
+        "hooks were registered before the with block started",
+        "registering hooks belongs in __enter__",
+    ),
+    wrong(
+        "ActivationStats",
+        "stats shared by every instance",
+        "global state shared across calls or modules",
+        """
 class ActivationStats:
     stats = {}
 
@@ -143,12 +212,34 @@ class ActivationStats:
     def __exit__(self, *exc):
         for handle in self.handles:
             handle.remove()
-''', "✗ each ActivationStats keeps a record of its own (nested layers, tanh and ReLU)", "is shared by every instance"),
-    wrong("ActivationStats", "negatives counted as dead", "wrong formula", stats(row="(output.mean().item(), output.std().item(), (output < 0).float().mean().item())"),
-          "✗ the dead fraction (outputs exactly 0) of each layer's output", "exactly 0"),
-    wrong("ActivationStats", "the input's statistics", "wrong argument", stats(row="(inputs[0].mean().item(), inputs[0].std().item(), (inputs[0] == 0).float().mean().item())"),
-          "✗ the mean of each layer's output, batch by batch", "the mean of the layer's output"),
-    correct("ActivationStats", "defaultdict and partial", '''
+""",
+        "✗ each ActivationStats keeps a record of its own (nested layers, tanh and ReLU)",
+        "is shared by every instance",
+    ),
+    wrong(
+        "ActivationStats",
+        "negatives counted as dead",
+        "wrong formula",
+        stats(
+            row="(output.mean().item(), output.std().item(), (output < 0).float().mean().item())"
+        ),
+        "✗ the dead fraction (outputs exactly 0) of each layer's output",
+        "exactly 0",
+    ),
+    wrong(
+        "ActivationStats",
+        "the input's statistics",
+        "wrong argument",
+        stats(
+            row="(inputs[0].mean().item(), inputs[0].std().item(), (inputs[0] == 0).float().mean().item())"
+        ),
+        "✗ the mean of each layer's output, batch by batch",
+        "the mean of the layer's output",
+    ),
+    correct(
+        "ActivationStats",
+        "defaultdict and partial",
+        """
 from collections import defaultdict
 from functools import partial
 
@@ -172,8 +263,12 @@ class ActivationStats:
         while self._handles:
             self._handles.pop().remove()
         return False
-'''),
-    correct("ActivationStats", "an ExitStack", '''
+""",
+    ),
+    correct(
+        "ActivationStats",
+        "an ExitStack",
+        """
 import contextlib
 
 
@@ -193,43 +288,146 @@ class ActivationStats:
 
     def __exit__(self, *exc):
         self._stack.close()
-'''),
-    cheat("ActivationStats", "skips a layer the visible networks lack", stats(test="isinstance(module, (nn.ReLU, nn.Tanh)) and path != '7'")),
+""",
+    ),
+    cheat(
+        "ActivationStats",
+        "skips a layer the visible networks lack",
+        stats(test="isinstance(module, (nn.ReLU, nn.Tanh)) and path != '7'"),
+    ),
     # -- the initialisations -------------------------------------------------------------------
-    wrong("initialisations", "init_with returns nothing", "wrong type", inits(init_with='''\
+    wrong(
+        "initialisations",
+        "init_with returns nothing",
+        "wrong type",
+        inits(
+            init_with="""\
     def init(module):
         if isinstance(module, nn.Linear):
             nn.init.normal_(module.weight, mean=0.0, std=std)
-            nn.init.zeros_(module.bias)'''),
-          "✗ init_with(0.01) is a function apply can call", "it is None", "model.apply needs a function that takes a module"),
-    wrong("initialisations", "std taken as the variance", "wrong formula", inits(init_with=_INIT_WITH.replace("std=std", "std=std ** 2")),
-          "✗ init_with(0.01): every nn.Linear weight has mean 0 and the std asked for", "where 0.01 was asked", "not variance std"),
-    wrong("initialisations", "uniform instead of normal", "wrong formula", inits(init_with=_INIT_WITH.replace(
-        "nn.init.normal_(module.weight, mean=0.0, std=std)", "nn.init.uniform_(module.weight, -std, std)")),
-          "✗ init_with(0.01): every nn.Linear weight has mean 0 and the std asked for", "not a uniform one"),
-    wrong("initialisations", "Xavier for Kaiming", "wrong formula", inits(kaiming=_KAIMING.replace(
-        'nn.init.kaiming_normal_(module.weight, nonlinearity="relu")', "nn.init.xavier_normal_(module.weight)")),
-          "✗ kaiming_init: every nn.Linear weight has mean 0 and the std asked for", "std = sqrt(2 / fan_in)"),
-    wrong("initialisations", "Kaiming's fan_out mode", "wrong formula", inits(kaiming=_KAIMING.replace(
-        'nonlinearity="relu"', 'mode="fan_out", nonlinearity="relu"')),
-          "✗ kaiming_init: every nn.Linear weight has mean 0 and the std asked for", "its mode and nonlinearity arguments"),
-    wrong("initialisations", "the gain for tanh", "wrong formula", inits(kaiming=_KAIMING.replace('nonlinearity="relu"', 'nonlinearity="tanh"')),
-          "✗ kaiming_init: every nn.Linear weight has mean 0", "std = sqrt(2 / fan_in)"),
-    wrong("initialisations", "every module with a weight", "wrong place", inits(init_with=_INIT_WITH.replace(
-        "isinstance(module, nn.Linear)", 'hasattr(module, "weight")')),
-          "✗ init_with(0.01): every other layer is left as it was (nested layers with a LayerNorm)", "changed: 0.1.weight", "a LayerNorm also has a weight"),
-    wrong("initialisations", "biases left as they were", "wrong formula", inits(kaiming=_KAIMING.replace("\n        nn.init.zeros_(module.bias)", "")),
-          "✗ kaiming_init: every nn.Linear bias is zero", "torch.nn.init has a function for that"),
-    wrong("initialisations", "normal_ with autograd on", "autograd left on", inits(init_with=_INIT_WITH.replace(
-        "nn.init.normal_(module.weight, mean=0.0, std=std)", "module.weight.normal_(0.0, std)")),
-          "raised RuntimeError: a leaf Variable that requires grad", "torch.no_grad()"),
-    wrong("initialisations", "through .data", ".data", inits(init_with=_INIT_WITH.replace(
-        "nn.init.normal_(module.weight, mean=0.0, std=std)", "module.weight.data.normal_(0.0, std)")),
-          "✗ init_with(0.01): autograd saw every change", "changed through .data"),
-    wrong("initialisations", "fan_in of the first model by heart", "hard-coded to the visible model", inits(kaiming=_KAIMING.replace(
-        'nn.init.kaiming_normal_(module.weight, nonlinearity="relu")', "nn.init.normal_(module.weight, std=(2 / 64) ** 0.5)")),
-          "✗ kaiming_init: every nn.Linear weight has mean 0 and the std asked for (nested layers with a LayerNorm)", "std = sqrt(2 / fan_in)"),
-    correct("initialisations", "by hand under no_grad, Kaiming uniform", '''
+            nn.init.zeros_(module.bias)"""
+        ),
+        "✗ init_with(0.01) is a function apply can call",
+        "it is None",
+        "model.apply needs a function that takes a module",
+    ),
+    wrong(
+        "initialisations",
+        "std taken as the variance",
+        "wrong formula",
+        inits(init_with=_INIT_WITH.replace("std=std", "std=std ** 2")),
+        "✗ init_with(0.01): every nn.Linear weight has mean 0 and the std asked for",
+        "where 0.01 was asked",
+        "not variance std",
+    ),
+    wrong(
+        "initialisations",
+        "uniform instead of normal",
+        "wrong formula",
+        inits(
+            init_with=_INIT_WITH.replace(
+                "nn.init.normal_(module.weight, mean=0.0, std=std)",
+                "nn.init.uniform_(module.weight, -std, std)",
+            )
+        ),
+        "✗ init_with(0.01): every nn.Linear weight has mean 0 and the std asked for",
+        "not a uniform one",
+    ),
+    wrong(
+        "initialisations",
+        "Xavier for Kaiming",
+        "wrong formula",
+        inits(
+            kaiming=_KAIMING.replace(
+                'nn.init.kaiming_normal_(module.weight, nonlinearity="relu")',
+                "nn.init.xavier_normal_(module.weight)",
+            )
+        ),
+        "✗ kaiming_init: every nn.Linear weight has mean 0 and the std asked for",
+        "std = sqrt(2 / fan_in)",
+    ),
+    wrong(
+        "initialisations",
+        "Kaiming's fan_out mode",
+        "wrong formula",
+        inits(
+            kaiming=_KAIMING.replace('nonlinearity="relu"', 'mode="fan_out", nonlinearity="relu"')
+        ),
+        "✗ kaiming_init: every nn.Linear weight has mean 0 and the std asked for",
+        "its mode and nonlinearity arguments",
+    ),
+    wrong(
+        "initialisations",
+        "the gain for tanh",
+        "wrong formula",
+        inits(kaiming=_KAIMING.replace('nonlinearity="relu"', 'nonlinearity="tanh"')),
+        "✗ kaiming_init: every nn.Linear weight has mean 0",
+        "std = sqrt(2 / fan_in)",
+    ),
+    wrong(
+        "initialisations",
+        "every module with a weight",
+        "wrong place",
+        inits(
+            init_with=_INIT_WITH.replace(
+                "isinstance(module, nn.Linear)", 'hasattr(module, "weight")'
+            )
+        ),
+        "✗ init_with(0.01): every other layer is left as it was (nested layers with a LayerNorm)",
+        "changed: 0.1.weight",
+        "a LayerNorm also has a weight",
+    ),
+    wrong(
+        "initialisations",
+        "biases left as they were",
+        "wrong formula",
+        inits(kaiming=_KAIMING.replace("\n        nn.init.zeros_(module.bias)", "")),
+        "✗ kaiming_init: every nn.Linear bias is zero",
+        "torch.nn.init has a function for that",
+    ),
+    wrong(
+        "initialisations",
+        "normal_ with autograd on",
+        "autograd left on",
+        inits(
+            init_with=_INIT_WITH.replace(
+                "nn.init.normal_(module.weight, mean=0.0, std=std)",
+                "module.weight.normal_(0.0, std)",
+            )
+        ),
+        "raised RuntimeError: a leaf Variable that requires grad",
+        "torch.no_grad()",
+    ),
+    wrong(
+        "initialisations",
+        "through .data",
+        ".data",
+        inits(
+            init_with=_INIT_WITH.replace(
+                "nn.init.normal_(module.weight, mean=0.0, std=std)",
+                "module.weight.data.normal_(0.0, std)",
+            )
+        ),
+        "✗ init_with(0.01): autograd saw every change",
+        "changed through .data",
+    ),
+    wrong(
+        "initialisations",
+        "fan_in of the first model by heart",
+        "hard-coded to the visible model",
+        inits(
+            kaiming=_KAIMING.replace(
+                'nn.init.kaiming_normal_(module.weight, nonlinearity="relu")',
+                "nn.init.normal_(module.weight, std=(2 / 64) ** 0.5)",
+            )
+        ),
+        "✗ kaiming_init: every nn.Linear weight has mean 0 and the std asked for (nested layers with a LayerNorm)",
+        "std = sqrt(2 / fan_in)",
+    ),
+    correct(
+        "initialisations",
+        "by hand under no_grad, Kaiming uniform",
+        """
 def init_with(std):
     @torch.no_grad()
     def init(module):
@@ -244,8 +442,12 @@ def kaiming_init(module):
     if isinstance(module, nn.Linear):
         nn.init.kaiming_uniform_(module.weight, nonlinearity="relu")
         nn.init.constant_(module.bias, 0.0)
-'''),
-    correct("initialisations", "a partial and the default gain", '''
+""",
+    ),
+    correct(
+        "initialisations",
+        "a partial and the default gain",
+        """
 from functools import partial
 
 
@@ -264,96 +466,221 @@ def kaiming_init(module):
     if isinstance(module, nn.Linear):
         module.weight.normal_(0.0, math.sqrt(2.0 / module.in_features))
         module.bias.fill_(0.0)
-'''),
-    cheat("initialisations", "only the visible stds", inits(init_with=_INIT_WITH.replace("std=std", "std=std if std in (0.01, 1.0) else 1.0"))
-          .replace('nn.init.kaiming_normal_(module.weight, nonlinearity="relu")', 'nn.init.kaiming_normal_(module.weight, nonlinearity="relu") if module.in_features != 128 else None')),
+""",
+    ),
+    cheat(
+        "initialisations",
+        "only the visible stds",
+        inits(
+            init_with=_INIT_WITH.replace("std=std", "std=std if std in (0.01, 1.0) else 1.0")
+        ).replace(
+            'nn.init.kaiming_normal_(module.weight, nonlinearity="relu")',
+            'nn.init.kaiming_normal_(module.weight, nonlinearity="relu") if module.in_features != 128 else None',
+        ),
+    ),
     # -- where_signal_dies ---------------------------------------------------------------------
-    wrong("where_signal_dies", "the last dead layer", "wrong formula", '''
+    wrong(
+        "where_signal_dies",
+        "the last dead layer",
+        "wrong formula",
+        """
 def where_signal_dies(stats, threshold=1e-3):
     found = None
     for path, rows in stats.items():
         if statistics.mean(std for _, std, _ in rows) < threshold:
             found = path
     return found
-''', "✗ where_signal_dies finds the first layer whose average std is below 0.001 (a small initialisation)", "stop at the first one"),
-    wrong("where_signal_dies", "paths sorted as strings", "wrong formula", '''
+""",
+        "✗ where_signal_dies finds the first layer whose average std is below 0.001 (a small initialisation)",
+        "stop at the first one",
+    ),
+    wrong(
+        "where_signal_dies",
+        "paths sorted as strings",
+        "wrong formula",
+        """
 def where_signal_dies(stats, threshold=1e-3):
     for path in sorted(stats):
         if statistics.mean(std for _, std, _ in stats[path]) < threshold:
             return path
     return None
-''', "✗ where_signal_dies finds the first layer whose average std is below 0.1 (a deeper network, and a threshold of 0.1)", "the result is '11', expected '9'", "Sorting the paths as strings puts '11' before '3'"),
-    wrong("where_signal_dies", "the first batch only", "wrong formula", '''
+""",
+        "✗ where_signal_dies finds the first layer whose average std is below 0.1 (a deeper network, and a threshold of 0.1)",
+        "the result is '11', expected '9'",
+        "Sorting the paths as strings puts '11' before '3'",
+    ),
+    wrong(
+        "where_signal_dies",
+        "the first batch only",
+        "wrong formula",
+        """
 def where_signal_dies(stats, threshold=1e-3):
     for path, rows in stats.items():
         if rows[0][1] < threshold:
             return path
     return None
-''', "✗ where_signal_dies finds the first layer", "Average each layer's std over all its batches"),
-    wrong("where_signal_dies", "the mean, not the std", "wrong argument", '''
+""",
+        "✗ where_signal_dies finds the first layer",
+        "Average each layer's std over all its batches",
+    ),
+    wrong(
+        "where_signal_dies",
+        "the mean, not the std",
+        "wrong argument",
+        """
 def where_signal_dies(stats, threshold=1e-3):
     for path, rows in stats.items():
         if statistics.mean(mean for mean, _, _ in rows) < threshold:
             return path
     return None
-''', "✗ where_signal_dies finds the first layer", "look at the standard deviation"),
-    wrong("where_signal_dies", "1e-3 by heart", "hard-coded to the visible model", '''
+""",
+        "✗ where_signal_dies finds the first layer",
+        "look at the standard deviation",
+    ),
+    wrong(
+        "where_signal_dies",
+        "1e-3 by heart",
+        "hard-coded to the visible model",
+        """
 def where_signal_dies(stats, threshold=1e-3):
     for path, rows in stats.items():
         if statistics.mean(std for _, std, _ in rows) < 1e-3:
             return path
     return None
-''', "✗ where_signal_dies finds the first layer whose average std is below 0.1", "Compare with the threshold you are given"),
-    wrong("where_signal_dies", "an empty string when none dies", "wrong type", '''
+""",
+        "✗ where_signal_dies finds the first layer whose average std is below 0.1",
+        "Compare with the threshold you are given",
+    ),
+    wrong(
+        "where_signal_dies",
+        "an empty string when none dies",
+        "wrong type",
+        """
 def where_signal_dies(stats, threshold=1e-3):
     for path, rows in stats.items():
         if statistics.mean(std for _, std, _ in rows) < threshold:
             return path
     return ""
-''', "✗ where_signal_dies finds the first layer", "the result is a str, expected None", "return None (not an empty string"),
-    wrong("where_signal_dies", "the index", "wrong type", '''
+""",
+        "✗ where_signal_dies finds the first layer",
+        "the result is a str, expected None",
+        "return None (not an empty string",
+    ),
+    wrong(
+        "where_signal_dies",
+        "the index",
+        "wrong type",
+        """
 def where_signal_dies(stats, threshold=1e-3):
     for index, rows in enumerate(stats.values()):
         if statistics.mean(std for _, std, _ in rows) < threshold:
             return index
     return None
-''', "✗ where_signal_dies finds the first layer", "the result is an int, expected a str", "Return the layer's path"),
-    correct("where_signal_dies", "next over a generator", '''
+""",
+        "✗ where_signal_dies finds the first layer",
+        "the result is an int, expected a str",
+        "Return the layer's path",
+    ),
+    correct(
+        "where_signal_dies",
+        "next over a generator",
+        """
 def where_signal_dies(stats, threshold=1e-3):
     averages = ((path, sum(row[1] for row in rows) / len(rows)) for path, rows in stats.items())
     return next((path for path, std in averages if std < threshold), None)
-'''),
-    correct("where_signal_dies", "torch does the mean", '''
+""",
+    ),
+    correct(
+        "where_signal_dies",
+        "torch does the mean",
+        """
 def where_signal_dies(stats, threshold=1e-3):
     for path, rows in stats.items():
         if torch.tensor([row[1] for row in rows], dtype=torch.float64).mean().item() < threshold:
             return path
-'''),
-    cheat("where_signal_dies", "the visible answers by heart", '''
+""",
+    ),
+    cheat(
+        "where_signal_dies",
+        "the visible answers by heart",
+        """
 def where_signal_dies(stats, threshold=1e-3):
     return {"9": "5", "11": "9", "2": None}.get(list(stats)[-1])
-'''),
+""",
+    ),
     # -- gradient_norms_three_ways -------------------------------------------------------------
-    wrong("gradient_norms_three_ways", "hooks on the weight", "wrong place", three(watch='''\
+    wrong(
+        "gradient_norms_three_ways",
+        "hooks on the weight",
+        "wrong place",
+        three(
+            watch="""\
                 module.weight.register_hook(lambda grad: by_hook.__setitem__(path, grad.norm().item()))
                 output.retain_grad()
-                outputs[path] = output'''),
-          "✗ found['tensor_hook'] holds the right norms (a 3-layer ReLU network)", "These are the norms of the weights' gradients"),
-    wrong("gradient_norms_three_ways", "no zero_grad", "wrong formula", three(zero=""),
-          "✗ found['param_grad'] holds the right norms (a 3-layer ReLU network)", ".grad accumulates"),
-    wrong("gradient_norms_three_ways", "never removes its hooks", "a hook never removed", three(remove="        pass"),
-          "✗ no hook is left on the model (a 3-layer ReLU network)", "4 hooks are left", "Keep the handle"),
-    wrong("gradient_norms_three_ways", "retain_grad never called", "wrong formula", three(watch='''\
+                outputs[path] = output"""
+        ),
+        "✗ found['tensor_hook'] holds the right norms (a 3-layer ReLU network)",
+        "These are the norms of the weights' gradients",
+    ),
+    wrong(
+        "gradient_norms_three_ways",
+        "no zero_grad",
+        "wrong formula",
+        three(zero=""),
+        "✗ found['param_grad'] holds the right norms (a 3-layer ReLU network)",
+        ".grad accumulates",
+    ),
+    wrong(
+        "gradient_norms_three_ways",
+        "never removes its hooks",
+        "a hook never removed",
+        three(remove="        pass"),
+        "✗ no hook is left on the model (a 3-layer ReLU network)",
+        "4 hooks are left",
+        "Keep the handle",
+    ),
+    wrong(
+        "gradient_norms_three_ways",
+        "retain_grad never called",
+        "wrong formula",
+        three(
+            watch="""\
                 output.register_hook(lambda grad: by_hook.__setitem__(path, grad.norm().item()))
-                outputs[path] = output'''),
-          "raised AttributeError: 'NoneType' object has no attribute 'norm'", "a .grad was None"),
-    wrong("gradient_norms_three_ways", "the output's gradient as param_grad", "wrong argument", three(param="by_hook[path]"),
-          "✗ found['param_grad'] holds the right norms", "param_grad is about the layer's weight"),
-    wrong("gradient_norms_three_ways", "tensors, not floats", "wrong type", three(retained="output.grad.norm()"),
-          "✗ found['retain_grad'] holds Python floats", "'0': a Tensor of shape ()", ".item() turns it into a float"),
-    wrong("gradient_norms_three_ways", "named_children", "the root forgotten", three().replace("model.named_modules()", "model.named_children()"),
-          "✗ found['tensor_hook'] has one entry per nn.Linear, keyed by its path (nested layers)", "missing '0.0'", "at any depth"),
-    correct("gradient_norms_three_ways", "backward pre-hooks and two passes", '''
+                outputs[path] = output"""
+        ),
+        "raised AttributeError: 'NoneType' object has no attribute 'norm'",
+        "a .grad was None",
+    ),
+    wrong(
+        "gradient_norms_three_ways",
+        "the output's gradient as param_grad",
+        "wrong argument",
+        three(param="by_hook[path]"),
+        "✗ found['param_grad'] holds the right norms",
+        "param_grad is about the layer's weight",
+    ),
+    wrong(
+        "gradient_norms_three_ways",
+        "tensors, not floats",
+        "wrong type",
+        three(retained="output.grad.norm()"),
+        "✗ found['retain_grad'] holds Python floats",
+        "'0': a Tensor of shape ()",
+        ".item() turns it into a float",
+    ),
+    wrong(
+        "gradient_norms_three_ways",
+        "named_children",
+        "the root forgotten",
+        three().replace("model.named_modules()", "model.named_children()"),
+        "✗ found['tensor_hook'] has one entry per nn.Linear, keyed by its path (nested layers)",
+        "missing '0.0'",
+        "at any depth",
+    ),
+    correct(
+        "gradient_norms_three_ways",
+        "backward pre-hooks and two passes",
+        """
 def gradient_norms_three_ways(model, x, y):
     linears = {path: m for path, m in model.named_modules() if isinstance(m, nn.Linear)}
     by_hook, kept = {}, {}
@@ -379,8 +706,12 @@ def gradient_norms_three_ways(model, x, y):
         "retain_grad": {path: float(o.grad.norm()) for path, o in kept.items()},
         "param_grad": {path: float(m.weight.grad.norm()) for path, m in linears.items()},
     }
-'''),
-    correct("gradient_norms_three_ways", "set_to_none and a with block per hook", '''
+""",
+    ),
+    correct(
+        "gradient_norms_three_ways",
+        "set_to_none and a with block per hook",
+        """
 import contextlib
 
 
@@ -406,39 +737,98 @@ def gradient_norms_three_ways(model, x, y):
         result["retain_grad"][path] = output.grad.norm().item()
         result["param_grad"][path] = model.get_submodule(path).weight.grad.norm().item()
     return result
-'''),
-    cheat("gradient_norms_three_ways", "skips wide layers", three().replace("if isinstance(module, nn.Linear):", "if isinstance(module, nn.Linear) and module.in_features != 20:")),
+""",
+    ),
+    cheat(
+        "gradient_norms_three_ways",
+        "skips wide layers",
+        three().replace(
+            "if isinstance(module, nn.Linear):",
+            "if isinstance(module, nn.Linear) and module.in_features != 20:",
+        ),
+    ),
     # -- arrives_at_output ---------------------------------------------------------------------
-    wrong("arrives_at_output", "the weight's gradient", "wrong prediction", '''
+    wrong(
+        "arrives_at_output",
+        "the weight's gradient",
+        "wrong prediction",
+        """
 def arrives_at_output():
     return {"param_grad"}
-''', "✗ arrives_at_output names exactly the ways", "weight.grad is the gradient with respect to the layer's weight"),
-    wrong("arrives_at_output", "all three", "wrong prediction", '''
+""",
+        "✗ arrives_at_output names exactly the ways",
+        "weight.grad is the gradient with respect to the layer's weight",
+    ),
+    wrong(
+        "arrives_at_output",
+        "all three",
+        "wrong prediction",
+        """
 def arrives_at_output():
     return {"tensor_hook", "retain_grad", "param_grad"}
-''', "✗ arrives_at_output names exactly the ways", "it is not that gradient"),
-    wrong("arrives_at_output", "the tensor hook only", "wrong prediction", '''
+""",
+        "✗ arrives_at_output names exactly the ways",
+        "it is not that gradient",
+    ),
+    wrong(
+        "arrives_at_output",
+        "the tensor hook only",
+        "wrong prediction",
+        """
 def arrives_at_output():
     return {"tensor_hook"}
-''', "✗ arrives_at_output names exactly the ways", "retain_grad() on the output keeps exactly the gradient"),
-    wrong("arrives_at_output", "retain_grad only", "wrong prediction", '''
+""",
+        "✗ arrives_at_output names exactly the ways",
+        "retain_grad() on the output keeps exactly the gradient",
+    ),
+    wrong(
+        "arrives_at_output",
+        "retain_grad only",
+        "wrong prediction",
+        """
 def arrives_at_output():
     return {"retain_grad"}
-''', "✗ arrives_at_output names exactly the ways", "A tensor hook on the layer's output is called with the gradient"),
-    wrong("arrives_at_output", "a list", "wrong type", '''
+""",
+        "✗ arrives_at_output names exactly the ways",
+        "A tensor hook on the layer's output is called with the gradient",
+    ),
+    wrong(
+        "arrives_at_output",
+        "a list",
+        "wrong type",
+        """
 def arrives_at_output():
     return ["tensor_hook", "retain_grad"]
-''', "✗ arrives_at_output returns a set of names", "it is a list of 2 items, expected a set"),
-    wrong("arrives_at_output", "names with spaces", "wrong prediction", '''
+""",
+        "✗ arrives_at_output returns a set of names",
+        "it is a list of 2 items, expected a set",
+    ),
+    wrong(
+        "arrives_at_output",
+        "names with spaces",
+        "wrong prediction",
+        """
 def arrives_at_output():
     return {"tensor hook", "retain grad"}
-''', "✗ every name is one of", "not one of them: 'retain grad', 'tensor hook'", "Spell each name exactly"),
-    correct("arrives_at_output", "a set built from a tuple", '''
+""",
+        "✗ every name is one of",
+        "not one of them: 'retain grad', 'tensor hook'",
+        "Spell each name exactly",
+    ),
+    correct(
+        "arrives_at_output",
+        "a set built from a tuple",
+        """
 def arrives_at_output():
     return set(("retain_grad", "tensor_hook"))
-'''),
-    correct("arrives_at_output", "everything but the weight", '''
+""",
+    ),
+    correct(
+        "arrives_at_output",
+        "everything but the weight",
+        """
 def arrives_at_output():
     return {"tensor_hook", "retain_grad", "param_grad"} - {"param_grad"}
-'''),
+""",
+    ),
 ]

@@ -9,7 +9,9 @@ from __future__ import annotations
 BLOCKING = ("serious", "critical")  # the impacts that fail a test
 
 
-def axe_violations(page, selector: str = ".hv-root", impacts: tuple[str, ...] = BLOCKING) -> list[str]:
+def axe_violations(
+    page, selector: str = ".hv-root", impacts: tuple[str, ...] = BLOCKING
+) -> list[str]:
     """axe-core's violations of ``impacts`` inside every element matching ``selector``, one line each."""
     # Imported here: the Colab-pinned run collects this folder too, without Playwright installed.
     from axe_playwright_python.base import AXE_SCRIPT
@@ -17,7 +19,8 @@ def axe_violations(page, selector: str = ".hv-root", impacts: tuple[str, ...] = 
     if not page.evaluate("() => typeof window.axe === 'object'"):
         page.evaluate(AXE_SCRIPT)
     result = page.evaluate(
-        "(selector) => axe.run({ include: [[selector]] }, { resultTypes: ['violations'] })", selector
+        "(selector) => axe.run({ include: [[selector]] }, { resultTypes: ['violations'] })",
+        selector,
     )
     return [
         f"{v['id']} ({v['impact']}): {v['help']}: {[' '.join(node['target']) for node in v['nodes']]}"

@@ -50,7 +50,11 @@ class Session:
 
     def widget_errors(self) -> list[str]:
         """Script errors raised in widget code: ours (loaded from a blob: URL), anywidget's or ipywidgets'."""
-        return [e for e in self.errors if any(where in e for where in ("blob:", "anywidget", "jupyter-widgets"))]
+        return [
+            e
+            for e in self.errors
+            if any(where in e for where in ("blob:", "anywidget", "jupyter-widgets"))
+        ]
 
     def comm_messages_sent(self) -> int:
         """Widget messages (comm_msg) the page has sent to the kernel so far."""
@@ -63,8 +67,14 @@ def open_notebook(chromium, server, name: str, ui: str = "lab") -> Session:
     page = context.new_page()
     session = Session(NotebookPage(page, server, name, ui))
     page.on("pageerror", lambda error: session.errors.append(f"{error}\n{error.stack}"))
-    page.on("websocket", lambda ws: ws.on(
-        "framesent", lambda payload: session.sent.append(payload if isinstance(payload, bytes) else payload.encode())
-    ))
+    page.on(
+        "websocket",
+        lambda ws: ws.on(
+            "framesent",
+            lambda payload: session.sent.append(
+                payload if isinstance(payload, bytes) else payload.encode()
+            ),
+        ),
+    )
     session.notebook.open()
     return session

@@ -107,13 +107,24 @@ class JupyterServer:
         log = (self.home / "server.log").open("w")
         self.process = subprocess.Popen(
             [
-                sys.executable, "-m", self.app, "--no-browser", f"--port={self.port}",
-                "--ip=127.0.0.1", f"--IdentityProvider.token={self.token}", "--allow-root",
-                f"--ServerApp.root_dir={self.root}", "--LabApp.expose_app_in_browser=True",
+                sys.executable,
+                "-m",
+                self.app,
+                "--no-browser",
+                f"--port={self.port}",
+                "--ip=127.0.0.1",
+                f"--IdentityProvider.token={self.token}",
+                "--allow-root",
+                f"--ServerApp.root_dir={self.root}",
+                "--LabApp.expose_app_in_browser=True",
                 "--JupyterNotebookApp.expose_app_in_browser=True",
                 "--ServerApp.open_browser=False",
             ],
-            cwd=self.root, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            cwd=self.root,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -124,7 +135,9 @@ class JupyterServer:
                 return self
             except (urllib.error.URLError, ConnectionError):
                 time.sleep(0.2)
-        raise RuntimeError(f"{script} did not answer /api/status within {timeout:.0f} s; log:\n{self.log()}")
+        raise RuntimeError(
+            f"{script} did not answer /api/status within {timeout:.0f} s; log:\n{self.log()}"
+        )
 
     def stop(self) -> None:
         """Shut the server and its kernels down: its whole process group, and its port closed."""
@@ -141,7 +154,9 @@ class JupyterServer:
         """Call the server's REST API with the token; returns the decoded JSON (or None)."""
         data = json.dumps(body).encode() if body is not None else None
         request = urllib.request.Request(
-            f"{self.url}{path}", data=data, method=method,
+            f"{self.url}{path}",
+            data=data,
+            method=method,
             headers={"Authorization": f"token {self.token}", "Content-Type": "application/json"},
         )
         with urllib.request.urlopen(request, timeout=10) as response:
@@ -155,7 +170,9 @@ class JupyterServer:
 
     def fresh_copy(self, name: str) -> str:
         """Copy a test notebook again (autosave may have rewritten it); returns its name."""
-        if (NOTEBOOKS / name).exists():  # other notebooks (the bench's) were written into root directly
+        if (
+            NOTEBOOKS / name
+        ).exists():  # other notebooks (the bench's) were written into root directly
             shutil.copy(NOTEBOOKS / name, self.root / name)
         return name
 
@@ -166,7 +183,9 @@ def launch_chromium(playwright):
         raise RuntimeError(
             f"{CHROMIUM} not found. The browser tests need Debian's Chromium: apt-get install -y chromium."
         )
-    return playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
+    return playwright.chromium.launch(
+        executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
+    )
 
 
 class NotebookPage:
@@ -180,7 +199,9 @@ class NotebookPage:
         self.server.delete_sessions()
         self.server.fresh_copy(self.name)
         if self.ui == "lab":
-            self.page.goto(f"{self.server.url}/lab/tree/{self.name}?reset&token={self.server.token}")
+            self.page.goto(
+                f"{self.server.url}/lab/tree/{self.name}?reset&token={self.server.token}"
+            )
         else:
             self.page.goto(f"{self.server.url}/notebooks/{self.name}?token={self.server.token}")
         self.page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=timeout)

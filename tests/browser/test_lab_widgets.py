@@ -74,14 +74,20 @@ def test_the_stored_notebook_has_no_outputs_to_replay():
 
 def test_run_all_draws_every_widget_from_the_kernel(lab):
     page = lab.page
-    assert page.locator(".hv-apply").count() == 2 and page.locator(".hv-monitor").count() == 2  # the table, the heat map
+    assert (
+        page.locator(".hv-apply").count() == 2 and page.locator(".hv-monitor").count() == 2
+    )  # the table, the heat map
     for kind in ("timeline", "inventory"):
         assert page.locator(f".hv-{kind}").count() == 1
     assert page.get_by_text("Error displaying widget").count() == 0
     # What the kernel knows is what the page shows.
-    totals = lab.notebook.execute("print(traversal.total, timeline.total, len(inventory.hooks), monitor.steps)")
+    totals = lab.notebook.execute(
+        "print(traversal.total, timeline.total, len(inventory.hooks), monitor.steps)"
+    )
     steps, firings, hooks, monitored = totals.split()
-    assert page.locator(".hv-apply").first.locator(".hv-status").text_content() == f"step 0 / {steps}"
+    assert (
+        page.locator(".hv-apply").first.locator(".hv-status").text_content() == f"step 0 / {steps}"
+    )
     assert page.locator(".hv-timeline .hv-status").text_content() == f"firing 0 / {firings}"
     assert data(page.locator(".hv-inventory"), "count") == hooks
     assert data(page.locator(".hv-monitor").first, "steps") == monitored == "40"
@@ -112,13 +118,23 @@ def test_apply_traversal_plays_post_order_with_no_kernel_message_per_frame(lab):
     assert lab.notebook.execute("print(traversal.step, traversal.current)") == "5 cd.d\n"
     lab.page.keyboard.press("End")
     assert data(widget, "current") == "Model"
-    assert badges(widget) == ["7", "3", "1", "2", "6", "4", "5"]  # rows in tree order, numbered post-order
+    assert badges(widget) == [
+        "7",
+        "3",
+        "1",
+        "2",
+        "6",
+        "4",
+        "5",
+    ]  # rows in tree order, numbered post-order
     lab.notebook.execute("traversal.step = 2")
     wait_data(lab, widget, "current", "ab.b")
     printed = widget.locator(".hv-side pre").text_content().strip()
     assert printed == "Function_B.W = 1"
     sent = lab.comm_messages_sent()
-    widget.locator(".hv-slider").evaluate(  # a drag: the slider moves through 4, 5, 6, then is let go
+    widget.locator(
+        ".hv-slider"
+    ).evaluate(  # a drag: the slider moves through 4, 5, 6, then is let go
         """(slider) => { for (const v of [4, 5, 6]) { slider.value = v; slider.dispatchEvent(new Event('input')); }
                         slider.dispatchEvent(new Event('change')); }"""
     )
@@ -128,7 +144,9 @@ def test_apply_traversal_plays_post_order_with_no_kernel_message_per_frame(lab):
     assert lab.notebook.execute("print(traversal.step)") == "6\n"
     lab.notebook.execute("traversal.step = 2")
     wait_data(lab, widget, "current", "ab.b")
-    lab.page.keyboard.press("ArrowRight")  # fn(ab): both children done first, the heart of post-order
+    lab.page.keyboard.press(
+        "ArrowRight"
+    )  # fn(ab): both children done first, the heart of post-order
     assert widget.locator(".hv-frame").nth(1).text_content().startswith("ab.apply(fn)children done")
     lab.notebook.screenshot(widget, "apply-traversal")
 
@@ -142,7 +160,9 @@ def test_the_widgets_keys_stay_in_the_widget_and_the_notebooks_keys_still_work(l
     assert lab.page.evaluate(active) == cell + 1
     focus(widget)
     lab.page.keyboard.press("Home")
-    lab.page.keyboard.press("ArrowRight")  # the widget's key: it steps, and the notebook does not move
+    lab.page.keyboard.press(
+        "ArrowRight"
+    )  # the widget's key: it steps, and the notebook does not move
     assert data(widget, "step") == "1"
     assert lab.page.evaluate(active) == cell
 
@@ -150,7 +170,10 @@ def test_the_widgets_keys_stay_in_the_widget_and_the_notebooks_keys_still_work(l
 def test_apply_traversal_switches_to_modules_pre_order(lab):
     widget = lab.page.locator(".hv-apply").first
     focus(widget)
-    switch = widget.get_by_role("button", name="Show the order modules() yields: the module first, then its children (pre-order)")
+    switch = widget.get_by_role(
+        "button",
+        name="Show the order modules() yields: the module first, then its children (pre-order)",
+    )
     assert switch.get_attribute("aria-pressed") == "false"
     switch.click()
     wait_data(lab, widget, "order", "modules")
@@ -159,11 +182,21 @@ def test_apply_traversal_switches_to_modules_pre_order(lab):
         lab.page.keyboard.press("ArrowRight")
         seen.append(data(widget, "current"))
     assert seen == BLOG_PREORDER
-    assert badges(widget) == ["1", "2", "3", "4", "5", "6", "7"]  # pre-order numbers follow the tree's rows
+    assert badges(widget) == [
+        "1",
+        "2",
+        "3",
+        "4",
+        "5",
+        "6",
+        "7",
+    ]  # pre-order numbers follow the tree's rows
     lab.page.wait_for_timeout(300)
     assert lab.notebook.execute("print(traversal.order, traversal.step)") == "modules 7\n"
     assert switch.get_attribute("aria-pressed") == "true"
-    widget.get_by_role("button", name="Show the order apply() visits: children first, then the module (post-order)").click()
+    widget.get_by_role(
+        "button", name="Show the order apply() visits: children first, then the module (post-order)"
+    ).click()
     wait_data(lab, widget, "order", "apply")
     assert badges(widget) == [""] * 7 and data(widget, "step") == "0"
 
@@ -173,7 +206,9 @@ def test_a_thousand_module_tree_stays_readable(lab):
     widget.scroll_into_view_if_needed()
     tree = widget.locator(".hv-tree")
     assert widget.locator(".hv-row").count() == 1000
-    visible = widget.locator(".hv-row").evaluate_all("(rows) => rows.filter(r => r.offsetParent !== null).length")
+    visible = widget.locator(".hv-row").evaluate_all(
+        "(rows) => rows.filter(r => r.offsetParent !== null).length"
+    )
     assert visible <= 20  # subtrees start closed
     focus(widget)
     lab.page.keyboard.press("End")
@@ -186,7 +221,10 @@ def test_a_thousand_module_tree_stays_readable(lab):
     assert counts.count("111/111 visited") == 8  # finished subtrees fold away, with their count
     tree_box, row_box = tree.bounding_box(), current.bounding_box()
     assert tree_box["height"] <= 440  # the tree scrolls instead of growing
-    assert tree_box["y"] <= row_box["y"] and row_box["y"] + row_box["height"] <= tree_box["y"] + tree_box["height"]
+    assert (
+        tree_box["y"] <= row_box["y"]
+        and row_box["y"] + row_box["height"] <= tree_box["y"] + tree_box["height"]
+    )
     lab.notebook.screenshot(widget, "apply-traversal-1000")
 
 
@@ -258,7 +296,6 @@ def test_hook_timeline_shows_the_forward_hook_after_forward(lab):
     lab.notebook.screenshot(widget, "hook-timeline")
 
 
-
 def live_text(widget) -> str:
     """What the widget's live region last announced."""
     return widget.locator("[aria-live='polite']").text_content()
@@ -266,7 +303,9 @@ def live_text(widget) -> str:
 
 def wait_live(lab, widget, text: str, timeout: float = 5_000) -> None:
     widget.locator("[aria-live='polite']").evaluate("(el) => { window.__hvLive = el; }")
-    lab.page.wait_for_function("(t) => window.__hvLive.textContent === t", arg=text, timeout=timeout)
+    lab.page.wait_for_function(
+        "(t) => window.__hvLive.textContent === t", arg=text, timeout=timeout
+    )
 
 
 def test_apply_traversal_and_the_timeline_announce_each_step(lab):
@@ -274,12 +313,16 @@ def test_apply_traversal_and_the_timeline_announce_each_step(lab):
     region = traversal.locator("[aria-live='polite']")
     assert region.get_attribute("role") == "status" and region.count() == 1
     box = region.bounding_box()
-    assert box["width"] <= 1 and box["height"] <= 1  # for screen readers: the page shows the same already
+    assert (
+        box["width"] <= 1 and box["height"] <= 1
+    )  # for screen readers: the page shows the same already
     focus(traversal)
     lab.page.keyboard.press("Home")
     for _ in range(3):
         lab.page.keyboard.press("ArrowRight")
-    wait_live(lab, traversal, "visit 3 of 7: ab, Layer_AB")  # keys faster than speech: the latest step
+    wait_live(
+        lab, traversal, "visit 3 of 7: ab, Layer_AB"
+    )  # keys faster than speech: the latest step
     lab.page.keyboard.press("End")
     wait_live(lab, traversal, "visit 7 of 7: Model")
 
@@ -303,8 +346,12 @@ def test_apply_traversal_and_the_timeline_announce_each_step(lab):
     for _ in range(5):
         lab.page.keyboard.press("ArrowRight")
     total = lab.notebook.execute("print(timeline.total)").strip()
-    wait_live(lab, timeline, f"firing 5 of {total}: ab.a, forward hook: runs AFTER forward() returned"
-              " (your hook double_output); its return value replaced the output")
+    wait_live(
+        lab,
+        timeline,
+        f"firing 5 of {total}: ab.a, forward hook: runs AFTER forward() returned"
+        " (your hook double_output); its return value replaced the output",
+    )
     assert data(timeline, "current") == "ab.a forward"
 
 
@@ -313,12 +360,20 @@ def test_hook_inventory_remove_button_takes_the_hook_off_in_python(lab):
     widget.scroll_into_view_if_needed()
     assert widget.locator("tr.hv-dup").count() == 2
     lab.notebook.screenshot(widget, "hook-inventory")
-    copy_id = lab.notebook.execute("print([r['id'] for r in inventory.hooks if not r['first']][0])").strip()
+    copy_id = lab.notebook.execute(
+        "print([r['id'] for r in inventory.hooks if not r['first']][0])"
+    ).strip()
     widget.locator(f"tr[data-id='{copy_id}']").get_by_role("button").click()
     wait_data(lab, widget, "count", "2")
     assert widget.locator("tr.hv-dup").count() == 0
-    assert widget.locator(".hv-inv-status").text_content() == f"removed ab.a: forward hook double_output (id {copy_id})"
-    assert lab.notebook.execute("print(len(blog.ab.a._forward_hooks), len(hv.list_hooks(blog)))") == "1 2\n"
+    assert (
+        widget.locator(".hv-inv-status").text_content()
+        == f"removed ab.a: forward hook double_output (id {copy_id})"
+    )
+    assert (
+        lab.notebook.execute("print(len(blog.ab.a._forward_hooks), len(hv.list_hooks(blog)))")
+        == "1 2\n"
+    )
 
     focus(widget)  # keys: choose the second row (cd's backward hook) and delete it
     lab.page.keyboard.press("ArrowDown")
@@ -374,19 +429,33 @@ def test_heat_map_draws_each_modules_histogram_over_time_from_the_kernel(lab):
         "h = heat.heatmap\nprint(h['columns'], h['span'], *[p['bins'] for p in h['output']], *[m[0] for m in heat.modules])"
     ).split()
     columns, span, bins, paths = kernel[0], kernel[1], kernel[2:11], kernel[11:]
-    assert (columns, span) == ("60", "2") and data(view, "columns") == columns  # 120 steps, 2 a column
+    assert (columns, span) == ("60", "2") and data(
+        view, "columns"
+    ) == columns  # 120 steps, 2 a column
     panels = widget.locator(".hv-heat")
-    assert panels.evaluate_all("(figures) => figures.map((f) => f.dataset.path)") == paths == [str(i) for i in range(9)]
+    assert (
+        panels.evaluate_all("(figures) => figures.map((f) => f.dataset.path)")
+        == paths
+        == [str(i) for i in range(9)]
+    )
     for i, panel in enumerate(panels.all()):
         painted = painted_columns(panel)
-        assert len(painted) == 60 and min(painted) > 0, (i, painted)  # every step of every module drawn
+        assert len(painted) == 60 and min(painted) > 0, (
+            i,
+            painted,
+        )  # every step of every module drawn
         assert panel.locator("canvas").evaluate("(c) => c.height") == int(bins[i])
-        assert "histogram of its outputs over 120 steps" in panel.locator("canvas").get_attribute("aria-label")
+        assert "histogram of its outputs over 120 steps" in panel.locator("canvas").get_attribute(
+            "aria-label"
+        )
     # The last layer's outputs start squeezed near 0, then spread: more bins in use as it trains.
     last = painted_columns(panels.nth(8))
     assert sum(last[-10:]) > 2 * sum(last[:10]), last
     panel_background = panels.first.evaluate("(el) => getComputedStyle(el).backgroundColor")
-    assert panel_background == colour_of(lab.page, "var(--jp-layout-color1)") and brightness(panel_background) > 3 * 200
+    assert (
+        panel_background == colour_of(lab.page, "var(--jp-layout-color1)")
+        and brightness(panel_background) > 3 * 200
+    )
     assert lab.errors == []
     lab.notebook.screenshot(widget, "hook-monitor-heatmap")
 
@@ -397,7 +466,9 @@ def test_heat_map_updates_live_while_the_loop_runs(lab):
     loop_cell = lab.page.locator(".jp-CodeCell").nth(HEAT_LOOP_CELL)
     assert "with heat:" in loop_cell.text_content()
     loop_cell.locator(".jp-InputArea-prompt").click()
-    lab.page.keyboard.press("Control+Enter")  # run in place: Shift+Enter on the last cell would add one
+    lab.page.keyboard.press(
+        "Control+Enter"
+    )  # run in place: Shift+Enter on the last cell would add one
     seen = []
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -432,13 +503,21 @@ def test_heat_map_is_reached_and_switched_with_the_keyboard(lab):
     lab.page.keyboard.press("ArrowDown")  # the table's own keys still work
     assert widget.locator(".hv-detail-title").text_content().startswith("0")
     lab.page.keyboard.press("Tab")  # the view switch is the first thing the keys reach
-    assert active_element(lab.page, "(a) => a.getAttribute('role') + ' ' + a.textContent") == "tab Table"
+    assert (
+        active_element(lab.page, "(a) => a.getAttribute('role') + ' ' + a.textContent")
+        == "tab Table"
+    )
     lab.page.keyboard.press("Tab")
     lab.page.keyboard.press("Enter")
     wait_data(lab, widget, "view", "heatmap")
-    assert widget.locator(".hv-heat.hv-selected").get_attribute("data-path") == "0"  # the selection carries over
+    assert (
+        widget.locator(".hv-heat.hv-selected").get_attribute("data-path") == "0"
+    )  # the selection carries over
     lab.page.wait_for_timeout(300)
-    assert lab.notebook.execute("print(heat.view, heat.heatmap_kind, heat.selected)") == "heatmap gradient 0\n"
+    assert (
+        lab.notebook.execute("print(heat.view, heat.heatmap_kind, heat.selected)")
+        == "heatmap gradient 0\n"
+    )
     widget.get_by_role("button", name="Show outputs (G switches)").click()
     wait_data(lab, view, "kind", "output")
 
@@ -485,7 +564,9 @@ def test_predictions_render_from_the_kernel_with_nothing_of_the_answer_in_the_pa
     assert words.get_by_role("textbox", name="your prediction").count() == 1
     assert words.locator(".hv-verdict").get_attribute("aria-live") == "polite"
     background = clicked.evaluate("(el) => getComputedStyle(el).backgroundColor")
-    assert sum(int(v) for v in background[background.index("(") + 1 : -1].split(",")[:3]) > 3 * 200  # light
+    assert (
+        sum(int(v) for v in background[background.index("(") + 1 : -1].split(",")[:3]) > 3 * 200
+    )  # light
     # What the kernel holds is what the page shows, and the kernel has not revealed anything.
     assert lab.notebook.execute("print(repr(clicked), repr(words), clicked.why == '')") == (
         "Prediction('example-apply-first': 4 choices) Prediction('example-postorder-numbers': short answer) True\n"
@@ -504,7 +585,10 @@ def test_clicking_a_prediction_choice_reveals_the_verdict_the_answer_then_why(la
     assert verdict.text_content() == "✗ Not quite: you chose A; the answer is C: ab.a."
     assert verdict.get_attribute("aria-live") == "polite" and data(widget, "correct") == "false"
     chosen, right = widget.locator(".hv-choice").nth(0), widget.locator(".hv-choice").nth(2)
-    assert "hv-wrong" in chosen.get_attribute("class") and chosen.locator(".hv-mark").text_content() == "✗ your choice"
+    assert (
+        "hv-wrong" in chosen.get_attribute("class")
+        and chosen.locator(".hv-mark").text_content() == "✗ your choice"
+    )
     assert chosen.get_attribute("aria-label") == "A: Model, the root (your choice, not right)"
     assert right.locator(".hv-mark").text_content() == "✓ answer"
     assert right.get_attribute("aria-label") == "C: ab.a (the right answer)"
@@ -512,9 +596,14 @@ def test_clicking_a_prediction_choice_reveals_the_verdict_the_answer_then_why(la
     why = widget.locator(".hv-why")
     why.get_by_text(CHOICE_WHY).wait_for(state="visible")
     assert why.locator("code").first.text_content() == "apply"
-    assert lab.notebook.execute("print(clicked.answered, clicked.correct, clicked.chosen)") == "True False 0\n"
+    assert (
+        lab.notebook.execute("print(clicked.answered, clicked.correct, clicked.chosen)")
+        == "True False 0\n"
+    )
 
-    widget.locator(".hv-choice").nth(3).click(force=True)  # aria-disabled, but a click still lands: it sends nothing
+    widget.locator(".hv-choice").nth(3).click(
+        force=True
+    )  # aria-disabled, but a click still lands: it sends nothing
     lab.page.wait_for_timeout(300)
     assert lab.comm_messages_sent() == sent + 1
     assert widget.locator(".hv-choice[aria-disabled='true']").count() == 4
@@ -533,7 +622,16 @@ def test_the_keyboard_alone_answers_a_prediction(lab):
     lab.page.keyboard.press("Tab")
     assert active_element(lab.page) == "0"  # the first choice is a real, focusable button
     seen = []
-    for key in ("ArrowUp", "ArrowUp", "ArrowDown", "Home", "End", "ArrowRight", "ArrowLeft", "ArrowLeft"):
+    for key in (
+        "ArrowUp",
+        "ArrowUp",
+        "ArrowDown",
+        "Home",
+        "End",
+        "ArrowRight",
+        "ArrowLeft",
+        "ArrowLeft",
+    ):
         lab.page.keyboard.press(key)
         seen.append(active_element(lab.page))
     assert seen == ["3", "2", "3", "0", "3", "0", "3", "2"]  # arrows wrap around
@@ -541,7 +639,9 @@ def test_the_keyboard_alone_answers_a_prediction(lab):
     assert data(widget, "state") == "open"
     lab.page.keyboard.press("Space")
     wait_data(lab, widget, "state", "answered")
-    assert widget.locator("[aria-live='polite']").text_content() == "✓ Right! The answer is C: ab.a."
+    assert (
+        widget.locator("[aria-live='polite']").text_content() == "✓ Right! The answer is C: ab.a."
+    )
     assert active_element(lab.page) == "2"  # the focus stays on the choice
     assert lab.notebook.execute("print(keyed.correct, keyed.chosen)") == "True 2\n"
 
@@ -560,14 +660,22 @@ def test_a_short_prediction_is_typed_and_checked_with_enter(lab):
     lab.page.keyboard.press("Enter")
     wait_data(lab, widget, "state", "answered")
     assert lab.comm_messages_sent() == sent + 1
-    assert widget.locator("[aria-live='polite']").text_content() == "✓ Right! The answer is 4 5 2 6 3 1."
+    assert (
+        widget.locator("[aria-live='polite']").text_content()
+        == "✓ Right! The answer is 4 5 2 6 3 1."
+    )
     box = widget.get_by_role("textbox", name="your prediction")
     assert box.input_value() == "4, 5, 2, 6, 3, 1" and box.evaluate("(el) => el.readOnly")
     assert widget.locator(".hv-short .hv-mark").text_content() == "✓ right"
     assert widget.locator(".hv-answer").text_content() == "Answer 4 5 2 6 3 1"
     widget.locator(".hv-why").get_by_text(WORDS_WHY).wait_for(state="visible")
-    assert lab.page.locator(".jp-Notebook .jp-Cell").count() == cells  # digits typed were not cell shortcuts
-    assert lab.notebook.execute("print(words.correct, repr(words.given))") == "True '4, 5, 2, 6, 3, 1'\n"
+    assert (
+        lab.page.locator(".jp-Notebook .jp-Cell").count() == cells
+    )  # digits typed were not cell shortcuts
+    assert (
+        lab.notebook.execute("print(words.correct, repr(words.given))")
+        == "True '4, 5, 2, 6, 3, 1'\n"
+    )
     lab.page.wait_for_timeout(800)  # the reveal's fade, for the picture
     lab.notebook.screenshot(widget, "prediction-short")
 
@@ -594,17 +702,27 @@ TOGGLE_A_SUBTREE = """(caret) => {
 
 
 def test_no_widget_moves_under_reduced_motion(lab):
-    caret = lab.page.locator(".hv-apply").nth(1).locator(".hv-node.hv-collapsed > .hv-row .hv-caret").first
+    caret = (
+        lab.page.locator(".hv-apply")
+        .nth(1)
+        .locator(".hv-node.hv-collapsed > .hv-row .hv-caret")
+        .first
+    )
     caret.scroll_into_view_if_needed()
     moving = lab.page.evaluate(MOVING)
-    assert "svg." in moving and "div.hv-why" in moving, moving  # the caret turns, the reveal fades in
+    assert "svg." in moving and "div.hv-why" in moving, (
+        moving
+    )  # the caret turns, the reveal fades in
     assert caret.evaluate(TOGGLE_A_SUBTREE) == ["CSSTransition"]
     lab.page.emulate_media(reduced_motion="reduce")
     try:
         assert lab.page.evaluate(MOVING) == []  # in every widget: drawn at once
         assert caret.evaluate(TOGGLE_A_SUBTREE) == []  # the caret jumps to its new angle
         why = predictions(lab)[0].locator(".hv-why")
-        assert why.evaluate("(el) => getComputedStyle(el).animationName") == "none" and why.is_visible()
+        assert (
+            why.evaluate("(el) => getComputedStyle(el).animationName") == "none"
+            and why.is_visible()
+        )
         traversal = lab.page.locator(".hv-apply").first
         focus(traversal)
         lab.page.keyboard.press("Home")
@@ -614,7 +732,13 @@ def test_no_widget_moves_under_reduced_motion(lab):
         lab.page.emulate_media(reduced_motion="no-preference")
 
 
-LAB_WIDGETS = {"hv-apply": 2, "hv-timeline": 1, "hv-inventory": 1, "hv-monitor": 2, "hv-prediction": 3}
+LAB_WIDGETS = {
+    "hv-apply": 2,
+    "hv-timeline": 1,
+    "hv-inventory": 1,
+    "hv-monitor": 2,
+    "hv-prediction": 3,
+}
 
 
 def test_axe_finds_nothing_serious_in_any_widget_in_the_light_theme(lab):
@@ -627,7 +751,9 @@ def test_axe_finds_nothing_serious_in_any_widget_in_the_light_theme(lab):
             className: 'hv-probe', style: 'height: 20px; overflow: auto', innerHTML: '<p style="height: 80px">x</p>' }))"""
     )
     try:
-        assert [v.split(" ")[0] for v in axe_violations(lab.page)] == ["scrollable-region-focusable"]
+        assert [v.split(" ")[0] for v in axe_violations(lab.page)] == [
+            "scrollable-region-focusable"
+        ]
     finally:
         lab.page.locator(".hv-probe").evaluate("(el) => el.remove()")
 
@@ -642,15 +768,27 @@ def test_the_stored_prediction_html_shows_a_collapsed_answer(lab, tmp_path):
         time.sleep(0.1)
     notebook = json.loads(saved.read_text())
     cell = next(c for c in notebook["cells"] if "clicked = predict(" in "".join(c["source"]))
-    data_ = {kind: "".join(value) if isinstance(value, list) else value  # a notebook splits text in lines
-             for kind, value in cell["outputs"][-1]["data"].items()}
-    assert data_["text/plain"] == "Prediction('example-apply-first': 4 choices)"  # as it was displayed
+    data_ = {
+        kind: "".join(value)
+        if isinstance(value, list)
+        else value  # a notebook splits text in lines
+        for kind, value in cell["outputs"][-1]["data"].items()
+    }
+    assert (
+        data_["text/plain"] == "Prediction('example-apply-first': 4 choices)"
+    )  # as it was displayed
     assert "application/vnd.jupyter.widget-view+json" in data_ and "<details>" in data_["text/html"]
-    notebook["metadata"].pop("widgets", None)  # no widget state: as GitHub or nbviewer would have it
+    notebook["metadata"].pop(
+        "widgets", None
+    )  # no widget state: as GitHub or nbviewer would have it
     exported = tmp_path / "exported.ipynb"
     exported.write_text(json.dumps(notebook))
-    subprocess.run([sys.executable, "-m", "nbconvert", "--to", "html", str(exported)],
-                   check=True, capture_output=True, timeout=120)
+    subprocess.run(
+        [sys.executable, "-m", "nbconvert", "--to", "html", str(exported)],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
     page = lab.page.context.new_page()
     try:
         page.route("http*://**", lambda route: route.abort())  # offline, like a saved page
@@ -696,7 +834,9 @@ def test_predictions_follow_jupyterlab_dark_theme(lab):
     for widget in predictions(lab):
         assert_dark_like_the_notebook(lab.page, widget)
         text = widget.locator(".hv-question").evaluate("(el) => getComputedStyle(el).color")
-        assert sum(int(v) for v in text[text.index("(") + 1 : -1].split(",")[:3]) > 3 * 180  # light text
+        assert (
+            sum(int(v) for v in text[text.index("(") + 1 : -1].split(",")[:3]) > 3 * 180
+        )  # light text
     lab.page.wait_for_timeout(800)  # the reveal's fade, for the picture
     lab.notebook.screenshot(predictions(lab)[0], "prediction-dark")
     assert lab.errors == []
@@ -712,7 +852,6 @@ def test_widgets_follow_jupyterlab_dark_theme(lab):
     assert lab.errors == []
 
 
-
 def test_heat_map_follows_jupyterlab_dark_theme(lab):
     page = lab.page
     switch_to_dark(page)
@@ -720,7 +859,9 @@ def test_heat_map_follows_jupyterlab_dark_theme(lab):
     assert_dark_like_the_notebook(page, widget)
     panel = widget.locator(".hv-heat").first
     background = panel.evaluate("(el) => getComputedStyle(el).backgroundColor")
-    assert background == colour_of(page, "var(--jp-layout-color1)") and brightness(background) < 3 * 80
+    assert (
+        background == colour_of(page, "var(--jp-layout-color1)") and brightness(background) < 3 * 80
+    )
     caption = panel.locator("figcaption").evaluate("(el) => getComputedStyle(el).color")
     assert brightness(caption) > 3 * 180  # light text on the dark panel
     assert min(painted_columns(panel)) > 0

@@ -33,17 +33,28 @@ def test_make_lab_opens_00_start_here(tmp_path, chromium):
     assert stamp.exists(), f"{stamp} is missing: run `make setup` first"
     os.utime(stamp)  # newer than the copied pyproject: `make lab` installs nothing
     env = jupyter_env(tmp_path / "home")
-    command = ["make", "-s", "-C", str(course), "lab", f"VENV={venv}",
-               f"LAB_ARGS=--no-browser --ip=127.0.0.1 --port={port} --IdentityProvider.token={token}"]
+    command = [
+        "make",
+        "-s",
+        "-C",
+        str(course),
+        "lab",
+        f"VENV={venv}",
+        f"LAB_ARGS=--no-browser --ip=127.0.0.1 --port={port} --IdentityProvider.token={token}",
+    ]
     log = (tmp_path / "lab.log").open("w+")
-    process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    process = subprocess.Popen(
+        command, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+    )
     try:
         url = None
         deadline = time.monotonic() + 90
         while url is None and time.monotonic() < deadline:
             assert process.poll() is None, (tmp_path / "lab.log").read_text()
             # Jupyter masks a token it did not make ("token=..."): put ours back
-            found = re.search(rf"http://127\.0\.0\.1:{port}/\S+\?token=", (tmp_path / "lab.log").read_text())
+            found = re.search(
+                rf"http://127\.0\.0\.1:{port}/\S+\?token=", (tmp_path / "lab.log").read_text()
+            )
             url = found.group(0) + token if found else None
             time.sleep(0.3)
         assert url is not None, (tmp_path / "lab.log").read_text()
@@ -53,7 +64,9 @@ def test_make_lab_opens_00_start_here(tmp_path, chromium):
         try:
             page = context.new_page()
             page.goto(url)
-            tab = page.locator(".lm-TabBar-tab.lm-mod-current .lm-TabBar-tabLabel", has_text="00-start-here.ipynb")
+            tab = page.locator(
+                ".lm-TabBar-tab.lm-mod-current .lm-TabBar-tabLabel", has_text="00-start-here.ipynb"
+            )
             tab.first.wait_for(timeout=60_000)
             heading = page.locator(".jp-Notebook .jp-RenderedHTMLCommon h1").first
             heading.wait_for(timeout=60_000)

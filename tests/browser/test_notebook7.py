@@ -20,7 +20,13 @@ from test_lab_widgets import (
 )
 
 BLOG_POSTORDER = ["ab.a", "ab.b", "ab", "cd.c", "cd.d", "cd", "Model"]
-NOTEBOOK7_WIDGETS = {"hv-apply": 1, "hv-timeline": 1, "hv-inventory": 1, "hv-monitor": 2, "hv-prediction": 2}
+NOTEBOOK7_WIDGETS = {
+    "hv-apply": 1,
+    "hv-timeline": 1,
+    "hv-inventory": 1,
+    "hv-monitor": 2,
+    "hv-prediction": 2,
+}
 ACTIVE_CELL = "() => [...document.querySelectorAll('.jp-Notebook .jp-Cell')].findIndex(c => c.classList.contains('jp-mod-active'))"
 
 
@@ -57,8 +63,12 @@ def notebook7(chromium, notebook_server):
     session = open_notebook(chromium, notebook_server, "widgets_notebook7.ipynb", ui="notebook")
     page = session.page
     session.notebook.run_all(wait=False)
-    session.monitor_steps_while_running = watch_while_running(page, 2, ".hv-monitor >> nth=0", "steps")
-    session.heat_steps_while_running = watch_while_running(page, 5, ".hv-monitor >> nth=1 >> .hv-heat-view", "steps")
+    session.monitor_steps_while_running = watch_while_running(
+        page, 2, ".hv-monitor >> nth=0", "steps"
+    )
+    session.heat_steps_while_running = watch_while_running(
+        page, 5, ".hv-monitor >> nth=1 >> .hv-heat-view", "steps"
+    )
     session.notebook.wait_cells_done()
     yield session
     page.context.close()
@@ -80,17 +90,27 @@ def test_the_heat_map_draws_live_in_notebook_7(notebook7):
     assert len(live) >= 2 and live == sorted(live), seen  # drawn while its cell was running
     widget = page.locator(".hv-monitor").nth(1)
     view = widget.locator(".hv-heat-view")
-    assert widget.evaluate("(el) => el.dataset.view") == "heatmap" and view.evaluate("(el) => el.dataset.steps") == "40"
+    assert (
+        widget.evaluate("(el) => el.dataset.view") == "heatmap"
+        and view.evaluate("(el) => el.dataset.steps") == "40"
+    )
     assert widget.locator(".hv-heat").count() == 6  # the Sequential and its five layers
     assert all(min(painted_columns(panel)) > 0 for panel in widget.locator(".hv-heat").all())
     assert len(painted_columns(widget.locator(".hv-heat").first)) == 40
     widget.evaluate("(el) => el.focus()")
     page.keyboard.press("g")
-    page.wait_for_function("() => document.querySelectorAll('.hv-heat-view')[1].dataset.kind === 'gradient'",
-                           timeout=10_000)
+    page.wait_for_function(
+        "() => document.querySelectorAll('.hv-heat-view')[1].dataset.kind === 'gradient'",
+        timeout=10_000,
+    )
     assert all(min(painted_columns(panel)) > 0 for panel in widget.locator(".hv-heat").all())
-    background = widget.locator(".hv-heat").first.evaluate("(el) => getComputedStyle(el).backgroundColor")
-    assert background == colour_of(page, "var(--jp-layout-color1)") and brightness(background) > 3 * 200  # light
+    background = widget.locator(".hv-heat").first.evaluate(
+        "(el) => getComputedStyle(el).backgroundColor"
+    )
+    assert (
+        background == colour_of(page, "var(--jp-layout-color1)")
+        and brightness(background) > 3 * 200
+    )  # light
     page.wait_for_timeout(300)
     assert notebook7.notebook.execute("print(heat.heatmap_kind, heat.steps)") == "gradient 40\n"
     notebook7.notebook.screenshot(widget, "notebook7-heatmap")
@@ -100,7 +120,9 @@ def test_the_heat_map_draws_live_in_notebook_7(notebook7):
 def test_widgets_render_play_and_sync_in_notebook_7(notebook7):
     page = notebook7.page
     assert page.url.split("?")[0].endswith("/notebooks/widgets_notebook7.ipynb")
-    assert page.locator("#main-panel .jp-NotebookPanel").count() == 1  # Notebook 7's shell, not Lab's
+    assert (
+        page.locator("#main-panel .jp-NotebookPanel").count() == 1
+    )  # Notebook 7's shell, not Lab's
     traversal = page.locator(".hv-apply")
     traversal.scroll_into_view_if_needed()
     traversal.click(position={"x": 4, "y": 4})
@@ -111,7 +133,9 @@ def test_widgets_render_play_and_sync_in_notebook_7(notebook7):
             .observe(el, { attributes: true, attributeFilter: ['data-current'] }); }"""
     )
     page.keyboard.press("Space")
-    page.wait_for_function("() => document.querySelector('.hv-apply').dataset.step === '7'", timeout=10_000)
+    page.wait_for_function(
+        "() => document.querySelector('.hv-apply').dataset.step === '7'", timeout=10_000
+    )
     assert page.evaluate("window.__hvSeen") == ["", *BLOG_POSTORDER]
     page.wait_for_timeout(300)
     assert notebook7.notebook.execute("print(traversal.step, monitor.steps)") == "7 30\n"
@@ -133,8 +157,10 @@ def test_a_prediction_answers_by_keys_and_by_click_in_notebook_7(notebook7):
     guess.evaluate("(el) => el.focus()")  # as a Tab to the widget would
     for key in ("Tab", "ArrowDown", "ArrowDown", "Enter"):
         page.keyboard.press(key)
-    page.wait_for_function("() => document.querySelector('.hv-prediction').dataset.state === 'answered'",
-                           timeout=10_000)
+    page.wait_for_function(
+        "() => document.querySelector('.hv-prediction').dataset.state === 'answered'",
+        timeout=10_000,
+    )
     assert guess.locator("[aria-live='polite']").text_content() == "✓ Right! The answer is C: ab.a."
     guess.locator(".hv-why").get_by_text("comes last").wait_for(state="visible")
 
@@ -155,18 +181,25 @@ def test_a_prediction_answers_by_keys_and_by_click_in_notebook_7(notebook7):
     assert notebook7.widget_errors() == []
 
 
-
 def test_arrows_step_apply_traversal_and_the_timeline_in_notebook_7(notebook7):
     """Notebook 7 reads its shortcuts (the arrows among them) before a key reaches the widget:
     the widgets take their own keys first, and announce the step."""
     page = notebook7.page
-    first = notebook7.notebook.execute(
-        "from hookviz.widgets.hook_timeline import MEANING\n"
-        "f = timeline.sequence[0]\nprint(timeline.total, f.label, MEANING[f.kind], sep='|')"
-    ).strip().split("|")
+    first = (
+        notebook7.notebook.execute(
+            "from hookviz.widgets.hook_timeline import MEANING\n"
+            "f = timeline.sequence[0]\nprint(timeline.total, f.label, MEANING[f.kind], sep='|')"
+        )
+        .strip()
+        .split("|")
+    )
     for widget, after_one, said in [
         (page.locator(".hv-apply"), "ab.a", "visit 1 of 7: ab.a, Function_A"),
-        (page.locator(".hv-timeline"), f"{first[1]} forward_call", f"firing 1 of {first[0]}: {first[1]}, {first[2]}"),
+        (
+            page.locator(".hv-timeline"),
+            f"{first[1]} forward_call",
+            f"firing 1 of {first[0]}: {first[1]}, {first[2]}",
+        ),
     ]:
         widget.scroll_into_view_if_needed()
         widget.click(position={"x": 4, "y": 4})
@@ -193,7 +226,9 @@ def test_a_widgets_buttons_answer_enter_in_notebook_7(notebook7):
     page.keyboard.press("Tab")  # the view switch's first button: Table
     page.keyboard.press("Enter")
     wait_data(notebook7, widget, "view", "table")
-    assert page.locator(".jp-Notebook.jp-mod-editMode").count() == 0  # Enter did not open a cell's editor
+    assert (
+        page.locator(".jp-Notebook.jp-mod-editMode").count() == 0
+    )  # Enter did not open a cell's editor
     page.keyboard.press("v")  # the widget's key again: back to the heat map
     wait_data(notebook7, widget, "view", "heatmap")
     page.wait_for_timeout(300)
@@ -218,8 +253,12 @@ def test_the_heat_map_follows_notebook_7_dark_theme(notebook7):
     switch_to_dark(page)
     widget = page.locator(".hv-monitor").nth(1)
     assert_dark_like_the_notebook(page, widget)
-    background = widget.locator(".hv-heat").first.evaluate("(el) => getComputedStyle(el).backgroundColor")
-    assert background == colour_of(page, "var(--jp-layout-color1)") and brightness(background) < 3 * 80
+    background = widget.locator(".hv-heat").first.evaluate(
+        "(el) => getComputedStyle(el).backgroundColor"
+    )
+    assert (
+        background == colour_of(page, "var(--jp-layout-color1)") and brightness(background) < 3 * 80
+    )
     assert all(min(painted_columns(panel)) > 0 for panel in widget.locator(".hv-heat").all())
     notebook7.notebook.screenshot(widget, "notebook7-heatmap-dark")
     assert notebook7.widget_errors() == []

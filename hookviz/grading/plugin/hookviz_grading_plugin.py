@@ -169,7 +169,9 @@ def _outputs_as_records(outputs: list, limit: int) -> list[dict]:
 
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
-_CELL_FRAME = re.compile(r"(?:Cell In\[\d*\], line (\d+))|(?:<ipython-input-[^>]*>.*?-+>\s*(\d+))", re.S)
+_CELL_FRAME = re.compile(
+    r"(?:Cell In\[\d*\], line (\d+))|(?:<ipython-input-[^>]*>.*?-+>\s*(\d+))", re.S
+)
 
 
 def _cell_line(traceback: Any) -> int | None:
@@ -312,7 +314,9 @@ class Recorder:
             return ["the integrity probe's answer was garbled"]
         problems = [str(p)[:300] for p in found]
         if self.snapshot_digest is not None and answer.get("digest") != self.snapshot_digest:
-            problems.append("the grader's snapshot of the genuine functions was changed in the kernel")
+            problems.append(
+                "the grader's snapshot of the genuine functions was changed in the kernel"
+            )
         return problems
 
     def _call_probe(
