@@ -4,6 +4,8 @@ and the notebook runner the tests share with instructors (tools/run_notebooks.py
 from __future__ import annotations
 
 import importlib.util
+import subprocess
+import sys
 import warnings
 from pathlib import Path
 
@@ -62,3 +64,27 @@ def notebook_runner():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def run_nbval(path: Path) -> subprocess.CompletedProcess:
+    """``pytest --nbval`` on one notebook, in its own folder and without this suite's conftest."""
+    folder = path.parent
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--nbval",
+            str(path),
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--noconftest",
+            "--rootdir",
+            str(folder),
+        ],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )

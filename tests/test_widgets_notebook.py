@@ -6,12 +6,11 @@ checks the Colab pins (ipywidgets 7.7.1, anywidget 0.9.21) the same way.
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import nbformat
 import pytest
 from nbclient import NotebookClient
+
+from tests.helpers import run_nbval
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 CELLS = [
@@ -80,24 +79,6 @@ def test_widgets_display_in_a_kernel_and_nbval_finds_them_stable(kernel_home):
 
     path = kernel_home / "widgets.ipynb"
     nbformat.write(notebook, path)
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "--nbval",
-            str(path),
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "--noconftest",
-            "--rootdir",
-            str(kernel_home),
-        ],
-        cwd=kernel_home,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    result = run_nbval(path)
     assert result.returncode == 0, result.stdout[-3000:]
     assert f"{len(CELLS)} passed" in result.stdout

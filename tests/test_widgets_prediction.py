@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import nbformat
@@ -21,6 +19,7 @@ from hookviz.course import predictions
 from hookviz.course.predictions import CatalogueError, UnknownPrediction, load_catalogue, predict
 from hookviz.widgets.base import STATIC, front_end
 from hookviz.widgets.prediction import Prediction, inline_html, normalise
+from tests.helpers import run_nbval
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WHY = "Post-order: `apply` calls fn on the children before the parent."
@@ -394,25 +393,7 @@ def test_a_kernel_displays_all_three_and_nbval_finds_them_stable(tmp_path, monke
 
     path = tmp_path / "prediction.ipynb"
     nbformat.write(notebook, path)
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "--nbval",
-            str(path),
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "--noconftest",
-            "--rootdir",
-            str(tmp_path),
-        ],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    result = run_nbval(path)
     assert result.returncode == 0, result.stdout[-3000:]
     assert "3 passed" in result.stdout
 
