@@ -89,8 +89,6 @@ class Needs:
         self.hi = bool(self.stats & {"max", "histogram"})
         self.minmax = self.lo or self.hi
         self.nonfinite = bool(self.stats & {"nan", "inf"})
-        # The usual exact pass: one aminmax gives min, max, and whether a NaN or Inf is there.
-        self.usual = self.lo and self.hi and self.nonfinite
 
 
 def check_stats(stats) -> tuple[str, ...]:
@@ -132,9 +130,8 @@ class Lane:
         self.buffer = torch.full(
             (BUFFER_ROWS, SAMPLE_SIZE), math.nan, dtype=torch.float32, device=device
         )
-        self.small: dict[
-            tuple, torch.Tensor
-        ] = {}  # (row, shape) -> the row's first cells in that shape
+        # (row, shape) -> the row's first cells in that shape
+        self.small: dict[tuple, torch.Tensor] = {}
         self.row_views: list[torch.Tensor | None] = [None] * BUFFER_ROWS  # row -> view of that row
         self.positions: dict[int, torch.Tensor] = {}  # numel -> sample positions
         self.used = 0
@@ -151,9 +148,8 @@ class Lane:
         self.bin_index = torch.empty((SLAB, SAMPLE_SIZE), dtype=torch.int32, device=device)
         self.ones = torch.ones(SAMPLE_SIZE, dtype=torch.float32, device=device)
         bins = HIST_BINS + 2
-        self.bin_offsets = torch.arange(0, SLAB * bins, bins, dtype=torch.float32, device=device)[
-            :, None
-        ]
+        offsets = torch.arange(0, SLAB * bins, bins, dtype=torch.float32, device=device)
+        self.bin_offsets = offsets[:, None]
 
     def reset(self) -> None:
         """Free every row (their statistics were computed)."""
@@ -220,7 +216,6 @@ class Pending:
         self.lanes: dict[torch.device, Lane] = {}
         self._cpu: Lane | None = None
         self._pairs: dict[torch.dtype, tuple] = {}
-        self._f32_pair, self._f32_cells = self._pair(torch.float32)
         self.reset()
 
     def reset(self) -> None:
@@ -319,9 +314,8 @@ class Pending:
         n = t.numel()
         lane = self._cpu if t.is_cpu and self._cpu is not None else self._lane(t)
         dtype = t.dtype
-        dtype_id, device_id, summarisable, floating, float32 = lane.type_ids.get(
-            dtype
-        ) or lane.type_id(dtype)
+        ids = lane.type_ids.get(dtype) or lane.type_id(dtype)
+        dtype_id, device_id, summarisable, floating, float32 = ids
         # rows are written in ROW_FIELDS order: dtype, device, numel, length, sampled, NaN, Inf
         if not (summarisable and n and self.need.sample and t.layout is _STRIDED):
             slots.append((None, -1))
@@ -348,27 +342,17 @@ class Pending:
             self.minmax.extend(_NO_EXTREMES)
             return row
         need = self.need
-        if not need.exact:  # exact=False: the sample alone; _compute_slab estimates from it
-            lo, hi, nans, infs = _NOT_TAKEN
-        elif need.usual and float32 and lane is self._cpu:  # the usual case, inline: one aminmax
-            # On the CPU a reduced scalar is already in host memory, so reading it costs no
-            # transfer; the one full pass shows whether a NaN or an Inf is there.
-            torch.aminmax(t, out=self._f32_cells)
-            lo, hi = self._f32_pair.tolist()  # one read for both
-            if math.isfinite(hi - lo):
-                nans = infs = 0
-            else:
-                lo, hi, nans, infs = self._count_non_finite(t)
-        else:
+        if need.exact:
             lo, hi, nans, infs = self._exact_pass(t, lane, slot)
+        else:  # exact=False: the sample alone; _compute_slab estimates from it
+            lo, hi, nans, infs = _NOT_TAKEN
         # One gather (take reads t in its logical order, whatever its strides), after the
         # exact pass: its scattered runs then hit cache and TLB entries, not memory.
         positions = lane.positions.get(n)
         if positions is None:
             positions = lane.sample_positions(n)
         if float32:
-            view = lane.row_views[slot]
-            torch.take(t, positions, out=view if view is not None else lane.row(slot))
+            torch.take(t, positions, out=lane.row(slot))
         else:  # the buffer is float32: gather, then convert only the sample
             lane.row(slot).copy_(torch.take(t, positions))
         self.rows.extend((dtype_id, device_id, n, SAMPLE_SIZE, need.kept_large, nans, infs))
@@ -513,9 +497,8 @@ def _compute_slab(
         nan_exact, inf_exact = info[:, ROW_NAN].double(), info[:, ROW_INF].double()
         nan = torch.where(sampled & (nan_exact >= 0), nan_exact, (nan * scale).round())
         inf = torch.where(sampled & (inf_exact >= 0), inf_exact, (inf * scale).round())
-    if (
-        need.minmax
-    ):  # over finite values; a sampled tensor's exact extremes (if taken) replace the sample's
+    # Over finite values; a sampled tensor's exact extremes (if taken) replace the sample's.
+    if need.minmax:
         lo_exact, hi_exact = exact[index].to(device).unbind(1)  # EXTREMES_WIDTH: min, max
         has_exact = sampled & ~torch.isnan(lo_exact)
         if need.lo:
