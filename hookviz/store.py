@@ -279,9 +279,8 @@ class Reader:
         no statistics, NaN when a statistic was not asked for. ``stats_at(chunk, leaf)`` builds
         the whole TensorStats, for the few events a reader keeps."""
         ev, lv, table = chunk.events, chunk.leaves, chunk.stats
-        for e in range(
-            len(ev) // EVENT_WIDTH
-        ):  # every event: what max_events trims is still new to a listener
+        # Every event: what max_events trims is still new to a listener.
+        for e in range(len(ev) // EVENT_WIDTH):
             at = e * EVENT_WIDTH
             step, phase, path_id = ev[at + EVENT_STEP], ev[at + EVENT_PHASE], ev[at + EVENT_PATH]
             first = ev[at + EVENT_FIRST_LEAF]

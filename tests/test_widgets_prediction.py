@@ -485,9 +485,8 @@ def test_an_unknown_key_lists_the_close_matches(tmp_path):
         "no prediction 'apply-frist' in the catalogue (2 entries). Did you mean 'apply-first'?"
     )
     assert "keys()" in message
-    with pytest.raises(
-        UnknownPrediction, match=r"\(2 entries\)\. hookviz"
-    ):  # nothing close: no guess
+    # Nothing close: no guess.
+    with pytest.raises(UnknownPrediction, match=r"\(2 entries\)\. hookviz"):
         predict("zzz", folder=tmp_path)
 
 

@@ -458,13 +458,14 @@ def _scan_shell(scan, problems: list[str]) -> None:
     if shell is None:
         return
     for name in SHELL_METHODS:
+        # ipykernel binds its own _showtraceback here; nothing else should be
         value = vars(shell).get(name)
         if value is not None and not (
             type(value) is types.MethodType
             and value.__self__ is shell
             and not scan.untrusted(scan.code_file(value))
             and scan.code_file(value) is not None
-        ):  # ipykernel binds its own _showtraceback here; nothing else should be
+        ):
             problems.append(f"the shell's {name} was replaced on the shell object")
     scan.namespace("shell", dict(vars(shell)))
     scan.klass("shell", type(shell))
