@@ -62,7 +62,6 @@ _SUMMARISABLE = {
 }
 _STRIDED = torch.strided
 _NO_EXTREMES = (math.nan, math.nan)
-_NOT_TAKEN = (math.nan, math.nan, NOT_COUNTED, NOT_COUNTED)  # no exact pass: min, max, NaN, Inf
 # Lane.exact: per buffer row, the exact values a hook reduced on the device (NaN: none)
 EXACT_CELLS = ("min", "max", "nan", "inf")
 
@@ -75,6 +74,25 @@ class TensorType(NamedTuple):
     summarisable: bool
     floating: bool
     float32: bool
+
+
+# RowKind.mode, how _write keeps a tensor of that kind: no values (not summarisable, empty, or no
+# statistics asked for); all its values; a sample
+NOT_KEPT, WHOLE, SAMPLED = range(3)
+
+
+class RowKind(NamedTuple):
+    """What _write needs to know about one (shape, dtype, layout) on one lane, made once, so that
+    a hook does one dictionary lookup where it would do a dozen steps."""
+
+    shape_id: int
+    # The row (ROW_FIELDS); a SAMPLED row with an exact pass lacks its last two, the counts.
+    fields: tuple[int, ...]
+    mode: int
+    positions: torch.Tensor | None  # SAMPLED: where the sample is taken
+    float32: bool  # the tensor is float32: gathered straight into the buffer
+    floating: bool  # else converted to float64 first
+    tiny: bool  # WHOLE and at most TINY elements: its values are kept
 
 
 class Needs:
@@ -142,6 +160,7 @@ class Lane:
         )
         self._cells: list[tuple | None] = [None] * BUFFER_ROWS
         self.type_ids: dict[torch.dtype, TensorType] = {}
+        self.kinds: dict[tuple, RowKind] = {}  # (shape, dtype, layout) -> RowKind
         self._words = words
         # Work space for the batched statistics (see _compute_slab).
         self.work = torch.empty((2, SLAB, SAMPLE_SIZE), dtype=torch.float32, device=device)
@@ -267,11 +286,26 @@ class Pending:
         name: str,
         value: torch.Tensor,
     ) -> None:
-        """``add_event`` for the usual event: one tensor (a hook's hot path)."""
+        """``add_event`` for the usual event: one tensor. A hook's hot path, in one frame
+        (``tensor_leaf`` inlined): hooks run between large ops, where caches are cold and every
+        step costs several times what it costs in a loop."""
+        name_id = self.names.index.get(name)
+        if name_id is None:
+            name_id = self.names(name)
+        if self.dedup_on:
+            key = (id(value), value._version)
+            hit = self.dedup.get(key)
+            if hit is not None and hit[0]() is value:
+                row = hit[1]
+            else:
+                row = self._write(value.detach() if value.requires_grad else value)
+                self.dedup[key] = (weakref.ref(value), row)
+        else:
+            row = self._write(value.detach() if value.requires_grad else value)
         leaves = self.leaves
         first = len(leaves) // LEAF_WIDTH
-        leaves.extend(self.tensor_leaf(name, value))
-        self.events.extend((seq, step, phase, path_id, call, first, 1))
+        leaves.extend((name_id, self.tensor_kind, self.shape_ids[row], row))
+        self.events.extend((seq, step, phase, path_id, call, first, 1))  # in EVENT_FIELDS order
 
     def tensor_leaf(self, name: str, value: torch.Tensor) -> tuple[int, int, int, int]:
         """The leaf record (LEAF_FIELDS) of one tensor, writing its row unless this version has one."""
@@ -301,25 +335,52 @@ class Pending:
                 self._cpu = lane
         return lane
 
-    def _write(self, t: torch.Tensor) -> int:
-        """Copy a sample of ``t`` into the next buffer row; for a large ``t``, one exact pass
-        (none when ``need.exact`` is False)."""
-        slots = self.slots
-        row = len(slots)
-        shape = t.shape  # a torch.Size is a tuple: it hashes and compares as one
+    def _kind(self, lane: Lane, key: tuple) -> RowKind:
+        """The RowKind of ``key`` = (shape, dtype, layout) on ``lane``, made and kept."""
+        shape, dtype, layout = key
         shape_id = self.shapes.index.get(shape)
         if shape_id is None:
             shape_id = self.shapes(tuple(shape))
-        self.shape_ids.append(shape_id)
-        n = t.numel()
-        lane = self._cpu if t.is_cpu and self._cpu is not None else self._lane(t)
-        dtype = t.dtype
-        ids = lane.type_ids.get(dtype) or lane.type_id(dtype)
-        dtype_id, device_id, summarisable, floating, float32 = ids
+        n = math.prod(shape)
+        dtype_id, device_id, summarisable, floating, float32 = lane.type_ids.get(
+            dtype
+        ) or lane.type_id(dtype)
+        positions = None
         # rows are written in ROW_FIELDS order: dtype, device, numel, length, sampled, NaN, Inf
-        if not (summarisable and n and self.need.sample and t.layout is _STRIDED):
+        if not (summarisable and n and self.need.sample and layout is _STRIDED):
+            mode, fields = NOT_KEPT, (dtype_id, device_id, n, 0, KEPT_WHOLE, 0, 0)
+        elif n <= SAMPLE_SIZE:  # small: the whole tensor, so every statistic is exact
+            # NaN and Inf are counted from the sample (the whole tensor).
+            mode, fields = WHOLE, (dtype_id, device_id, n, n, KEPT_WHOLE, NOT_COUNTED, NOT_COUNTED)
+        else:
+            mode, fields = SAMPLED, (dtype_id, device_id, n, SAMPLE_SIZE, self.need.kept_large)
+            if not self.need.exact:  # no exact pass: NaN and Inf are estimated from the sample
+                fields += (NOT_COUNTED, NOT_COUNTED)
+            positions = lane.positions.get(n)
+            if positions is None:
+                positions = lane.sample_positions(n)
+        if len(lane.kinds) > 256:
+            lane.kinds.clear()
+        kind = lane.kinds[key] = RowKind(
+            shape_id, fields, mode, positions, float32, floating, mode == WHOLE and n <= TINY
+        )
+        return kind
+
+    def _write(self, t: torch.Tensor) -> int:
+        """Copy a sample of ``t`` into the next buffer row; for a large ``t``, one exact pass
+        (none when ``need.exact`` is False). ``t`` must not require grad (out= copies)."""
+        slots = self.slots
+        row = len(slots)
+        lane = self._cpu if t.is_cpu and self._cpu is not None else self._lane(t)
+        key = (t.shape, t.dtype, t.layout)  # a torch.Size is a tuple: it hashes and compares as one
+        kind = lane.kinds.get(key)
+        if kind is None:
+            kind = self._kind(lane, key)
+        shape_id, fields, mode, positions, float32, floating, tiny = kind
+        self.shape_ids.append(shape_id)
+        if mode == NOT_KEPT:
             slots.append((None, -1))
-            self.rows.extend((dtype_id, device_id, n, 0, KEPT_WHOLE, 0, 0))
+            self.rows.extend(fields)
             self.minmax.extend(_NO_EXTREMES)
             return row
         slot = lane.used
@@ -328,35 +389,32 @@ class Pending:
         slots.append((lane, slot))
         if not floating:
             t = t.to(torch.float64)
-        if n <= SAMPLE_SIZE:  # small: the whole tensor, so every statistic is exact
-            if n <= TINY:
+        if mode == WHOLE:
+            if tiny:
                 self.tiny_rows.append(row)
             # The row's first n cells, viewed in t's shape: one copy_, no reshaping.
-            target = lane.small.get((slot, shape))
+            target = lane.small.get((slot, key[0]))
             if target is None:
-                target = lane.small_view(slot, shape, n)
+                target = lane.small_view(slot, key[0], fields[ROW_NUMEL])
             target.copy_(t)
-            # The rest of the row stays NaN: padding the statistics skip. NaN and Inf are
-            # counted from the sample.
-            self.rows.extend((dtype_id, device_id, n, n, KEPT_WHOLE, NOT_COUNTED, NOT_COUNTED))
+            # The rest of the row stays NaN: padding the statistics skip.
+            self.rows.extend(fields)
             self.minmax.extend(_NO_EXTREMES)
             return row
-        need = self.need
-        if need.exact:
+        if self.need.exact:
             lo, hi, nans, infs = self._exact_pass(t, lane, slot)
+            self.rows.extend(fields)
+            self.rows.extend((nans, infs))
+            self.minmax.extend((lo, hi))
         else:  # exact=False: the sample alone; _compute_slab estimates from it
-            lo, hi, nans, infs = _NOT_TAKEN
+            self.rows.extend(fields)
+            self.minmax.extend(_NO_EXTREMES)
         # One gather (take reads t in its logical order, whatever its strides), after the
         # exact pass: its scattered runs then hit cache and TLB entries, not memory.
-        positions = lane.positions.get(n)
-        if positions is None:
-            positions = lane.sample_positions(n)
         if float32:
             torch.take(t, positions, out=lane.row(slot))
         else:  # the buffer is float32: gather, then convert only the sample
             lane.row(slot).copy_(torch.take(t, positions))
-        self.rows.extend((dtype_id, device_id, n, SAMPLE_SIZE, need.kept_large, nans, infs))
-        self.minmax.extend((lo, hi))
         return row
 
     def _count_non_finite(self, t: torch.Tensor) -> tuple[float, float, int, int]:
@@ -369,10 +427,14 @@ class Pending:
                 lo, hi = finite.min().item(), finite.max().item()
         return lo, hi, nans, infs
 
-    def _pair(self, dtype: torch.dtype) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor]]:
-        """A two-cell CPU tensor of ``dtype``, and its cells, for aminmax's out=."""
-        pair = torch.empty(2, dtype=dtype)
-        made = self._pairs[dtype] = (pair, tuple(pair.unbind()))
+    def _pair(self, dtype: torch.dtype) -> tuple[array | None, torch.Tensor, tuple]:
+        """Two cells of ``dtype`` for aminmax's out=: (host, tensor, its two 0-d cells). For
+        float32 and float64 the tensor's memory is ``host``, a Python array read with no torch op
+        (between two convolutions an op costs tens of microseconds); else ``host`` is None."""
+        code = {torch.float32: "f", torch.float64: "d"}.get(dtype)
+        host = array(code, (0.0, 0.0)) if code else None
+        pair = torch.empty(2, dtype=dtype) if host is None else torch.frombuffer(host, dtype=dtype)
+        made = self._pairs[dtype] = (host, pair, tuple(pair.unbind()))
         return made
 
     def _exact_pass(self, t: torch.Tensor, lane: Lane, slot: int) -> tuple[float, float, int, int]:
@@ -387,9 +449,9 @@ class Pending:
             # transfer; the one full pass shows whether a NaN or an Inf is there, and only then
             # are they counted. Min/max are then over the finite values.
             if need.minmax:
-                pair = self._pairs.get(t.dtype) or self._pair(t.dtype)
-                torch.aminmax(t, out=pair[1])
-                lo, hi = pair[0].tolist()  # one read for both
+                host, pair, cells = self._pairs.get(t.dtype) or self._pair(t.dtype)
+                torch.aminmax(t, out=cells)
+                lo, hi = host if host is not None else pair.tolist()  # one read for both
                 probe = hi - lo
             else:
                 lo = hi = math.nan
