@@ -510,7 +510,7 @@ class Recording:
         self, phase_id: int, step: int, path_id: int, call: int, leaves: Iterable[tuple[str, Any]]
     ) -> None:
         pending = self._pending
-        if len(pending.slots) >= BUFFER_ROWS:
+        if len(pending.written) >= BUFFER_ROWS:
             self.flush()
         pending.add_event(next(self._seq), step, phase_id, path_id, call, leaves)
 
@@ -522,7 +522,7 @@ class Recording:
             self._emit(phase_id, step, path_id, call, ((name, tensor),))
             return
         pending = self._pending
-        if len(pending.slots) >= BUFFER_ROWS:
+        if len(pending.written) >= BUFFER_ROWS:
             self.flush()
         pending.add_tensor_event(next(self._seq), step, phase_id, path_id, call, name, tensor)
 

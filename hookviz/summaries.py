@@ -6,7 +6,8 @@ The design keeps the cost inside a hook small:
   unless ``record(exact=False)``: then min, max, NaN and Inf are estimated from the sample.
 - Statistics for all buffered rows are computed together, in a few batched ops on the
   tensor's device, with one transfer to the host (never one per module).
-- What a hook writes goes into flat columns laid out as ``store`` defines them.
+- A hook appends one tuple per event and one per row; the flush lays them out in the flat
+  columns ``store`` defines.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from typing import Any, NamedTuple
 import torch
 
 from .store import (
-    EVENT_WIDTH,
     EXTREMES_WIDTH,
     HIST_BINS,
     KEPT_SAMPLE,
@@ -61,7 +61,8 @@ _SUMMARISABLE = {
     torch.int64,
 }
 _STRIDED = torch.strided
-_NO_EXTREMES = (math.nan, math.nan)
+_NOT_TAKEN = (math.nan, math.nan, NOT_COUNTED, NOT_COUNTED)  # no exact pass: min, max, NaN, Inf
+_MANY_LEAVES = -1  # a log entry's name id when its last item lists the event's leaves
 # Lane.exact: per buffer row, the exact values a hook reduced on the device (NaN: none)
 EXACT_CELLS = ("min", "max", "nan", "inf")
 
@@ -238,6 +239,12 @@ class Pending:
         self.reset()
 
     def reset(self) -> None:
+        # What hooks append (one entry per event, one per row), laid out by ``layout``:
+        # hooks run between large ops, where caches are cold and each step costs several times
+        # what it costs in a loop, so they append one tuple where the layout takes a dozen steps.
+        self.log: list[tuple] = []  # per event: (seq, step, phase, path, call, name id, row)
+        self.written: list[tuple] = []  # per row: (lane, buffer row, RowKind, exact values)
+        # The same, laid out in the store's columns (store.py) by ``layout``:
         self.events = array("q")
         self.leaves = array("q")
         self.rows = array("q")
@@ -245,36 +252,32 @@ class Pending:
         self.slots: list[tuple[Lane | None, int]] = []  # (lane, buffer row) per row
         for lane in self.lanes.values():
             lane.reset()
-        self.shape_ids: list[int] = []  # per row: its shape's id
         self.tiny_rows: list[int] = []  # rows of tensors small enough to keep their values
         self.texts: dict[int, str] = {}
         self.dedup: dict[tuple, tuple] = {}
 
     @property
     def n_rows(self) -> int:
-        return len(self.slots)
+        return len(self.written)
 
     @property
     def n_events(self) -> int:
-        return len(self.events) // EVENT_WIDTH
+        return len(self.log)
 
     def add_event(self, seq: int, step: int, phase: int, path_id: int, call: int, leaves) -> None:
         """Append one event; each tensor gets a buffer row, shared by aliases of the same version."""
-        leaf_array = self.leaves
-        first = len(leaf_array) // LEAF_WIDTH
-        n = 0
+        found = []  # (leaf record, its text or None)
         for name, value in leaves:
             if isinstance(value, torch.Tensor):
-                leaf_array.extend(self.tensor_leaf(name, value))
+                found.append((self.tensor_leaf(name, value), None))
             else:
                 name_id = self.names.index.get(name)
                 if name_id is None:
                     name_id = self.names(name)
                 kind = "None" if value is None else type(value).__name__
-                self.texts[first + n] = "None" if value is None else _short_repr(value)
-                leaf_array.extend((name_id, self.words(kind), NO_ROW, NO_ROW))
-            n += 1
-        self.events.extend((seq, step, phase, path_id, call, first, n))  # in EVENT_FIELDS order
+                text = "None" if value is None else _short_repr(value)
+                found.append(((name_id, self.words(kind), NO_ROW, NO_ROW), text))
+        self.log.append((seq, step, phase, path_id, call, _MANY_LEAVES, found))
 
     def add_tensor_event(
         self,
@@ -286,9 +289,7 @@ class Pending:
         name: str,
         value: torch.Tensor,
     ) -> None:
-        """``add_event`` for the usual event: one tensor. A hook's hot path, in one frame
-        (``tensor_leaf`` inlined): hooks run between large ops, where caches are cold and every
-        step costs several times what it costs in a loop."""
+        """``add_event`` for the usual event: one tensor. A hook's hot path, in one frame."""
         name_id = self.names.index.get(name)
         if name_id is None:
             name_id = self.names(name)
@@ -302,30 +303,58 @@ class Pending:
                 self.dedup[key] = (weakref.ref(value), row)
         else:
             row = self._write(value.detach() if value.requires_grad else value)
-        leaves = self.leaves
-        first = len(leaves) // LEAF_WIDTH
-        leaves.extend((name_id, self.tensor_kind, self.shape_ids[row], row))
-        self.events.extend((seq, step, phase, path_id, call, first, 1))  # in EVENT_FIELDS order
+        self.log.append((seq, step, phase, path_id, call, name_id, row))
 
     def tensor_leaf(self, name: str, value: torch.Tensor) -> tuple[int, int, int, int]:
         """The leaf record (LEAF_FIELDS) of one tensor, writing its row unless this version has one."""
         name_id = self.names.index.get(name)
         if name_id is None:
             name_id = self.names(name)
-        if not self.dedup_on:
-            row = self._write(value.detach())
-            return name_id, self.tensor_kind, self.shape_ids[row], row
         # The same tensor at the same version holds the same values: one row for both
         # (a module's input is usually the previous module's output). The weak reference
         # tells a live tensor from a new one that reuses a freed id.
         key = (id(value), value._version)
-        hit = self.dedup.get(key)
+        hit = self.dedup.get(key) if self.dedup_on else None
         if hit is not None and hit[0]() is value:
             row = hit[1]
         else:
             row = self._write(value.detach())
-            self.dedup[key] = (weakref.ref(value), row)
-        return name_id, self.tensor_kind, self.shape_ids[row], row
+            if self.dedup_on:
+                self.dedup[key] = (weakref.ref(value), row)
+        return name_id, self.tensor_kind, self.written[row][2].shape_id, row
+
+    def layout(self) -> None:
+        """Lay what hooks appended out in the store's columns (before statistics are computed)."""
+        rows, minmax, slots, tiny = self.rows, self.minmax, self.slots, self.tiny_rows
+        for row, (lane, slot, kind, exact) in enumerate(self.written, start=len(slots)):
+            slots.append((lane, slot))
+            if lane is not None:
+                lane.rows.append(row)
+            if kind.tiny:
+                tiny.append(row)
+            rows.extend(kind.fields)  # in ROW_FIELDS order
+            if len(kind.fields) < ROW_WIDTH:  # sampled, with an exact pass: its NaN and Inf counts
+                rows.extend(exact[2:])
+            minmax.extend(exact[:2])
+        written, events, leaves, tensor_kind = (
+            self.written,
+            self.events,
+            self.leaves,
+            self.tensor_kind,
+        )
+        for seq, step, phase, path_id, call, name_id, row in self.log:
+            first = len(leaves) // LEAF_WIDTH
+            if name_id != _MANY_LEAVES:
+                leaves.extend((name_id, tensor_kind, written[row][2].shape_id, row))
+                n = 1
+            else:
+                for n, (leaf, text) in enumerate(row):
+                    leaves.extend(leaf)
+                    if text is not None:
+                        self.texts[first + n] = text
+                n = len(row)
+            events.extend((seq, step, phase, path_id, call, first, n))  # in EVENT_FIELDS order
+        self.log, self.written = [], []
 
     def _lane(self, t: torch.Tensor) -> Lane:
         lane = self._cpu if t.is_cpu else self.lanes.get(t.device)
@@ -369,52 +398,39 @@ class Pending:
     def _write(self, t: torch.Tensor) -> int:
         """Copy a sample of ``t`` into the next buffer row; for a large ``t``, one exact pass
         (none when ``need.exact`` is False). ``t`` must not require grad (out= copies)."""
-        slots = self.slots
-        row = len(slots)
+        written = self.written
+        row = len(written)
         lane = self._cpu if t.is_cpu and self._cpu is not None else self._lane(t)
         key = (t.shape, t.dtype, t.layout)  # a torch.Size is a tuple: it hashes and compares as one
         kind = lane.kinds.get(key)
         if kind is None:
             kind = self._kind(lane, key)
-        shape_id, fields, mode, positions, float32, floating, tiny = kind
-        self.shape_ids.append(shape_id)
+        mode = kind.mode
         if mode == NOT_KEPT:
-            slots.append((None, -1))
-            self.rows.extend(fields)
-            self.minmax.extend(_NO_EXTREMES)
+            written.append((None, -1, kind, _NOT_TAKEN))
             return row
         slot = lane.used
         lane.used = slot + 1
-        lane.rows.append(row)
-        slots.append((lane, slot))
-        if not floating:
+        if not kind.floating:
             t = t.to(torch.float64)
         if mode == WHOLE:
-            if tiny:
-                self.tiny_rows.append(row)
-            # The row's first n cells, viewed in t's shape: one copy_, no reshaping.
+            # The row's first n cells, viewed in t's shape: one copy_, no reshaping. The rest of
+            # the row stays NaN: padding the statistics skip.
             target = lane.small.get((slot, key[0]))
             if target is None:
-                target = lane.small_view(slot, key[0], fields[ROW_NUMEL])
+                target = lane.small_view(slot, key[0], kind.fields[ROW_NUMEL])
             target.copy_(t)
-            # The rest of the row stays NaN: padding the statistics skip.
-            self.rows.extend(fields)
-            self.minmax.extend(_NO_EXTREMES)
+            written.append((lane, slot, kind, _NOT_TAKEN))
             return row
-        if self.need.exact:
-            lo, hi, nans, infs = self._exact_pass(t, lane, slot)
-            self.rows.extend(fields)
-            self.rows.extend((nans, infs))
-            self.minmax.extend((lo, hi))
-        else:  # exact=False: the sample alone; _compute_slab estimates from it
-            self.rows.extend(fields)
-            self.minmax.extend(_NO_EXTREMES)
+        # exact=False: the sample alone; _compute_slab estimates from it
+        exact = self._exact_pass(t, lane, slot) if self.need.exact else _NOT_TAKEN
         # One gather (take reads t in its logical order, whatever its strides), after the
         # exact pass: its scattered runs then hit cache and TLB entries, not memory.
-        if float32:
-            torch.take(t, positions, out=lane.row(slot))
+        if kind.float32:
+            torch.take(t, kind.positions, out=lane.row(slot))
         else:  # the buffer is float32: gather, then convert only the sample
-            lane.row(slot).copy_(torch.take(t, positions))
+            lane.row(slot).copy_(torch.take(t, kind.positions))
+        written.append((lane, slot, kind, exact))
         return row
 
     def _count_non_finite(self, t: torch.Tensor) -> tuple[float, float, int, int]:
@@ -476,7 +492,8 @@ class Pending:
 
 def compute(pending: Pending) -> tuple[array, array, dict[int, list[float]]]:
     """Statistics for every pending row: STAT_COLUMNS and ``HIST_BINS`` counts per row."""
-    n = pending.n_rows
+    pending.layout()
+    n = len(pending.slots)
     table = array("d", [math.nan]) * (n * STAT_WIDTH)
     hist = array("d", [0.0]) * (n * HIST_BINS)
     values: dict[int, list[float]] = {}
