@@ -510,7 +510,7 @@ class Recording:
         self, phase_id: int, step: int, path_id: int, call: int, leaves: Iterable[tuple[str, Any]]
     ) -> None:
         pending = self._pending
-        if len(pending.written) >= BUFFER_ROWS:
+        if len(pending.written) > BUFFER_ROWS - MAX_LEAVES:  # room for every leaf of the event
             self.flush()
         pending.add_event(next(self._seq), step, phase_id, path_id, call, leaves)
 

@@ -555,3 +555,32 @@ def test_direct_tensor_hooks_check_detects_a_route_torch_ignores(monkeypatch):
         monkeypatch.undo()
         recording._direct_hooks_work.cache_clear()
     assert recording._direct_hooks_work()
+
+
+def test_events_with_many_tensors_that_fill_the_buffer_mid_step_are_all_recorded():
+    """An event of many tensors arriving when the sample buffer is nearly full: the buffer is
+    emptied first (it used to overflow with an IndexError or a shape error)."""
+    from hookviz.summaries import BUFFER_ROWS
+
+    class Split(nn.Module):
+        def forward(self, x):
+            return tuple(x + i for i in range(20))
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.split = Split()
+
+        def forward(self, x):
+            for _ in range(60):  # 1,200 tensors in one step: more than the buffer holds
+                x = sum(self.split(x)) / 20
+            return x
+
+    model, outputs = Net(), []
+    model.split.register_forward_hook(lambda m, a, out: outputs.append(out))
+    assert 60 * 20 > BUFFER_ROWS
+    with hv.record(model, phases=["forward"], modules=["split"]) as rec:
+        model(torch.randn(3, 3))
+    assert len(rec.events) == 60
+    for event, out in zip(rec.events, outputs, strict=True):
+        assert [t.values for t in event.tensors] == [o.tolist() for o in out]
