@@ -12,6 +12,7 @@ The design keeps the cost inside a hook small:
 
 from __future__ import annotations
 
+import itertools
 import math
 import weakref
 from array import array
@@ -46,7 +47,8 @@ RUNS, RUN = 16, 16  # a large tensor's sample: 16 runs of 16 contiguous elements
 SAMPLE_SIZE = RUNS * RUN  # larger tensors: mean, std, norm, zeros and histogram are estimated
 TINY = 16  # tensors with at most this many elements keep their values
 BUFFER_ROWS = 1024  # sample rows held before statistics are computed
-SLAB = 256  # rows computed together (a slab fits in cache)
+SLAB = 256  # rows computed together, give or take half (few ops per row, the work space small)
+MAX_SLAB = SLAB + SLAB // 2
 
 _SUMMARISABLE = {
     torch.float32,
@@ -164,11 +166,11 @@ class Lane:
         self.kinds: dict[tuple, RowKind] = {}  # (shape, dtype, layout) -> RowKind
         self._words = words
         # Work space for the batched statistics (see _compute_slab).
-        self.work = torch.empty((2, SLAB, SAMPLE_SIZE), dtype=torch.float32, device=device)
-        self.bin_index = torch.empty((SLAB, SAMPLE_SIZE), dtype=torch.int32, device=device)
+        self.work = torch.empty((2, MAX_SLAB, SAMPLE_SIZE), dtype=torch.float32, device=device)
+        self.bin_index = torch.empty((MAX_SLAB, SAMPLE_SIZE), dtype=torch.int32, device=device)
         self.ones = torch.ones(SAMPLE_SIZE, dtype=torch.float32, device=device)
         bins = HIST_BINS + 2
-        offsets = torch.arange(0, SLAB * bins, bins, dtype=torch.float32, device=device)
+        offsets = torch.arange(0, MAX_SLAB * bins, bins, dtype=torch.float32, device=device)
         self.bin_offsets = offsets[:, None]
 
     def reset(self) -> None:
@@ -502,10 +504,12 @@ def compute(pending: Pending) -> tuple[array, array, dict[int, list[float]]]:
         meta = torch.frombuffer(pending.rows, dtype=torch.int64).view(-1, ROW_WIDTH)
         exact = torch.frombuffer(pending.minmax, dtype=torch.float64).view(-1, EXTREMES_WIDTH)
     for lane, rows in by_lane.items():
-        for start in range(0, len(rows), SLAB):  # slabs small enough to stay in cache
-            _compute_slab(
-                pending, lane, rows[start : start + SLAB], meta, exact, table, hist, values
-            )
+        # Slabs of equal size, about SLAB rows each: the ~80 small ops of a slab cost the same
+        # for 9 rows as for 256, so the 9 rows past a flush's 512 join the others.
+        count = max(1, round(len(rows) / SLAB))  # at most MAX_SLAB rows a slab
+        bounds = [len(rows) * i // count for i in range(count + 1)]
+        for start, end in itertools.pairwise(bounds):
+            _compute_slab(pending, lane, rows[start:end], meta, exact, table, hist, values)
         lane.buffer[: len(rows)].fill_(math.nan)  # ready for the next rows
         lane.exact[: len(rows)].fill_(math.nan)
     return table, hist, values
