@@ -2,7 +2,7 @@
 recorder, and the import cost, as ratios in one run.
 
 Run: .venv/bin/python bench/bench_record.py  (about 20 minutes on 2 cores);
-``--only floor`` (or convnet, naive, import, memory) runs one part, ``--rounds N`` sets the floor's rounds.
+``--only floor`` (or inside, convnet, naive, import, memory) runs one part, ``--rounds N`` sets the floor's rounds.
 """
 
 from __future__ import annotations
@@ -216,6 +216,72 @@ def floor_workload(
     return lines
 
 
+def inside_the_hooks(steps: int = 60, runs: int = 3) -> list[str]:
+    """Milliseconds a step spent inside the hooks (perf_counter around each hook torch calls,
+    flushes included), for empty hooks, the floor and record() two ways, alternating, ``runs``
+    times: where the ratios of ``--only floor`` come from, without the step's own noise."""
+    from hookviz import recording as rec_module
+
+    spent = [0.0]
+
+    def timed(function):
+        def wrapper(*args):
+            start = time.perf_counter()
+            try:
+                return function(*args)
+            finally:
+                spent[0] += time.perf_counter() - start
+
+        return wrapper
+
+    entries = [
+        (FloorHooks, "on_output"),
+        (FloorHooks, "on_gradient"),
+        (rec_module.Recording, "_on_forward_pre"),
+        (rec_module.Recording, "_on_forward"),
+        (rec_module.Recording, "_begin_step"),
+        (rec_module._Slot, "dispatch"),
+    ]
+    originals = [(owner, name, getattr(owner, name)) for owner, name in entries]
+    configs = {
+        "empty hooks": lambda m: FloorHooks(m, computing_modules, reduce=False),
+        "floor": lambda m: FloorHooks(m, computing_modules, reduce=True),
+        "record()": lambda m: hv.record(m, modules=computing_modules),
+        "record(exact=False)": lambda m: hv.record(m, modules=computing_modules, exact=False),
+    }
+    lines = [f"## inside the hooks: ms a step, {runs} runs of {steps} steps (share of the step)"]
+    try:
+        for owner, name, function in originals:
+            setattr(owner, name, timed(function))
+        for title, (build, shape, classes) in FLOOR_WORKLOADS.items():
+            torch.manual_seed(0)
+            x, y = torch.randn(*shape), torch.randint(0, classes, (shape[0],))
+            found: dict[str, list[str]] = {name: [] for name in configs}
+            for _ in range(runs):
+                for name, make in configs.items():
+                    model = build()
+                    step = training_step(model, x, y)
+                    hooks = make(model).start()
+                    try:
+                        for _ in range(5):
+                            step()
+                        spent[0] = 0.0
+                        start = time.perf_counter()
+                        for _ in range(steps):
+                            step()
+                        total = time.perf_counter() - start
+                    finally:
+                        hooks.stop()
+                    found[name].append(f"{spent[0] / steps * 1e3:.2f} ({spent[0] / total:.1%})")
+            lines.append(f"{title.rsplit(', batch', 1)[0]}:")
+            lines += [f"  {name:<22} {', '.join(values)}" for name, values in found.items()]
+    finally:
+        for owner, name, function in originals:
+            setattr(owner, name, function)
+    print("\n".join(lines), flush=True)
+    return lines
+
+
 def recording(name: str, model: nn.Module, step, **options) -> Config:
     rec = hv.record(model, **options)
     return Config(name, step, rec.start, rec.stop)
@@ -385,6 +451,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parts = {
         "floor": lambda args: against_the_floor(args.rounds),
+        "inside": lambda args: inside_the_hooks(),
         "convnet": lambda args: (convnet_overhead(32), convnet_overhead(16)),
         "naive": lambda args: against_naive(),
         "import": lambda args: import_cost(),
