@@ -173,6 +173,8 @@ class Recording:
                 "this recording is already running; use a new record(...) to record again."
             )
         self._active = True
+        if self._wants_backward:
+            _direct_hooks_work()  # checked once, here, rather than inside the first forward
         try:
             self._model_handle = self.model.register_forward_pre_hook(
                 self._on_model_call, prepend=True
@@ -718,13 +720,15 @@ def _direct_hooks_work() -> bool:
     non-leaf before an in-place op) and ``_unhook_tensors`` leaves no trace."""
     try:
         seen: list[float] = []
-        leaf = torch.ones(2, requires_grad=True)
-        mid = leaf * 2
-        put = [
-            _put_hook(leaf, lambda grad: seen.append(float(grad.sum()))),
-            _put_hook(mid, lambda grad: seen.append(10 * float(grad.sum()))),
-        ]
-        mid.mul_(3).sum().backward()  # mid's hook sees the gradient before the in-place op
+        # whatever mode the caller is in (record() may start under no_grad or inference_mode)
+        with torch.inference_mode(False), torch.enable_grad():
+            leaf = torch.ones(2, requires_grad=True)
+            mid = leaf * 2
+            put = [
+                _put_hook(leaf, lambda grad: seen.append(float(grad.sum()))),
+                _put_hook(mid, lambda grad: seen.append(10 * float(grad.sum()))),
+            ]
+            mid.mul_(3).sum().backward()  # mid's hook sees the gradient before the in-place op
         _unhook_tensors(put)
         # d/dleaf = 6 for each of 2 elements; d/dmid = 3 for each (x10 to tell them apart)
         return sorted(seen) == [12.0, 60.0] and not leaf._backward_hooks and not mid._backward_hooks

@@ -546,6 +546,9 @@ def test_direct_tensor_hooks_check_detects_a_route_torch_ignores(monkeypatch):
 
     expected = gradient_events()
     assert len(expected) >= 4
+    with torch.inference_mode():  # the check runs in grad mode, whatever mode the caller is in
+        recording._direct_hooks_work.cache_clear()
+        assert recording._direct_hooks_work()
     monkeypatch.setattr(recording, "_put_hook", never_registered)
     recording._direct_hooks_work.cache_clear()
     try:
