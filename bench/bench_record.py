@@ -201,7 +201,7 @@ def floor_workload(
             hooks.stop()
     lines = [
         f"## {title}: {rounds} rounds of {block} steps, forward + backward + SGD",
-        f"{'':<36} {'ms/step':>9} {'x bare':>7} {'x floor':>8}",
+        f"{'':<36} {'ms/step':>9} {'x bare':>7} {'x floor':>8}   middle half of the rounds",
     ]
     for config in configs:
         name = config.name
@@ -210,7 +210,14 @@ def floor_workload(
         if name in FLOOR_LIMITS:
             against, limit = FLOOR_LIMITS[name]
             ratio = to_floor if against == "floor" else to_bare
-            line += f"  (limit {limit:.2f}x {against}: {'ok' if ratio <= limit else 'OVER'})"
+            low, high = timings.spread(name, "floor" if against == "floor" else "bare step")
+            line += (
+                f"   {low:.3f}-{high:.3f} x {against}"
+                f"  (limit {limit:.2f}x: {'ok' if ratio <= limit else 'OVER'})"
+            )
+        elif name.startswith("bare step, again"):
+            low, high = timings.spread(name, "bare step")
+            line += f"   {low:.3f}-{high:.3f} x bare step"
         lines.append(line)
     print("\n".join(lines), flush=True)
     return lines

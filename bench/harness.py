@@ -37,11 +37,19 @@ class Timings:
     def median(self, name: str) -> float:
         return statistics.median(self.blocks[name])
 
+    def ratios(self, name: str, baseline: str) -> list[float]:
+        """Per round: this block / the baseline's block in the same round."""
+        return [a / b for a, b in zip(self.blocks[name], self.blocks[baseline], strict=True)]
+
     def ratio(self, name: str, baseline: str) -> float:
         """Median over rounds of (this block / the baseline's block in the same round)."""
-        return statistics.median(
-            a / b for a, b in zip(self.blocks[name], self.blocks[baseline], strict=True)
-        )
+        return statistics.median(self.ratios(name, baseline))
+
+    def spread(self, name: str, baseline: str) -> tuple[float, float]:
+        """The middle half of the per-round ratios (first and third quartile): how far a
+        single round can be trusted, and so how close to a limit a median may be read as ok."""
+        q1, _, q3 = statistics.quantiles(self.ratios(name, baseline), n=4)
+        return q1, q3
 
 
 def interleaved(
