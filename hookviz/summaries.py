@@ -63,6 +63,9 @@ _SUMMARISABLE = {
     torch.int64,
 }
 _STRIDED = torch.strided
+_grad_enabled = torch.is_grad_enabled
+# torch's own switch (what torch.no_grad calls), for the hot path; the public one if it is gone
+_set_grad_enabled = getattr(torch._C, "_set_grad_enabled", torch.set_grad_enabled)
 _NOT_TAKEN = (math.nan, math.nan, NOT_COUNTED, NOT_COUNTED)  # no exact pass: min, max, NaN, Inf
 _MANY_LEAVES = -1  # a log entry's name id when its last item lists the event's leaves
 # Lane.exact: per buffer row, the exact values a hook reduced on the device (NaN: none)
@@ -161,6 +164,7 @@ class Lane:
         self.exact = torch.full(
             (BUFFER_ROWS, len(EXACT_CELLS)), math.nan, dtype=torch.float32, device=device
         )
+        self.exact_written = False  # a hook wrote cells of ``exact`` since the last compute
         self._cells: list[tuple | None] = [None] * BUFFER_ROWS
         self.type_ids: dict[torch.dtype, TensorType] = {}
         self.kinds: dict[tuple, RowKind] = {}  # (shape, dtype, layout) -> RowKind
@@ -295,16 +299,25 @@ class Pending:
         name_id = self.names.index.get(name)
         if name_id is None:
             name_id = self.names(name)
-        if self.dedup_on:
+        dedup_on = self.dedup_on
+        if dedup_on:
             key = (id(value), value._version)
             hit = self.dedup.get(key)
             if hit is not None and hit[0]() is value:
-                row = hit[1]
-            else:
-                row = self._write(value.detach() if value.requires_grad else value)
-                self.dedup[key] = (weakref.ref(value), row)
+                self.log.append((seq, step, phase, path_id, call, name_id, hit[1]))
+                return
+        if value.requires_grad and _grad_enabled():
+            # out= copies refuse a tensor that requires grad in grad mode: switching grad mode
+            # off costs less than detach(), which makes a new tensor each time
+            _set_grad_enabled(False)
+            try:
+                row = self._write(value)
+            finally:
+                _set_grad_enabled(True)
         else:
-            row = self._write(value.detach() if value.requires_grad else value)
+            row = self._write(value)
+        if dedup_on:
+            self.dedup[key] = (weakref.ref(value), row)
         self.log.append((seq, step, phase, path_id, call, name_id, row))
 
     def tensor_leaf(self, name: str, value: torch.Tensor) -> tuple[int, int, int, int]:
@@ -399,7 +412,8 @@ class Pending:
 
     def _write(self, t: torch.Tensor) -> int:
         """Copy a sample of ``t`` into the next buffer row; for a large ``t``, one exact pass
-        (none when ``need.exact`` is False). ``t`` must not require grad (out= copies)."""
+        (none when ``need.exact`` is False). ``t`` must not require grad, or grad mode be off
+        (out= copies)."""
         written = self.written
         row = len(written)
         lane = self._cpu if t.is_cpu and self._cpu is not None else self._lane(t)
@@ -480,6 +494,7 @@ class Pending:
         # Otherwise (an accelerator, or no NaN/Inf counts asked for) nothing is read per module:
         # the reductions are written, on the device, into the row's cells of lane.exact.
         lo_cell, hi_cell, nan_cell, inf_cell = lane.exact_cells(slot)  # EXACT_CELLS
+        lane.exact_written = True
         if need.lo and need.hi:
             torch.aminmax(t, out=(lo_cell, hi_cell))
         elif need.lo:
@@ -511,7 +526,9 @@ def compute(pending: Pending) -> tuple[array, array, dict[int, list[float]]]:
         for start, end in itertools.pairwise(bounds):
             _compute_slab(pending, lane, rows[start:end], meta, exact, table, hist, values)
         lane.buffer[: len(rows)].fill_(math.nan)  # ready for the next rows
-        lane.exact[: len(rows)].fill_(math.nan)
+        if lane.exact_written:
+            lane.exact[: len(rows)].fill_(math.nan)
+            lane.exact_written = False
     return table, hist, values
 
 
@@ -577,27 +594,31 @@ def _compute_slab(
         # (exact=False) the sample's counts are scaled to the tensor's size: an estimate.
         # (A whole tensor's scale is 1; on an accelerator, the device's exact cells replace both.)
         scale = numel / length
-        nan_exact, inf_exact = info[:, ROW_NAN].double(), info[:, ROW_INF].double()
-        nan = torch.where(sampled & (nan_exact >= 0), nan_exact, (nan * scale).round())
-        inf = torch.where(sampled & (inf_exact >= 0), inf_exact, (inf * scale).round())
+        nan, inf = (nan * scale).round(), (inf * scale).round()
+        if need.exact:
+            nan_exact, inf_exact = info[:, ROW_NAN].double(), info[:, ROW_INF].double()
+            nan = torch.where(sampled & (nan_exact >= 0), nan_exact, nan)
+            inf = torch.where(sampled & (inf_exact >= 0), inf_exact, inf)
     # Over finite values; a sampled tensor's exact extremes (if taken) replace the sample's.
     if need.minmax:
-        lo_exact, hi_exact = exact[index].to(device).unbind(1)  # EXTREMES_WIDTH: min, max
-        has_exact = sampled & ~torch.isnan(lo_exact)
         if need.lo:
             lo = torch.nan_to_num(sample, nan=math.inf, neginf=math.inf, out=work).amin(1).double()
-            lo = torch.where(has_exact, lo_exact, lo)
         if need.hi:
             hi = (
                 torch.nan_to_num(sample, nan=-math.inf, posinf=-math.inf, out=work).amax(1).double()
             )
-            hi = torch.where(has_exact, hi_exact, hi)
-    # Exact values the hooks reduced on the device replace the sample's.
-    cells = lane.exact[first : first + n].double().unbind(1)  # in EXACT_CELLS order
-    lo, hi, nan, inf = (
-        torch.where(torch.isnan(cell), column, cell)
-        for cell, column in zip(cells, (lo, hi, nan, inf), strict=True)
-    )
+        if need.exact:
+            lo_exact, hi_exact = exact[index].to(device).unbind(1)  # EXTREMES_WIDTH: min, max
+            has_exact = sampled & ~torch.isnan(lo_exact)
+            lo = torch.where(has_exact, lo_exact, lo) if need.lo else lo
+            hi = torch.where(has_exact, hi_exact, hi) if need.hi else hi
+    if lane.exact_written:
+        # Exact values the hooks reduced on the device replace the sample's.
+        cells = lane.exact[first : first + n].double().unbind(1)  # in EXACT_CELLS order
+        lo, hi, nan, inf = (
+            torch.where(torch.isnan(cell), column, cell)
+            for cell, column in zip(cells, (lo, hi, nan, inf), strict=True)
+        )
     if need.minmax:
         lo = torch.where(count == 0, math.nan, lo)
         hi = torch.where(count == 0, math.nan, hi)

@@ -589,3 +589,37 @@ def test_events_with_many_tensors_that_fill_the_buffer_mid_step_are_all_recorded
         assert [t.values for t in event.tensors] == [o.tolist() for o in out]
         assert [t.max for t in event.tensors] == [o.max().item() for o in out]
         assert [t.mean for t in event.tensors] == pytest.approx([o.mean().item() for o in out])
+
+
+def test_reading_a_tensor_that_requires_grad_leaves_grad_mode_and_the_graph_alone(monkeypatch):
+    """Hooks read outputs that require grad with grad mode switched off (cheaper than detach):
+    the mode comes back even when the read fails, and no sample row joins the autograd graph
+    (small outputs are copied whole, large ones gathered)."""
+    from hookviz import summaries
+
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(8, 4), nn.Linear(4, SAMPLE_SIZE * 2))  # small, then sampled
+    x = torch.randn(3, 8)
+    with hv.record(model, phases=["forward"]) as rec:
+        out = model(x)
+        assert torch.is_grad_enabled() and out.requires_grad
+    with torch.no_grad():
+        small = model[0](x)
+    found = {e.path: e.main for e in rec.events}
+    assert found["0"].values == small.tolist()  # kept whole: 12 values
+    assert found["1"].sampled and found["1"].max == out.max().item()  # exact pass
+    assert found["1"].min == out.min().item()
+    lane = next(iter(rec._pending.lanes.values()))
+    assert not lane.buffer.requires_grad and lane.buffer.grad_fn is None
+
+    def broken(self, t):
+        raise RuntimeError("a read that fails")
+
+    monkeypatch.setattr(summaries.Pending, "_write", broken)
+    with (
+        pytest.raises(RuntimeError, match="a read that fails"),
+        hv.record(model, phases=["forward"]),
+    ):
+        model(x)
+    assert torch.is_grad_enabled()
+    assert_no_hooks(model)

@@ -146,3 +146,28 @@ def test_exact_false_still_gives_histogram_histories():
 def test_exact_must_be_true_or_false(exact):
     with pytest.raises(TypeError, match="exact must be True or False"):
         hv.record(nn.Identity(), exact=exact)
+
+
+@pytest.mark.parametrize("stats", [("max",), ("min", "max"), ("min", "histogram")])
+def test_exact_extremes_reduced_in_place_stay_with_their_own_tensor_across_flushes(stats):
+    """Without NaN/Inf counts a hook writes a large tensor's exact min and max into cells of the
+    sample buffer, merged at the flush: an outlier the sample misses is still the max, and the
+    cells are emptied after it, so the next tensor in that buffer row shows its own extremes."""
+    x, _ = with_outlier()
+    x.view(-1)[outside_sample(x.numel(), 2)[1]] = -1e4  # a low outlier too
+    small = torch.tensor([3.0, -2.0, 0.5])
+    model = nn.Identity()
+    with hv.record(model, phases=["forward"], gradients=False, stats=stats) as rec:
+        model(x)
+        rec.flush()  # x's row is free again: the small tensor takes it
+        model(small)
+        model(x / 2)  # cells written again in this flush, in the next row
+    large, kept, half = (e.main for e in rec.events)
+    assert half.max == (5e3 if "max" in stats else None)
+    assert large.sampled and large.exact and not kept.sampled
+    if "max" in stats:
+        assert large.max == 1e4 and kept.max == 3.0
+    if "min" in stats:
+        assert large.min == -1e4 and kept.min == -2.0
+    else:
+        assert large.min is None
