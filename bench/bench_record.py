@@ -210,7 +210,7 @@ def floor_workload(
         if name in FLOOR_LIMITS:
             against, limit = FLOOR_LIMITS[name]
             ratio = to_floor if against == "floor" else to_bare
-            low, high = timings.spread(name, "floor" if against == "floor" else "bare step")
+            low, high = timings.spread(name, against)
             line += (
                 f"   {low:.3f}-{high:.3f} x {against}"
                 f"  (limit {limit:.2f}x: {'ok' if ratio <= limit else 'OVER'})"
