@@ -14,6 +14,7 @@ import io
 import json
 import os
 import pty
+import select
 import shutil
 import signal
 import subprocess
@@ -420,6 +421,20 @@ def test_dask_is_imported_only_when_a_scheduler_is_given() -> None:
 # -- progress ----------------------------------------------------------------------------------
 
 
+_END_OF_DRAWING = "<end of drawing>"
+
+
+def _read_until(leader: int, end: str, timeout: float = 10.0) -> str:
+    """What a pty's follower wrote, up to ``end``: the kernel hands it over in pieces, later."""
+    drawn, deadline = b"", time.monotonic() + timeout
+    while end.encode() not in drawn:  # bytes: a piece may end inside a character
+        left = deadline - time.monotonic()
+        assert left > 0, f"{end!r} never came through the terminal; so far: {drawn!r}"
+        if select.select([leader], [], [], left)[0]:
+            drawn += os.read(leader, 65536)
+    return drawn.decode().split(end)[0]
+
+
 def test_progress_is_a_tqdm_bar_in_a_terminal_and_one_line_per_student_in_a_log() -> None:
     log = io.StringIO()
     progress = Progress(2, log)
@@ -441,7 +456,9 @@ def test_progress_is_a_tqdm_bar_in_a_terminal_and_one_line_per_student_in_a_log(
             progress.step("ann", "5/5 ok")
             progress.step("bo", "3/5 ok")
             progress.close()
-        drawn = os.read(leader, 65536).decode()
+            terminal.write(_END_OF_DRAWING)
+            terminal.flush()
+        drawn = _read_until(leader, _END_OF_DRAWING)
     finally:
         os.close(leader)
         os.close(follower)
