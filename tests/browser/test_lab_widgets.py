@@ -41,6 +41,16 @@ def wait_data(lab, locator, name: str, value: str, timeout: float = 10_000) -> N
     )
 
 
+def kernel_prints(lab, code: str, expected: str, timeout: float = 10.0) -> str:
+    """What ``code`` prints in the kernel, asked again until it is ``expected`` or ``timeout`` s
+    passed: ipywidgets holds a model's next change until the kernel answered the one before, so
+    after quick keys the last change may still be on its way after any fixed pause."""
+    deadline = time.monotonic() + timeout
+    while (printed := lab.notebook.execute(code)) != expected and time.monotonic() < deadline:
+        lab.page.wait_for_timeout(100)
+    return printed
+
+
 def record_changes(locator, name: str) -> None:
     """Keep the element's data-<name> and every new value it takes, in window.__hvSeen."""
     locator.evaluate(
@@ -59,6 +69,16 @@ def record_changes(locator, name: str) -> None:
 def badges(widget) -> list[str]:
     """The visit number shown on each row of the tree, top to bottom."""
     return widget.locator(".hv-badge").evaluate_all("(spans) => spans.map((s) => s.textContent)")
+
+
+def messages_after_a_pause(lab, at_least: int, timeout: float = 10.0) -> int:
+    """Widget messages the page sent, once there are ``at_least`` and a pause has passed for any
+    more: Playwright reports a websocket frame some time after the page sent it."""
+    deadline = time.monotonic() + timeout
+    while lab.comm_messages_sent() < at_least and time.monotonic() < deadline:
+        lab.page.wait_for_timeout(50)
+    lab.page.wait_for_timeout(300)
+    return lab.comm_messages_sent()
 
 
 def focus(locator) -> None:
@@ -101,21 +121,23 @@ def test_apply_traversal_plays_post_order_with_no_kernel_message_per_frame(lab):
     wait_data(lab, widget, "step", "0")
     record_changes(widget, "current")
     before = lab.comm_messages_sent()
+    playing = widget.element_handle()
     lab.page.keyboard.press("Space")
-    wait_data(lab, widget, "step", "6")
-    assert lab.comm_messages_sent() == before  # six frames played, nothing sent
+    # Any frame before the last, not frame 6 itself: at 8 a second a frame lasts 1/8 s, which a
+    # busy machine can skip past between two polls.
+    lab.page.wait_for_function("(el) => [1, 2, 3, 4, 5, 6].includes(+el.dataset.step)", arg=playing)
+    assert lab.comm_messages_sent() == before  # frames played, nothing sent
     wait_data(lab, widget, "step", "7")
     assert lab.page.evaluate("window.__hvSeen") == ["", *BLOG_POSTORDER]
-    lab.page.wait_for_timeout(300)
-    assert lab.comm_messages_sent() == before + 1  # the final step, once playing stopped
+    assert messages_after_a_pause(lab, before + 1) == before + 1  # the final step, once stopped
     assert lab.notebook.execute("print(traversal.step, repr(traversal.current))") == "7 ''\n"
 
     lab.page.keyboard.press("ArrowLeft")
     assert data(widget, "current") == "cd"
     widget.get_by_role("button", name="Step back (←)").click()
     assert data(widget, "current") == "cd.d"
-    lab.page.wait_for_timeout(300)
-    assert lab.notebook.execute("print(traversal.step, traversal.current)") == "5 cd.d\n"
+    printed = kernel_prints(lab, "print(traversal.step, traversal.current)", "5 cd.d\n")
+    assert printed == "5 cd.d\n"
     lab.page.keyboard.press("End")
     assert data(widget, "current") == "Model"
     assert badges(widget) == [
@@ -139,8 +161,7 @@ def test_apply_traversal_plays_post_order_with_no_kernel_message_per_frame(lab):
                         slider.dispatchEvent(new Event('change')); }"""
     )
     assert data(widget, "current") == "cd"
-    lab.page.wait_for_timeout(300)
-    assert lab.comm_messages_sent() == sent + 1
+    assert messages_after_a_pause(lab, sent + 1) == sent + 1
     assert lab.notebook.execute("print(traversal.step)") == "6\n"
     lab.notebook.execute("traversal.step = 2")
     wait_data(lab, widget, "current", "ab.b")
@@ -191,8 +212,9 @@ def test_apply_traversal_switches_to_modules_pre_order(lab):
         "6",
         "7",
     ]  # pre-order numbers follow the tree's rows
-    lab.page.wait_for_timeout(300)
-    assert lab.notebook.execute("print(traversal.order, traversal.step)") == "modules 7\n"
+    assert kernel_prints(lab, "print(traversal.order, traversal.step)", "modules 7\n") == (
+        "modules 7\n"
+    )
     assert switch.get_attribute("aria-pressed") == "true"
     widget.get_by_role(
         "button", name="Show the order apply() visits: children first, then the module (post-order)"
@@ -261,8 +283,9 @@ def test_hook_monitor_updates_live_while_the_loop_runs(lab):
     lab.page.keyboard.press("ArrowDown")
     heatmap = widget.locator(".hv-detail .hv-heatmap").first
     assert heatmap.locator(".hv-cell").count() == 10  # head.3's 1×10 logits
-    lab.page.wait_for_timeout(300)
-    assert lab.notebook.execute("print(monitor.modules[monitor.selected][0])") == "head.3\n"
+    assert kernel_prints(lab, "print(monitor.modules[monitor.selected][0])", "head.3\n") == (
+        "head.3\n"
+    )
     lab.notebook.screenshot(widget, "hook-monitor")
 
     lab.page.keyboard.press("Space")  # freeze the view: new numbers wait
@@ -513,9 +536,10 @@ def test_heat_map_is_reached_and_switched_with_the_keyboard(lab):
     assert (
         widget.locator(".hv-heat.hv-selected").get_attribute("data-path") == "0"
     )  # the selection carries over
-    lab.page.wait_for_timeout(300)
     assert (
-        lab.notebook.execute("print(heat.view, heat.heatmap_kind, heat.selected)")
+        kernel_prints(
+            lab, "print(heat.view, heat.heatmap_kind, heat.selected)", "heatmap gradient 0\n"
+        )
         == "heatmap gradient 0\n"
     )
     widget.get_by_role("button", name="Show outputs (G switches)").click()

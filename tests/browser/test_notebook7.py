@@ -13,6 +13,7 @@ from test_lab_widgets import (
     brightness,
     colour_of,
     data,
+    kernel_prints,
     painted_columns,
     switch_to_dark,
     wait_data,
@@ -213,8 +214,7 @@ def test_arrows_step_apply_traversal_and_the_timeline_in_notebook_7(notebook7):
         assert data(widget, "step") == "1" and data(widget, "current") == after_one
         wait_live(notebook7, widget, said)
         assert page.evaluate(ACTIVE_CELL) == cell  # the notebook did not move
-    page.wait_for_timeout(300)
-    assert notebook7.notebook.execute("print(traversal.step, timeline.step)") == "1 1\n"
+    assert kernel_prints(notebook7, "print(traversal.step, timeline.step)", "1 1\n") == "1 1\n"
     assert notebook7.widget_errors() == []
 
 
@@ -231,8 +231,7 @@ def test_a_widgets_buttons_answer_enter_in_notebook_7(notebook7):
     )  # Enter did not open a cell's editor
     page.keyboard.press("v")  # the widget's key again: back to the heat map
     wait_data(notebook7, widget, "view", "heatmap")
-    page.wait_for_timeout(300)
-    assert notebook7.notebook.execute("print(heat.view)") == "heatmap\n"
+    assert kernel_prints(notebook7, "print(heat.view)", "heatmap\n") == "heatmap\n"
 
 
 def test_axe_finds_nothing_serious_in_notebook_7_light(notebook7):
