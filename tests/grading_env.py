@@ -4,6 +4,7 @@ run, and the grading children a run leaves behind."""
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -46,3 +47,13 @@ def grading_processes(marker: Path) -> list[int]:
             if b"HOOKVIZ_GRADE_TOKEN=" in environ and str(marker).encode() in environ:
                 found.append(int(entry.name))
     return found
+
+
+def grading_processes_left(marker: Path, timeout: float = 30.0) -> list[int]:
+    """grading_processes(marker) once it is empty, or after ``timeout`` s. A grader returns right
+    after its SIGKILLs; a killed kernel (or one in a dying bwrap namespace) still shows in /proc
+    until it gets a CPU to exit on, later on a busy machine."""
+    deadline = time.monotonic() + timeout
+    while (left := grading_processes(marker)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return left

@@ -27,7 +27,7 @@ from hookviz.course.build import exercise_from_solution
 from hookviz.course.notebooks import grade_id, is_check
 from hookviz.course.stamp import CourseConfig
 from hookviz.grading.batch import GradeOptions, grade_folder
-from tests.grading_env import grading_processes, private_jupyter_dirs
+from tests.grading_env import grading_processes_left, private_jupyter_dirs
 
 pytestmark = [pytest.mark.notebook, pytest.mark.slow]
 
@@ -591,7 +591,7 @@ def test_without_bwrap_the_limits_and_timeouts_still_hold(
     assert (by_student["cy"].total, by_student["cy"].status) == (5, "ok")
     assert {r.sandbox for r in summary.results} == {"none"}
     assert (
-        grading_processes(tmp_path) == []
+        grading_processes_left(tmp_path) == []
     )  # the kernels, in sessions of their own, were killed too
 
     assert by_student["di"].status == "empty"
@@ -627,7 +627,7 @@ def test_the_submission_wall_clock_stops_the_whole_run(tmp_path: Path, monkeypat
     assert "ran longer than 8 s" in ann.detail
     assert [c.outcome for c in ann.checks] == ["not-run"] * 3
     assert "ran out of time (8 s)" in ann.checks[0].detail
-    assert grading_processes(tmp_path) == []
+    assert grading_processes_left(tmp_path) == []
 
 
 # -- two runs, one out folder ------------------------------------------------------------------
