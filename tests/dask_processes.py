@@ -7,6 +7,7 @@ being idle for a while, and a worker closes once its scheduler has been gone for
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -35,15 +36,33 @@ class DaskProcesses:
 
     def __init__(self, folder: Path):
         self.folder = Path(folder)
-        self.address = f"tcp://127.0.0.1:{free_port()}"
         self.processes: list[subprocess.Popen] = []
         self.workers: list[subprocess.Popen] = []
-        port = self.address.rsplit(":", 1)[1]
+        # Port 0: the scheduler takes a free port as it listens and writes its address to a
+        # file. A free port picked here could be taken by another socket before it listens.
+        scheduler_file = self.folder / "scheduler.json"
         self._start(
             "scheduler",
-            ["scheduler", "--host", "127.0.0.1", "--port", port, "--no-dashboard"]
-            + ["--idle-timeout", IDLE_TIMEOUT],
+            ["scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard"]
+            + ["--idle-timeout", IDLE_TIMEOUT, "--scheduler-file", str(scheduler_file)],
         )
+        try:
+            self.address = self._listening_at(scheduler_file)
+        except BaseException:
+            stop_group(self.processes[0].pid, timeout=10)
+            self.processes[0].wait()
+            raise
+
+    def _listening_at(self, path: Path, timeout: float = 120.0) -> str:
+        """The address the scheduler writes to ``path`` once it listens (not in one write)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                return json.loads(path.read_text())["address"]
+            except (OSError, ValueError, KeyError):
+                if self.processes[0].poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"no scheduler address in {path}\n{self.logs()}") from None
+            time.sleep(0.1)
 
     def _start(self, name: str, arguments: list[str], env: dict | None = None) -> subprocess.Popen:
         with open(self.folder / f"{name}-{len(self.processes)}.log", "wb") as log:

@@ -6,6 +6,7 @@ a missing Chromium or Jupyter is an error that says what to install.
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import secrets
@@ -14,7 +15,6 @@ import socket
 import subprocess
 import sys
 import time
-import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -126,15 +126,18 @@ class JupyterServer:
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
+        runtime_file = Path(env["JUPYTER_RUNTIME_DIR"]) / f"jpserver-{self.process.pid}.json"
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(f"{script} exited early; its log:\n{self.log()}")
             try:
+                # The port it found: ours, or the next one if another socket took ours meanwhile.
+                self.port = json.loads(runtime_file.read_text())["port"]
                 self.api("GET", "/api/status")
                 return self
-            except (urllib.error.URLError, ConnectionError):
-                time.sleep(0.2)
+            except (OSError, ValueError, KeyError, http.client.HTTPException):
+                time.sleep(0.2)  # no file yet, half written, or not answering yet
         raise RuntimeError(
             f"{script} did not answer /api/status within {timeout:.0f} s; log:\n{self.log()}"
         )

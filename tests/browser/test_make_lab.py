@@ -51,11 +51,13 @@ def test_make_lab_opens_00_start_here(tmp_path, chromium):
         deadline = time.monotonic() + 90
         while url is None and time.monotonic() < deadline:
             assert process.poll() is None, (tmp_path / "lab.log").read_text()
-            # Jupyter masks a token it did not make ("token=..."): put ours back
+            # Jupyter masks a token it did not make ("token=..."): put ours back. Its port is
+            # ours, or the next one if another socket took ours meanwhile.
             found = re.search(
-                rf"http://127\.0\.0\.1:{port}/\S+\?token=", (tmp_path / "lab.log").read_text()
+                r"http://127\.0\.0\.1:(\d+)/\S+\?token=", (tmp_path / "lab.log").read_text()
             )
-            url = found.group(0) + token if found else None
+            if found:
+                url, port = found.group(0) + token, int(found.group(1))
             time.sleep(0.3)
         assert url is not None, (tmp_path / "lab.log").read_text()
         assert "/lab/tree/notebooks/00-start-here.ipynb" in url
