@@ -427,25 +427,31 @@ class Pending:
             return row
         slot = lane.used
         lane.used = slot + 1
-        if not kind.floating:
-            t = t.to(torch.float64)
-        if mode == WHOLE:
-            # The row's first n cells, viewed in t's shape: one copy_, no reshaping. The rest of
-            # the row stays NaN: padding the statistics skip.
-            target = lane.small.get((slot, key[0]))
-            if target is None:
-                target = lane.small_view(slot, key[0], kind.fields[ROW_NUMEL])
-            target.copy_(t)
+        try:
+            if not kind.floating:
+                t = t.to(torch.float64)
+            if mode == WHOLE:
+                # The row's first n cells, viewed in t's shape: one copy_, no reshaping. The rest
+                # of the row stays NaN: padding the statistics skip.
+                target = lane.small.get((slot, key[0]))
+                if target is None:
+                    target = lane.small_view(slot, key[0], kind.fields[ROW_NUMEL])
+                target.copy_(t)
+                written.append((lane, slot, kind, _NOT_TAKEN))
+                return row
+            # exact=False: the sample alone; _compute_slab estimates from it
+            exact = self._exact_pass(t, lane, slot) if self.need.exact else _NOT_TAKEN
+            # One gather (take reads t in its logical order, whatever its strides), after the
+            # exact pass: its scattered runs then hit cache and TLB entries, not memory.
+            if kind.float32:
+                torch.take(t, kind.positions, out=lane.row(slot))
+            else:  # the buffer is float32: gather, then convert only the sample
+                lane.row(slot).copy_(torch.take(t, kind.positions))
+        except BaseException:
+            # The slot stays with a row no event names: a lane's rows must hold consecutive
+            # slots, and cells this read filled must not pass to the next tensor's row.
             written.append((lane, slot, kind, _NOT_TAKEN))
-            return row
-        # exact=False: the sample alone; _compute_slab estimates from it
-        exact = self._exact_pass(t, lane, slot) if self.need.exact else _NOT_TAKEN
-        # One gather (take reads t in its logical order, whatever its strides), after the
-        # exact pass: its scattered runs then hit cache and TLB entries, not memory.
-        if kind.float32:
-            torch.take(t, kind.positions, out=lane.row(slot))
-        else:  # the buffer is float32: gather, then convert only the sample
-            lane.row(slot).copy_(torch.take(t, kind.positions))
+            raise
         written.append((lane, slot, kind, exact))
         return row
 

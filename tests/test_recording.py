@@ -623,3 +623,39 @@ def test_reading_a_tensor_that_requires_grad_leaves_grad_mode_and_the_graph_alon
         model(x)
     assert torch.is_grad_enabled()
     assert_no_hooks(model)
+
+
+@pytest.mark.parametrize("stats", [None, ("min", "max", "mean")])  # NaN/Inf counts: host or cells
+def test_a_read_that_fails_leaves_the_other_events_statistics_right(monkeypatch, stats):
+    """A hook whose read raises (here torch.take, after the exact pass) loses its own event only:
+    the events after it, in the same flush, get their own statistics, as without the failure."""
+    torch.manual_seed(0)
+    # small outputs are copied whole and take no exact pass; large ones are gathered after one
+    model = nn.Sequential(
+        nn.Linear(8, 4), nn.Linear(4, SAMPLE_SIZE * 2), nn.Linear(SAMPLE_SIZE * 2, 4)
+    )
+    x = torch.randn(3, 8)
+    take, calls = torch.take, itertools.count()
+
+    def fails_once(*args, **kwargs):
+        if next(calls) == 0:
+            raise RuntimeError("a read that fails")
+        return take(*args, **kwargs)
+
+    with hv.record(model, phases=["forward"], stats=stats) as failed:
+        monkeypatch.setattr(torch, "take", fails_once)
+        with pytest.raises(RuntimeError, match="a read that fails"):
+            model(x)  # step 0: "0" recorded, "1" fails after its exact pass
+        for _ in range(2):
+            model(x)
+    monkeypatch.undo()
+    with hv.record(model, phases=["forward"], stats=stats) as clean:
+        for _ in range(3):
+            model(x)
+
+    def summaries(rec, step):
+        return [(e.path, e.main) for e in rec.events if e.step == step]
+
+    assert [p for p, _ in summaries(failed, 0)] == ["0"]
+    for step in (1, 2):
+        assert summaries(failed, step) == summaries(clean, step)
