@@ -11,6 +11,7 @@ speeds, so they are not what we report.
 from __future__ import annotations
 
 import gc
+import math
 import random
 import statistics
 import time
@@ -50,6 +51,26 @@ class Timings:
         single round can be trusted, and so how close to a limit a median may be read as ok."""
         q1, _, q3 = statistics.quantiles(self.ratios(name, baseline), n=4)
         return q1, q3
+
+    def median_interval(self, name: str, baseline: str) -> tuple[float, float]:
+        """A confidence interval of at least 95% for the median per-round ratio, from the rounds'
+        order statistics alone (each round lies below the true median with probability 1/2):
+        where the median may be for all these rounds tell, so a limit inside it is not decided."""
+        ratios = sorted(self.ratios(name, baseline))
+        k = median_rank(len(ratios))
+        return ratios[k - 1], ratios[len(ratios) - k]
+
+
+def median_rank(n: int, level: float = 0.95) -> int:
+    """The largest k with P(at most k - 1 of n rounds below the median) <= (1 - level) / 2: the
+    k-th smallest and k-th largest of n rounds then bracket the median with at least ``level``."""
+    below, k = 0.0, 0
+    while below + math.comb(n, k) / 2**n <= (1 - level) / 2:
+        below += math.comb(n, k) / 2**n
+        k += 1
+    if k == 0:
+        raise ValueError(f"{n} rounds are too few for a {level:.0%} interval of the median.")
+    return k
 
 
 def interleaved(
