@@ -48,7 +48,7 @@ class Timings:
 
     def spread(self, name: str, baseline: str) -> tuple[float, float]:
         """The middle half of the per-round ratios (first and third quartile): how far a
-        single round can be trusted, and so how close to a limit a median may be read as ok."""
+        single round can be trusted (how far the median can be: ``median_interval``)."""
         q1, _, q3 = statistics.quantiles(self.ratios(name, baseline), n=4)
         return q1, q3
 
