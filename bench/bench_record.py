@@ -156,7 +156,15 @@ FLOOR_LIMITS = {
 }
 
 
-def against_the_floor(rounds: int = 40) -> list[str]:
+# Steps per block in the floor comparison. Noise drifts (one step's time correlates with the
+# next's at 0.7, with the 23rd's at 0.2), so the seven blocks of a round must run close together:
+# blocks of half a second gave medians whose 95% interval was 0.03 to 0.07 wide each side, blocks
+# of two steps (with as many steps in all) 0.012 to 0.015. A recording flushes every 10 to 25
+# steps, in some blocks and not others: hence the ratio of total times, not a median.
+FLOOR_BLOCK = 2
+
+
+def against_the_floor(rounds: int = 300) -> list[str]:
     """Every workload of FLOOR_WORKLOADS, against its bare step and its floor."""
     lines = []
     for title, (build, shape, classes) in FLOOR_WORKLOADS.items():
@@ -164,14 +172,14 @@ def against_the_floor(rounds: int = 40) -> list[str]:
     return lines
 
 
-def verdict(median: float, low: float, high: float, limit: float) -> str:
-    """ok or OVER when the median's 95% interval lies on one side of the limit; else what the
-    median says, and that these rounds do not decide it."""
+def verdict(ratio: float, low: float, high: float, limit: float) -> str:
+    """ok or OVER when the ratio's 95% interval lies on one side of the limit; else what the
+    ratio says, and that these rounds do not decide it."""
     if high <= limit:
         return "ok"
     if low > limit:
         return "OVER"
-    return f"{'ok' if median <= limit else 'over'} by the median, not decided at 95%"
+    return f"{'ok' if ratio <= limit else 'over'} by the ratio, not decided at 95%"
 
 
 def floor_workload(
@@ -201,28 +209,25 @@ def floor_workload(
         attached.append(make(model).start())
         configs.append(Config(name, step))
     configs.append(Config("bare step, again (the noise floor)", bare))
-    # Blocks of about half a second: a recording flushes (its buffer half full) every 10 to 25
-    # steps, so most blocks hold one flush.
-    block = block_for(bare, seconds=0.5)
     try:
-        timings = interleaved(configs, rounds=rounds, block=block)
+        timings = interleaved(configs, rounds=rounds, block=FLOOR_BLOCK)
     finally:
         for hooks in attached:
             hooks.stop()
     lines = [
-        f"## {title}: {rounds} rounds of {block} steps, forward + backward + SGD",
-        f"{'':<36} {'ms/step':>9} {'x bare':>7} {'x floor':>8}   middle half of the rounds;"
-        " the median's 95% interval",
+        f"## {title}: {rounds} rounds of {FLOOR_BLOCK} steps, forward + backward + SGD",
+        f"{'':<36} {'ms/step':>9} {'x bare':>7} {'x floor':>8}   the ratio's 95% interval",
     ]
     for config in configs:
         name = config.name
-        to_bare, to_floor = timings.ratio(name, "bare step"), timings.ratio(name, "floor")
-        line = f"{name:<36} {timings.median(name) * 1e3:9.2f} {to_bare:7.3f} {to_floor:8.3f}"
+        to_bare = timings.total_ratio(name, "bare step")
+        to_floor = timings.total_ratio(name, "floor")
+        mean = statistics.fmean(timings.blocks[name])
+        line = f"{name:<36} {mean * 1e3:9.2f} {to_bare:7.3f} {to_floor:8.3f}"
         against = FLOOR_LIMITS[name][0] if name in FLOOR_LIMITS else "bare step"
         if name in FLOOR_LIMITS or name.startswith("bare step, again"):
-            q1, q3 = timings.spread(name, against)
-            low, high = timings.median_interval(name, against)
-            line += f"   {q1:.3f}-{q3:.3f}; {low:.3f}-{high:.3f} x {against}"
+            low, high = timings.total_ratio_interval(name, against)
+            line += f"   {low:.3f}-{high:.3f} x {against}"
         if name in FLOOR_LIMITS:
             limit = FLOOR_LIMITS[name][1]
             ratio = to_floor if against == "floor" else to_bare
@@ -477,7 +482,7 @@ def main() -> None:
         "--only", choices=parts, action="append", help="run this part only (repeatable)"
     )
     parser.add_argument(
-        "--rounds", type=int, default=40, help="rounds of the floor comparison (default 40)"
+        "--rounds", type=int, default=300, help="rounds of the floor comparison (default 300)"
     )
     args = parser.parse_args()
     torch.set_num_threads(2)
