@@ -171,3 +171,28 @@ def test_exact_extremes_reduced_in_place_stay_with_their_own_tensor_across_flush
         assert large.min == -1e4 and kept.min == -2.0
     else:
         assert large.min is None
+
+
+def _layouts() -> dict[str, torch.Tensor]:
+    torch.manual_seed(3)
+    base = torch.randn(2, 64, 1000)
+    return {
+        "contiguous": base[0].clone(),
+        "offset into its storage": base[1],
+        "transposed": base[0].t(),
+        "every other column": base[0, :, ::2],
+        "negated view": torch._neg_view(base[0]),
+        "float64": base[0].double(),
+        "requires grad": base[0].clone().requires_grad_(),
+    }
+
+
+@pytest.mark.parametrize("layout", list(_layouts()))
+def test_the_sample_holds_the_tensors_values_at_the_sample_positions_whatever_its_layout(layout):
+    # The sample reads the values as the tensor reads them, in its logical order: not its bytes
+    # (a negated view's hold the opposite values, a transposed tensor's another order).
+    x = _layouts()[layout]
+    _, s = forward_stats(x, exact=False, stats=("min", "max", "mean"))
+    sample = torch.take(x.detach(), sample_positions(x.numel())).double()
+    assert s.sampled and (s.min, s.max) == (float(sample.min()), float(sample.max()))
+    assert s.mean == pytest.approx(float(sample.mean()), rel=1e-5)
