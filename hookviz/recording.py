@@ -555,11 +555,11 @@ def record(
     of such a tensor are always estimated from a sample). ``exact=False`` skips that pass, for
     large models on a CPU: every statistic of a large tensor is then estimated from its sample
     (min and max are the sample's, NaN and Inf counts the sample's scaled to the tensor's
-    size; an outlier or a NaN outside the sample is missed). Measured by bench/bench_record.py:
-    1.01x-1.03x of the bare step on a transformer layer, 1.02x-1.09x on a VGG-style net, 1.04x-1.08x
-    on a small conv net whose short step makes per-event costs weigh more (seven runs). Estimates are flagged wherever they
-    are shown: ``TensorStats.exact`` is False, ``brief()`` and ``table()`` write ``max≈...``,
-    and HookMonitor marks them. Tensors of at most SAMPLE_SIZE elements are kept whole and
+    size; an outlier or a NaN outside the sample is missed). Measured by bench/bench_record.py
+    (two runs, 95% intervals): 1.02x of the bare step on a transformer layer, 1.05x-1.06x on a
+    VGG-style net and on a small conv net, whose short steps make per-event costs weigh more.
+    Estimates are flagged wherever they are shown: ``TensorStats.exact`` is False, ``brief()``
+    and ``table()`` write ``max≈...``, and HookMonitor marks them. Tensors of at most SAMPLE_SIZE elements are kept whole and
     stay exact either way.
     """
     return Recording(
