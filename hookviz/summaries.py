@@ -447,10 +447,12 @@ class Pending:
                 torch.take(t, kind.positions, out=lane.row(slot))
             else:  # the buffer is float32: gather, then convert only the sample
                 lane.row(slot).copy_(torch.take(t, kind.positions))
-        except BaseException:
+        except BaseException as error:
             # The slot stays with a row no event names: a lane's rows must hold consecutive
             # slots, and cells this read filled must not pass to the next tensor's row.
             written.append((lane, slot, kind, _NOT_TAKEN))
+            if isinstance(error, RuntimeError) and _inside_vmap():
+                raise RuntimeError(INSIDE_VMAP) from error
             raise
         written.append((lane, slot, kind, exact))
         return row
@@ -694,6 +696,26 @@ def _compute_slab(
         values[r] = host[
             at_tiny + k * TINY : at_tiny + k * TINY + pending.rows[r * ROW_WIDTH + ROW_NUMEL]
         ]
+
+
+INSIDE_VMAP = (
+    "record() cannot read tensors inside torch.func.vmap: a batched tensor holds every example "
+    "at once and gives no values of its own to copy. Call the model outside vmap while it is "
+    "recorded, or stop the recording around the vmap call (rec.stop() or monitor.stop(), or "
+    "leave the `with` block)."
+)
+
+
+def _inside_vmap() -> bool:
+    """True while torch.func.vmap runs (asked of torch's private interpreter stack, only after a
+    read failed; False if this torch has moved it)."""
+    try:
+        from torch._C._functorch import TransformType
+        from torch._functorch.pyfunctorch import retrieve_all_functorch_interpreters
+
+        return any(i.key() == TransformType.Vmap for i in retrieve_all_functorch_interpreters())
+    except Exception:  # noqa: BLE001 - no answer: the read's own error stands
+        return False
 
 
 def _short_repr(value: Any, limit: int = 40) -> str:

@@ -659,3 +659,29 @@ def test_a_read_that_fails_leaves_the_other_events_statistics_right(monkeypatch,
     assert [p for p, _ in summaries(failed, 0)] == ["0"]
     for step in (1, 2):
         assert summaries(failed, step) == summaries(clean, step)
+
+
+@pytest.mark.parametrize("exact", [True, False])
+@pytest.mark.parametrize("transform", ["vmap", "vmap of grad"])
+def test_recording_inside_vmap_stops_with_an_error_that_names_it_and_leaves_no_hook(
+    exact, transform
+):
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 300), nn.ReLU())  # one small tensor, one sampled
+    x = torch.randn(3, 4)
+    if transform == "vmap":
+        run = torch.func.vmap(model)
+    else:  # per-example gradients, the usual reason to vmap
+        run = torch.func.vmap(torch.func.grad(lambda x: model(x).sum()))
+    with pytest.raises(RuntimeError, match=r"inside torch\.func\.vmap.*rec\.stop\(\)") as raised:
+        with hv.record(model, exact=exact):
+            run(x)
+    assert raised.value.__cause__ is not None  # torch's own error is kept as the cause
+    assert not any(m._forward_hooks or m._forward_pre_hooks for m in model.modules())
+    run(x)  # not recorded: vmap works as before
+    with hv.record(model, exact=exact) as rec:
+        out = model(x)
+    (event,) = rec.select(phase="forward", path="1")  # outside vmap, recorded as ever
+    assert event.main.shape == (3, 300) and event.main.exact is exact
+    if exact:
+        assert event.main.max == float(out.detach().max())
