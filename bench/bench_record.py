@@ -158,9 +158,9 @@ FLOOR_LIMITS = {
 
 # Steps per block in the floor comparison. Noise drifts (one step's time correlates with the
 # next's at 0.7, with the 23rd's at 0.2), so the seven blocks of a round must run close together:
-# blocks of half a second gave medians whose 95% interval was 0.03 to 0.07 wide each side, blocks
-# of two steps (with as many steps in all) 0.012 to 0.015. A recording flushes every 10 to 25
-# steps, in some blocks and not others: hence the ratio of total times, not a median.
+# with blocks of half a second (40 rounds) a 95% interval reached ±0.016 to ±0.072, with blocks
+# of two steps (300 rounds, about as many steps) ±0.009 to ±0.018. A recording flushes every 10
+# to 27 steps, in some blocks and not others: hence the ratio of total times, not a median.
 FLOOR_BLOCK = 2
 
 

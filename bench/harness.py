@@ -4,11 +4,12 @@ Noise on a shared 2-core machine drifts: on the small conv net a step's time var
 10%, and correlates with the next step's at 0.7, with the 23rd step after it at 0.2 only.
 Interleaving puts every configuration's blocks side by side in each round, and a ratio taken
 *within* a round compares blocks that ran close together, on the same machine state: the
-shorter the blocks, the more of the drift cancels. Two readings of the rounds: the median of the
-per-round ratios (``ratio``, which ignores the rounds a burst hit, and with short blocks also a
-cost that comes once in many steps) and the ratio of total times (``total_ratio``, which counts
-such a cost in proportion; ``total_ratio_interval`` says how far it can be trusted). Medians of the block times are printed
-too, but ratios of those medians mix rounds that ran at different speeds.
+shorter the blocks, the more of the drift cancels. Two readings of the rounds: the median of
+the per-round ratios (``ratio``, which ignores the rounds a burst hit, and with short blocks
+also a cost that comes once in many steps) and the ratio of total times (``total_ratio``, which
+counts such a cost in proportion; ``total_ratio_interval`` says how far it can be trusted).
+Medians of the block times are printed too, but ratios of those medians mix rounds that ran at
+different speeds.
 """
 
 from __future__ import annotations

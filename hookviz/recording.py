@@ -559,8 +559,8 @@ def record(
     (two runs, 95% intervals): 1.02x of the bare step on a transformer layer, 1.05x-1.06x on a
     VGG-style net and on a small conv net, whose short steps make per-event costs weigh more.
     Estimates are flagged wherever they are shown: ``TensorStats.exact`` is False, ``brief()``
-    and ``table()`` write ``max≈...``, and HookMonitor marks them. Tensors of at most SAMPLE_SIZE elements are kept whole and
-    stay exact either way.
+    and ``table()`` write ``max≈...``, and HookMonitor marks them. Tensors of at most
+    SAMPLE_SIZE elements are kept whole and stay exact either way.
     """
     return Recording(
         model,
