@@ -1,7 +1,7 @@
 """record() overhead against the bare step and against the floor, hookviz against a naive
 recorder, and the import cost, as ratios in one run.
 
-Run: .venv/bin/python bench/bench_record.py  (about 20 minutes on 2 cores);
+Run: .venv/bin/python bench/bench_record.py  (about 25 minutes on 2 cores, 16-18 on the floor);
 ``--only floor`` (or inside, convnet, naive, import, memory) runs one part, ``--rounds N`` sets the floor's rounds.
 """
 
@@ -19,7 +19,7 @@ import torch
 from torch import nn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from harness import Config, interleaved, report  # noqa: E402
+from harness import Config, interleaved, report, report_totals, verdict  # noqa: E402
 
 import hookviz as hv  # noqa: E402
 
@@ -172,16 +172,6 @@ def against_the_floor(rounds: int = 300) -> list[str]:
     return lines
 
 
-def verdict(ratio: float, low: float, high: float, limit: float) -> str:
-    """ok or OVER when the ratio's 95% interval lies on one side of the limit; else what the
-    ratio says, and that these rounds do not decide it."""
-    if high <= limit:
-        return "ok"
-    if low > limit:
-        return "OVER"
-    return f"{'ok' if ratio <= limit else 'over'} by the ratio, not decided at 95%"
-
-
 def floor_workload(
     title: str, build, shape: tuple[int, ...], classes: int, rounds: int
 ) -> list[str]:
@@ -329,11 +319,12 @@ class NaiveRecorder:
         self.rows.clear()
 
 
-def convnet_overhead(width: int) -> list[str]:
+def convnet_overhead(width: int, rounds: int = 750) -> list[str]:
     """record() left on across a training loop, as it is used: each configuration trains its own
     copy of the net (same seed, same batch), so that a recording can stay attached between its
     blocks and flush when its buffer fills (every ~25 steps at full statistics, every ~250 with
-    every=10), never because a block ended. Starting and stopping are timed apart."""
+    every=10), never because a block ended. Blocks of FLOOR_BLOCK steps, read as total times (as
+    against the floor). Starting and stopping are timed apart."""
     torch.manual_seed(0)
     x, y = torch.randn(32, 3, 32, 32), torch.randint(0, 10, (32,))
 
@@ -353,15 +344,16 @@ def convnet_overhead(width: int) -> list[str]:
         configs.append(Config(name, step))
     configs.append(Config("bare step, again (the noise floor)", bare))
     try:
-        timings = interleaved(configs, rounds=60, block=25)
+        timings = interleaved(configs, rounds=rounds, block=FLOOR_BLOCK)
     finally:
         for rec in recordings:
             rec.stop()
     # The limits are set for the 32-channel net; the 16-channel one shows how fixed costs weigh
     # on a shorter step.
     limits = {configs[1].name: 1.10, configs[2].name: 1.02} if width == 32 else None
-    lines = report(
-        f"small conv net (width {width}), batch 32, 3x32x32: forward + backward + SGD",
+    lines = report_totals(
+        f"small conv net (width {width}), batch 32, 3x32x32: {rounds} rounds of {FLOOR_BLOCK}"
+        " steps, forward + backward + SGD",
         timings,
         "bare step",
         limits,

@@ -139,3 +139,33 @@ def report(
         lines.append(line)
     print("\n".join(lines), flush=True)
     return lines
+
+
+def verdict(ratio: float, low: float, high: float, limit: float) -> str:
+    """ok or OVER when the ratio's 95% interval lies on one side of the limit; else what the
+    ratio says, and that these rounds do not decide it."""
+    if high <= limit:
+        return "ok"
+    if low > limit:
+        return "OVER"
+    return f"{'ok' if ratio <= limit else 'over'} by the ratio, not decided at 95%"
+
+
+def report_totals(
+    title: str, timings: Timings, baseline: str, limits: dict[str, float] | None = None
+) -> list[str]:
+    """Print one line per config: mean time per step, its total time over the baseline's and
+    that ratio's 95% interval, with the verdict where there is a limit (for short blocks)."""
+    lines = [f"## {title}"]
+    for name in timings.blocks:
+        ratio = timings.total_ratio(name, baseline)
+        mean = statistics.fmean(timings.blocks[name])
+        line = f"{name:<44} {mean * 1e3:9.3f} ms/step  {ratio:6.3f}x"
+        if name != baseline:
+            low, high = timings.total_ratio_interval(name, baseline)
+            line += f"  ({low:.3f}-{high:.3f})"
+            if limits and name in limits:
+                line += f"  limit {limits[name]:.2f}x: {verdict(ratio, low, high, limits[name])}"
+        lines.append(line)
+    print("\n".join(lines), flush=True)
+    return lines
