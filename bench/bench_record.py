@@ -13,6 +13,7 @@ import statistics
 import subprocess
 import sys
 import time
+import weakref
 from pathlib import Path
 
 import torch
@@ -22,6 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness import Config, interleaved, report, report_totals, verdict  # noqa: E402
 
 import hookviz as hv  # noqa: E402
+from hookviz import recording as recording_module  # noqa: E402
+from hookviz import summaries  # noqa: E402
 
 
 def training_step(model: nn.Module, x: torch.Tensor, y: torch.Tensor, lr: float = 0.01):
@@ -132,6 +135,84 @@ class FloorHooks:
             handle.remove()
 
 
+class GatherHooks:
+    """What any recorder of record()'s four phases that keeps a sample pays at least: the hooks
+    record() registers, put the way it puts them (a forward pre-hook, a forward hook, one tensor
+    hook per tensor), doing nothing but gather the sample of each tensor record() samples (every
+    output, each input no hook saw before, and their gradients) into a buffer row as record()
+    does (one ``torch.take``). No events, no calls, no flush: what record(exact=False) costs
+    beyond this is its Python bookkeeping and its flushes."""
+
+    def __init__(self, model: nn.Module, modules):
+        self.targets = [m for p, m in model.named_modules() if modules(p, m)]
+        self.lane = summaries.Lane(torch.device("cpu"), summaries.Interner())
+        self.handles: list = []
+        self.tensor_hooks: list = []
+        # (id, version) -> the tensor gathered; forgotten every 512, as record() forgets at a flush
+        self.seen: dict[tuple[int, int], weakref.ref] = {}
+
+    def gather(self, t: torch.Tensor) -> None:
+        n = t.numel()
+        positions = self.lane.positions.get(n)
+        if positions is None:
+            positions = self.lane.positions[n] = (
+                torch.arange(n) if n <= summaries.SAMPLE_SIZE else self.lane.sample_positions(n)
+            )
+        row = self.lane.row(0)[: len(positions)]
+        if t.requires_grad and torch.is_grad_enabled():  # grad mode off as record() does it
+            summaries._set_grad_enabled(False)
+            try:
+                torch.take(t, positions, out=row)
+            finally:
+                summaries._set_grad_enabled(True)
+        else:
+            torch.take(t, positions, out=row)
+
+    def gather_once(self, t: torch.Tensor) -> bool:
+        """Gather ``t`` unless this version was gathered (the same gradient often reaches two
+        tensors); True if it was new."""
+        key = (id(t), t._version)
+        seen = self.seen.get(key)
+        if (seen is not None and seen() is t) or not t.is_floating_point():
+            return False
+        if len(self.seen) >= summaries.BUFFER_ROWS // 2:
+            self.seen.clear()
+        self.seen[key] = weakref.ref(t)
+        self.gather(t)
+        return True
+
+    def take_in(self, t: torch.Tensor) -> None:
+        """Gather a new ``t`` and, if it needs one, its gradient when it comes."""
+        if self.gather_once(t) and t.requires_grad:
+            self.tensor_hooks.append(recording_module._hook_tensor(t, self.on_gradient))
+
+    def on_gradient(self, grad: torch.Tensor) -> None:
+        self.gather_once(grad)
+
+    def on_input(self, module, args):
+        for t in tensors_in(args):
+            self.take_in(t)
+
+    def on_output(self, module, args, output):
+        for t in tensors_in(output):
+            self.take_in(t)
+        if len(self.tensor_hooks) > 4096:  # those of old steps fired long ago
+            recording_module._unhook_tensors(self.tensor_hooks[:2048])
+            del self.tensor_hooks[:2048]
+
+    def start(self) -> GatherHooks:
+        for m in self.targets:
+            self.handles.append(m.register_forward_pre_hook(self.on_input))
+            self.handles.append(m.register_forward_hook(self.on_output))
+        return self
+
+    def stop(self) -> None:
+        for handle in self.handles:
+            handle.remove()
+        recording_module._unhook_tensors(self.tensor_hooks)
+        self.tensor_hooks.clear()
+
+
 FLOOR_WORKLOADS = {
     "small conv net (3->32->64), batch 32, 3x32x32": (
         lambda: hv.examples.small_convnet(seed=0),
@@ -175,8 +256,8 @@ def against_the_floor(rounds: int = 300) -> list[str]:
 def floor_workload(
     title: str, build, shape: tuple[int, ...], classes: int, rounds: int
 ) -> list[str]:
-    """The bare step, empty hooks, the exact-pass floor, record() three ways and the bare step
-    again (the noise floor), each on its own copy of the net (same seed, same batch), so that
+    """The bare step, empty hooks, the exact-pass floor, the gather-only hooks, record() three
+    ways and the bare step again (the noise floor), each on its own copy of the net (same seed, same batch), so that
     hooks and recordings stay attached across blocks, as in a training loop."""
     torch.manual_seed(0)
     x, y = torch.randn(*shape), torch.randint(0, classes, (shape[0],))
@@ -191,6 +272,7 @@ def floor_workload(
     for name, make in (
         ("empty hooks", lambda m: FloorHooks(m, computing_modules, reduce=False)),
         ("floor", lambda m: FloorHooks(m, computing_modules, reduce=True)),
+        ("gather only", lambda m: GatherHooks(m, computing_modules)),
         ("record()", lambda m: hv.record(m, modules=computing_modules)),
         ("record(exact=False)", lambda m: hv.record(m, modules=computing_modules, exact=False)),
         ("record(every=10)", lambda m: hv.record(m, modules=computing_modules, every=10)),
@@ -223,6 +305,11 @@ def floor_workload(
             ratio = to_floor if against == "floor" else to_bare
             line += f"  (limit {limit:.2f}x: {verdict(ratio, low, high, limit)})"
         lines.append(line)
+    low, high = timings.total_ratio_interval("record(exact=False)", "gather only")
+    lines.append(
+        f"record(exact=False) / gather only: {timings.total_ratio('record(exact=False)', 'gather only'):.3f}"
+        f" ({low:.3f}-{high:.3f}): its bookkeeping and flushes"
+    )
     print("\n".join(lines), flush=True)
     return lines
 
@@ -231,8 +318,6 @@ def inside_the_hooks(steps: int = 60, runs: int = 3) -> list[str]:
     """Milliseconds a step spent inside the hooks (perf_counter around each hook torch calls,
     flushes included), for empty hooks, the floor and record() two ways, alternating, ``runs``
     times: where the ratios of ``--only floor`` come from, without the step's own noise."""
-    from hookviz import recording as rec_module
-
     spent = [0.0]
 
     def timed(function):
@@ -248,10 +333,10 @@ def inside_the_hooks(steps: int = 60, runs: int = 3) -> list[str]:
     entries = [
         (FloorHooks, "on_output"),
         (FloorHooks, "on_gradient"),
-        (rec_module.Recording, "_on_forward_pre"),
-        (rec_module.Recording, "_on_forward"),
-        (rec_module.Recording, "_begin_step"),
-        (rec_module._Slot, "dispatch"),
+        (recording_module.Recording, "_on_forward_pre"),
+        (recording_module.Recording, "_on_forward"),
+        (recording_module.Recording, "_begin_step"),
+        (recording_module._Slot, "dispatch"),
     ]
     originals = [(owner, name, getattr(owner, name)) for owner, name in entries]
     configs = {
