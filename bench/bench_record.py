@@ -146,19 +146,17 @@ class GatherHooks:
     def __init__(self, model: nn.Module, modules):
         self.targets = [m for p, m in model.named_modules() if modules(p, m)]
         self.lane = summaries.Lane(torch.device("cpu"), summaries.Interner())
+        self.where: dict[int, tuple[torch.Tensor, torch.Tensor]] = {}  # numel -> place()
         self.handles: list = []
         self.tensor_hooks: list = []
         # (id, version) -> the tensor gathered; forgotten every 512, as record() forgets at a flush
         self.seen: dict[tuple[int, int], weakref.ref] = {}
 
     def gather(self, t: torch.Tensor) -> None:
-        n = t.numel()
-        positions = self.lane.positions.get(n)
-        if positions is None:
-            positions = self.lane.positions[n] = (
-                torch.arange(n) if n <= summaries.SAMPLE_SIZE else self.lane.sample_positions(n)
-            )
-        row = self.lane.row(0)[: len(positions)]
+        found = self.where.get(t.numel())
+        if found is None:
+            found = self.place(t.numel())
+        positions, row = found
         if t.requires_grad and torch.is_grad_enabled():  # grad mode off as record() does it
             summaries._set_grad_enabled(False)
             try:
@@ -167,6 +165,13 @@ class GatherHooks:
                 summaries._set_grad_enabled(True)
         else:
             torch.take(t, positions, out=row)
+
+    def place(self, n: int) -> tuple[torch.Tensor, torch.Tensor]:
+        """Where a tensor of ``n`` elements is sampled and the row it goes to, made once."""
+        large = n > summaries.SAMPLE_SIZE
+        positions = self.lane.sample_positions(n) if large else torch.arange(n)
+        found = self.where[n] = (positions, self.lane.row(0)[: len(positions)])
+        return found
 
     def gather_once(self, t: torch.Tensor) -> bool:
         """Gather ``t`` unless this version was gathered (the same gradient often reaches two
@@ -190,12 +195,18 @@ class GatherHooks:
         self.gather_once(grad)
 
     def on_input(self, module, args):
-        for t in tensors_in(args):
-            self.take_in(t)
+        if len(args) == 1 and type(args[0]) is torch.Tensor:  # the usual case, as record() has it
+            self.take_in(args[0])
+        else:
+            for t in tensors_in(args):
+                self.take_in(t)
 
     def on_output(self, module, args, output):
-        for t in tensors_in(output):
-            self.take_in(t)
+        if type(output) is torch.Tensor:
+            self.take_in(output)
+        else:
+            for t in tensors_in(output):
+                self.take_in(t)
         if len(self.tensor_hooks) > 4096:  # those of old steps fired long ago
             recording_module._unhook_tensors(self.tensor_hooks[:2048])
             del self.tensor_hooks[:2048]
@@ -244,6 +255,30 @@ FLOOR_LIMITS = {
 # to 27 steps, in some blocks and not others: hence the ratio of total times, not a median.
 FLOOR_BLOCK = 2
 
+# Nets per configuration. Separate copies of one bare net, built alike, ran up to 1.6% apart in
+# one run (where each one's memory lies), as much as a goal's margin: so each configuration turns
+# through COPIES nets of its own, the next one each block, and its figure averages over as many
+# placements; the noise floor ("bare step, again") is a set of nets of its own too.
+COPIES = 3
+
+
+class Turns:
+    """One configuration's training steps on several nets, the next net each block."""
+
+    def __init__(self, steps: list):
+        self.steps, self.turn = steps, -1
+        self.current = steps[0]
+
+    def next(self) -> None:
+        self.turn = (self.turn + 1) % len(self.steps)
+        self.current = self.steps[self.turn]
+
+    def step(self) -> None:
+        self.current()
+
+    def config(self, name: str) -> Config:
+        return Config(name, self.step, enter=self.next)
+
 
 def against_the_floor(rounds: int = 300) -> list[str]:
     """Every workload of FLOOR_WORKLOADS, against its bare step and its floor."""
@@ -257,37 +292,40 @@ def floor_workload(
     title: str, build, shape: tuple[int, ...], classes: int, rounds: int
 ) -> list[str]:
     """The bare step, empty hooks, the exact-pass floor, the gather-only hooks, record() three
-    ways and the bare step again (the noise floor), each on its own copy of the net (same seed, same batch), so that
-    hooks and recordings stay attached across blocks, as in a training loop."""
+    ways and the bare step again (the noise floor), each on COPIES nets of its own (same seed,
+    same batch), so that hooks and recordings stay attached across blocks, as in a training loop."""
     torch.manual_seed(0)
     x, y = torch.randn(*shape), torch.randint(0, classes, (shape[0],))
-
-    def copy():
-        model = build()
-        return model, training_step(model, x, y)
-
-    _, bare = copy()
-    configs = [Config("bare step", bare)]
     attached = []
-    for name, make in (
-        ("empty hooks", lambda m: FloorHooks(m, computing_modules, reduce=False)),
-        ("floor", lambda m: FloorHooks(m, computing_modules, reduce=True)),
-        ("gather only", lambda m: GatherHooks(m, computing_modules)),
-        ("record()", lambda m: hv.record(m, modules=computing_modules)),
-        ("record(exact=False)", lambda m: hv.record(m, modules=computing_modules, exact=False)),
-        ("record(every=10)", lambda m: hv.record(m, modules=computing_modules, every=10)),
-    ):
-        model, step = copy()
-        attached.append(make(model).start())
-        configs.append(Config(name, step))
-    configs.append(Config("bare step, again (the noise floor)", bare))
+
+    def nets(make=None) -> Turns:
+        steps = []
+        for _ in range(COPIES):
+            model = build()
+            if make is not None:
+                attached.append(make(model).start())
+            steps.append(training_step(model, x, y))
+        return Turns(steps)
+
     try:
-        timings = interleaved(configs, rounds=rounds, block=FLOOR_BLOCK)
+        configs = [nets().config("bare step")]
+        for name, make in (
+            ("empty hooks", lambda m: FloorHooks(m, computing_modules, reduce=False)),
+            ("floor", lambda m: FloorHooks(m, computing_modules, reduce=True)),
+            ("gather only", lambda m: GatherHooks(m, computing_modules)),
+            ("record()", lambda m: hv.record(m, modules=computing_modules)),
+            ("record(exact=False)", lambda m: hv.record(m, modules=computing_modules, exact=False)),
+            ("record(every=10)", lambda m: hv.record(m, modules=computing_modules, every=10)),
+        ):
+            configs.append(nets(make).config(name))
+        configs.append(nets().config("bare step, again (the noise floor)"))
+        timings = interleaved(configs, rounds=rounds, block=FLOOR_BLOCK, warmup=2 * COPIES)
     finally:
         for hooks in attached:
             hooks.stop()
     lines = [
-        f"## {title}: {rounds} rounds of {FLOOR_BLOCK} steps, forward + backward + SGD",
+        f"## {title}: {rounds} rounds of {FLOOR_BLOCK} steps, each configuration on {COPIES}"
+        " nets in turn, forward + backward + SGD",
         f"{'':<36} {'ms/step':>9} {'x bare':>7} {'x floor':>8}   the ratio's 95% interval",
     ]
     for config in configs:
@@ -405,31 +443,33 @@ class NaiveRecorder:
 
 
 def convnet_overhead(width: int, rounds: int = 750) -> list[str]:
-    """record() left on across a training loop, as it is used: each configuration trains its own
-    copy of the net (same seed, same batch), so that a recording can stay attached between its
-    blocks and flush when its buffer fills (every ~25 steps at full statistics, every ~250 with
-    every=10), never because a block ended. Blocks of FLOOR_BLOCK steps, read as total times (as
+    """record() left on across a training loop, as it is used: each configuration trains COPIES
+    nets of its own in turn (same seed, same batch), so that a recording can stay attached
+    between its blocks and flush when its buffer fills (every ~25 of its net's steps at full
+    statistics, every ~250 with every=10), never because a block ended. Blocks of FLOOR_BLOCK steps, read as total times (as
     against the floor). Starting and stopping are timed apart."""
     torch.manual_seed(0)
     x, y = torch.randn(32, 3, 32, 32), torch.randint(0, 10, (32,))
 
-    def copy():
-        model = hv.examples.small_convnet(seed=0, width=width)
-        return model, training_step(model, x, y)
-
-    bare_model, bare = copy()
-    configs = [Config("bare step", bare)]
     recordings = []
-    for name, options in (
-        ("record(full stats, every leaf, gradients)", {}),
-        ("record(..., every=10)", {"every": 10}),
-    ):
-        model, step = copy()
-        recordings.append(hv.record(model, modules=hv.leaves, **options).start())
-        configs.append(Config(name, step))
-    configs.append(Config("bare step, again (the noise floor)", bare))
+
+    def nets(options=None) -> Turns:
+        steps = []
+        for _ in range(COPIES):
+            model = hv.examples.small_convnet(seed=0, width=width)
+            if options is not None:
+                recordings.append(hv.record(model, modules=hv.leaves, **options).start())
+            steps.append(training_step(model, x, y))
+        return Turns(steps)
+
     try:
-        timings = interleaved(configs, rounds=rounds, block=FLOOR_BLOCK)
+        configs = [
+            nets().config("bare step"),
+            nets({}).config("record(full stats, every leaf, gradients)"),
+            nets({"every": 10}).config("record(..., every=10)"),
+            nets().config("bare step, again (the noise floor)"),
+        ]
+        timings = interleaved(configs, rounds=rounds, block=FLOOR_BLOCK, warmup=2 * COPIES)
     finally:
         for rec in recordings:
             rec.stop()
@@ -438,12 +478,13 @@ def convnet_overhead(width: int, rounds: int = 750) -> list[str]:
     limits = {configs[1].name: 1.10, configs[2].name: 1.02} if width == 32 else None
     lines = report_totals(
         f"small conv net (width {width}), batch 32, 3x32x32: {rounds} rounds of {FLOOR_BLOCK}"
-        " steps, forward + backward + SGD",
+        f" steps, each configuration on {COPIES} nets in turn, forward + backward + SGD",
         timings,
         "bare step",
         limits,
     )
-    lines.append(start_and_stop(bare_model, bare))
+    model = hv.examples.small_convnet(seed=0, width=width)
+    lines.append(start_and_stop(model, training_step(model, x, y)))
     print(lines[-1], flush=True)
     return lines
 
