@@ -1,7 +1,7 @@
 """record() overhead against the bare step and against the floor, hookviz against a naive
 recorder, and the import cost, as ratios in one run.
 
-Run: .venv/bin/python bench/bench_record.py  (about 25 minutes on 2 cores, 16-18 on the floor);
+Run: .venv/bin/python bench/bench_record.py  (about 30 minutes on 2 cores, 21-22 on the floor);
 ``--only floor`` (or inside, convnet, naive, import, memory) runs one part, ``--rounds N`` sets the floor's rounds.
 """
 
@@ -256,10 +256,11 @@ FLOOR_LIMITS = {
 FLOOR_BLOCK = 2
 
 # Nets per configuration. Separate copies of one bare net, built alike, ran up to 1.6% apart in
-# one run (where each one's memory lies), as much as a goal's margin: so each configuration turns
-# through COPIES nets of its own, the next one each block, and its figure averages over as many
-# placements; the noise floor ("bare step, again") is a set of nets of its own too.
-COPIES = 3
+# one run (where each one's memory lies), and two sets of three up to 2.4% apart: as much as a
+# goal's margin. So each configuration turns through COPIES nets of its own, the next one each
+# block, and its figure averages over as many placements; the noise floor ("bare step, again")
+# is a set of nets of its own too.
+COPIES = 8
 
 
 class Turns:
