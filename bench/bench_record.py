@@ -281,6 +281,18 @@ class Turns:
         return Config(name, self.step, enter=self.next)
 
 
+def nets(build, x, y, attached: list, make=None) -> Turns:
+    """COPIES nets from ``build`` in turn, training on (x, y); ``make(net).start()`` on each, if
+    given, goes into ``attached``, for the caller to stop."""
+    steps = []
+    for _ in range(COPIES):
+        model = build()
+        if make is not None:
+            attached.append(make(model).start())
+        steps.append(training_step(model, x, y))
+    return Turns(steps)
+
+
 def against_the_floor(rounds: int = 300) -> list[str]:
     """Every workload of FLOOR_WORKLOADS, against its bare step and its floor."""
     lines = []
@@ -298,18 +310,8 @@ def floor_workload(
     torch.manual_seed(0)
     x, y = torch.randn(*shape), torch.randint(0, classes, (shape[0],))
     attached = []
-
-    def nets(make=None) -> Turns:
-        steps = []
-        for _ in range(COPIES):
-            model = build()
-            if make is not None:
-                attached.append(make(model).start())
-            steps.append(training_step(model, x, y))
-        return Turns(steps)
-
     try:
-        configs = [nets().config("bare step")]
+        configs = [nets(build, x, y, attached).config("bare step")]
         for name, make in (
             ("empty hooks", lambda m: FloorHooks(m, computing_modules, reduce=False)),
             ("floor", lambda m: FloorHooks(m, computing_modules, reduce=True)),
@@ -318,8 +320,8 @@ def floor_workload(
             ("record(exact=False)", lambda m: hv.record(m, modules=computing_modules, exact=False)),
             ("record(every=10)", lambda m: hv.record(m, modules=computing_modules, every=10)),
         ):
-            configs.append(nets(make).config(name))
-        configs.append(nets().config("bare step, again (the noise floor)"))
+            configs.append(nets(build, x, y, attached, make).config(name))
+        configs.append(nets(build, x, y, attached).config("bare step, again (the noise floor)"))
         timings = interleaved(configs, rounds=rounds, block=FLOOR_BLOCK, warmup=2 * COPIES)
     finally:
         for hooks in attached:
@@ -454,21 +456,20 @@ def convnet_overhead(width: int, rounds: int = 750) -> list[str]:
 
     recordings = []
 
-    def nets(options=None) -> Turns:
-        steps = []
-        for _ in range(COPIES):
-            model = hv.examples.small_convnet(seed=0, width=width)
-            if options is not None:
-                recordings.append(hv.record(model, modules=hv.leaves, **options).start())
-            steps.append(training_step(model, x, y))
-        return Turns(steps)
+    def build():
+        return hv.examples.small_convnet(seed=0, width=width)
+
+    def recorded(**options):
+        return lambda model: hv.record(model, modules=hv.leaves, **options)
 
     try:
         configs = [
-            nets().config("bare step"),
-            nets({}).config("record(full stats, every leaf, gradients)"),
-            nets({"every": 10}).config("record(..., every=10)"),
-            nets().config("bare step, again (the noise floor)"),
+            nets(build, x, y, recordings).config("bare step"),
+            nets(build, x, y, recordings, recorded()).config(
+                "record(full stats, every leaf, gradients)"
+            ),
+            nets(build, x, y, recordings, recorded(every=10)).config("record(..., every=10)"),
+            nets(build, x, y, recordings).config("bare step, again (the noise floor)"),
         ]
         timings = interleaved(configs, rounds=rounds, block=FLOOR_BLOCK, warmup=2 * COPIES)
     finally:
@@ -484,7 +485,7 @@ def convnet_overhead(width: int, rounds: int = 750) -> list[str]:
         "bare step",
         limits,
     )
-    model = hv.examples.small_convnet(seed=0, width=width)
+    model = build()
     lines.append(start_and_stop(model, training_step(model, x, y)))
     print(lines[-1], flush=True)
     return lines
