@@ -8,12 +8,14 @@ Run: .venv/bin/python bench/bench_record.py  (about 30 minutes on 2 cores, 21-22
 from __future__ import annotations
 
 import argparse
+import math
 import resource
 import statistics
 import subprocess
 import sys
 import time
 import weakref
+from array import array
 from pathlib import Path
 
 import torch
@@ -141,10 +143,19 @@ class GatherHooks:
     hook per tensor), doing nothing but gather the sample of each tensor record() samples (every
     output, each input no hook saw before, and their gradients) into a buffer row as record()
     does (one ``torch.take``). No events, no calls, no flush: what record(exact=False) costs
-    beyond this is its Python bookkeeping and its flushes."""
+    beyond this is its Python bookkeeping and its flushes.
 
-    def __init__(self, model: nn.Module, modules):
+    ``exact=True``: before a large tensor's gather, record()'s exact pass too (one ``aminmax``
+    into a pair of cells read on the host, the NaN/Inf probe on their difference): what record()
+    would cost with no bookkeeping at all, so its ratio to the floor is the least record() can
+    read against it with these hooks."""
+
+    def __init__(self, model: nn.Module, modules, *, exact: bool = False):
         self.targets = [m for p, m in model.named_modules() if modules(p, m)]
+        self.exact = exact
+        self.host = array("f", (0.0, 0.0))  # aminmax's out= cells, read with no torch op
+        self.cells = tuple(torch.frombuffer(self.host, dtype=torch.float32).unbind())
+        self.non_finite = 0  # tensors whose probe found a NaN or an Inf (record() counts them)
         self.lane = summaries.Lane(torch.device("cpu"), summaries.Interner())
         self.where: dict[int, tuple[torch.Tensor, torch.Tensor]] = {}  # numel -> place()
         self.handles: list = []
@@ -160,11 +171,19 @@ class GatherHooks:
         if t.requires_grad and torch.is_grad_enabled():  # grad mode off as record() does it
             summaries._set_grad_enabled(False)
             try:
-                torch.take(t, positions, out=row)
+                self.read(t, positions, row)
             finally:
                 summaries._set_grad_enabled(True)
         else:
-            torch.take(t, positions, out=row)
+            self.read(t, positions, row)
+
+    def read(self, t: torch.Tensor, positions: torch.Tensor, row: torch.Tensor) -> None:
+        if self.exact and t.dtype is torch.float32 and t.numel() > summaries.SAMPLE_SIZE:
+            torch.aminmax(t, out=self.cells)
+            lo, hi = self.host
+            if not math.isfinite(hi - lo):
+                self.non_finite += 1
+        torch.take(t, positions, out=row)
 
     def place(self, n: int) -> tuple[torch.Tensor, torch.Tensor]:
         """Where a tensor of ``n`` elements is sampled and the row it goes to, made once."""
@@ -304,8 +323,8 @@ def against_the_floor(rounds: int = 300) -> list[str]:
 def floor_workload(
     title: str, build, shape: tuple[int, ...], classes: int, rounds: int
 ) -> list[str]:
-    """The bare step, empty hooks, the exact-pass floor, the gather-only hooks, record() three
-    ways and the bare step again (the noise floor), each on COPIES nets of its own (same seed,
+    """The bare step, empty hooks, the exact-pass floor, the gather-only hooks (without and with
+    the exact pass), record() three ways and the bare step again (the noise floor), each on COPIES nets of its own (same seed,
     same batch), so that hooks and recordings stay attached across blocks, as in a training loop."""
     torch.manual_seed(0)
     x, y = torch.randn(*shape), torch.randint(0, classes, (shape[0],))
@@ -316,6 +335,7 @@ def floor_workload(
             ("empty hooks", lambda m: FloorHooks(m, computing_modules, reduce=False)),
             ("floor", lambda m: FloorHooks(m, computing_modules, reduce=True)),
             ("gather only", lambda m: GatherHooks(m, computing_modules)),
+            ("gather + exact pass", lambda m: GatherHooks(m, computing_modules, exact=True)),
             ("record()", lambda m: hv.record(m, modules=computing_modules)),
             ("record(exact=False)", lambda m: hv.record(m, modules=computing_modules, exact=False)),
             ("record(every=10)", lambda m: hv.record(m, modules=computing_modules, every=10)),
@@ -351,6 +371,15 @@ def floor_workload(
         f"record(exact=False) / gather only: {timings.total_ratio('record(exact=False)', 'gather only'):.3f}"
         f" ({low:.3f}-{high:.3f}): its bookkeeping and flushes"
     )
+    for name, against, meaning in (
+        ("gather + exact pass", "floor", "the least record() can read against the floor"),
+        ("record()", "gather + exact pass", "record()'s bookkeeping and flushes"),
+    ):
+        low, high = timings.total_ratio_interval(name, against)
+        lines.append(
+            f"{name} / {against}: {timings.total_ratio(name, against):.3f}"
+            f" ({low:.3f}-{high:.3f}): {meaning}"
+        )
     print("\n".join(lines), flush=True)
     return lines
 
