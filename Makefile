@@ -53,7 +53,7 @@ system-deps:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium bubblewrap >/dev/null; \
 	  else echo "The tests need Chromium and bubblewrap: sudo apt-get install chromium bubblewrap"; exit 1; fi; fi
 
-# Ratios measured in one run each (bench_record.py alone takes about 30 minutes on 2 cores);
+# Ratios measured in one run each (bench_record.py alone takes about 35 minutes on 2 cores);
 # figures in the README.
 bench: $(STAMP) system-deps
 	$(PY) bench/bench_record.py

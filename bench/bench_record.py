@@ -1,7 +1,7 @@
 """record() overhead against the bare step and against the floor, hookviz against a naive
 recorder, and the import cost, as ratios in one run.
 
-Run: .venv/bin/python bench/bench_record.py  (about 30 minutes on 2 cores, 21-22 on the floor);
+Run: .venv/bin/python bench/bench_record.py  (about 35 minutes on 2 cores, 26 on the floor);
 ``--only floor`` (or inside, convnet, naive, import, memory) runs one part, ``--rounds N`` sets the floor's rounds.
 """
 

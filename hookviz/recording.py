@@ -556,8 +556,9 @@ def record(
     large models on a CPU: every statistic of a large tensor is then estimated from its sample
     (min and max are the sample's, NaN and Inf counts the sample's scaled to the tensor's
     size; an outlier or a NaN outside the sample is missed). Measured by bench/bench_record.py
-    (two runs, 95% intervals): 1.02x of the bare step on a transformer layer, 1.04x-1.06x on a
-    VGG-style net and on a small conv net, whose short steps make per-event costs weigh more.
+    (the latest two runs): 1.01x-1.03x of the bare step on a transformer layer, 1.04x on a
+    VGG-style net and 1.06x-1.07x on a small conv net, whose short steps make per-event costs
+    weigh more.
     Estimates are flagged wherever they are shown: ``TensorStats.exact`` is False, ``brief()``
     and ``table()`` write ``max≈...``, and HookMonitor marks them. Tensors of at most
     SAMPLE_SIZE elements are kept whole and stay exact either way.
