@@ -324,8 +324,9 @@ def floor_workload(
     title: str, build, shape: tuple[int, ...], classes: int, rounds: int
 ) -> list[str]:
     """The bare step, empty hooks, the exact-pass floor, the gather-only hooks (without and with
-    the exact pass), record() three ways and the bare step again (the noise floor), each on COPIES nets of its own (same seed,
-    same batch), so that hooks and recordings stay attached across blocks, as in a training loop."""
+    the exact pass), record() three ways and the bare step again (the noise floor), each on
+    COPIES nets of its own (same seed, same batch), so that hooks and recordings stay attached
+    across blocks, as in a training loop."""
     torch.manual_seed(0)
     x, y = torch.randn(*shape), torch.randint(0, classes, (shape[0],))
     attached = []
