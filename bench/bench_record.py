@@ -367,12 +367,8 @@ def floor_workload(
             ratio = to_floor if against == "floor" else to_bare
             line += f"  (limit {limit:.2f}x: {verdict(ratio, low, high, limit)})"
         lines.append(line)
-    low, high = timings.total_ratio_interval("record(exact=False)", "gather only")
-    lines.append(
-        f"record(exact=False) / gather only: {timings.total_ratio('record(exact=False)', 'gather only'):.3f}"
-        f" ({low:.3f}-{high:.3f}): its bookkeeping and flushes"
-    )
     for name, against, meaning in (
+        ("record(exact=False)", "gather only", "its bookkeeping and flushes"),
         ("gather + exact pass", "floor", "the least record() can read against the floor"),
         ("record()", "gather + exact pass", "record()'s bookkeeping and flushes"),
     ):
@@ -479,8 +475,8 @@ def convnet_overhead(width: int, rounds: int = 750) -> list[str]:
     """record() left on across a training loop, as it is used: each configuration trains COPIES
     nets of its own in turn (same seed, same batch), so that a recording can stay attached
     between its blocks and flush when its buffer fills (every ~25 of its net's steps at full
-    statistics, every ~250 with every=10), never because a block ended. Blocks of FLOOR_BLOCK steps, read as total times (as
-    against the floor). Starting and stopping are timed apart."""
+    statistics, every ~250 with every=10), never because a block ended. Blocks of FLOOR_BLOCK
+    steps, read as total times (as against the floor). Starting and stopping are timed apart."""
     torch.manual_seed(0)
     x, y = torch.randn(32, 3, 32, 32), torch.randint(0, 10, (32,))
 
