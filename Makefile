@@ -15,7 +15,7 @@ LAB_ARGS ?=  # more options for `jupyter lab`, e.g. LAB_ARGS="--port=8899 --no-b
 TORCH := -c constraints/torch-cpu.txt torch
 PIP := -m pip install --disable-pip-version-check -q
 
-.PHONY: lab test test-main test-colab setup system-deps bench lint clean
+.PHONY: lab test test-main test-colab setup site system-deps bench lint clean
 
 lab: $(STAMP)
 	$(VENV)/bin/jupyter lab --LabApp.default_url=/lab/tree/$(START) $$([ "$$(id -u)" = 0 ] && echo --allow-root) $(LAB_ARGS)
@@ -30,6 +30,10 @@ test-colab: $(COLAB_STAMP)
 	HOOKVIZ_FORBID_SKIPS=1 $(COLAB_PY) -m pytest -m colab tests
 
 setup: $(STAMP)
+
+# The course as a static site in site/ (every widget plays without a kernel); open site/index.html.
+site: $(STAMP)
+	$(VENV)/bin/hookviz site
 
 # A torch the base Python can already import is reused (no download); otherwise the CPU wheel.
 $(STAMP): pyproject.toml constraints/torch-cpu.txt

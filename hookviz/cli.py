@@ -40,6 +40,19 @@ def _build(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _site(args: argparse.Namespace) -> int:
+    from .course.stamp import find_course_root
+    from .site.build import build_site
+
+    root = Path(args.root) if args.root else find_course_root(Path.cwd())
+    report = build_site(root, Path(args.out) if args.out else None, jobs=args.jobs)
+    print(
+        f"hookviz site: {len(report.pages)} pages, {report.widgets} widgets, in "
+        f"{report.seconds:.0f} s. Open {report.out / 'index.html'}"
+    )
+    return EXIT_OK
+
+
 def _grade(args: argparse.Namespace) -> int:
     from .grading.batch import GradeOptions, grade_folder
 
@@ -304,6 +317,23 @@ def parser() -> argparse.ArgumentParser:
         "(exit 2: an error in a notebook, named with its cell and the fix)",
     )
     build.set_defaults(run=_build)
+
+    site = commands.add_parser(
+        "site",
+        help="build the course as a static site whose widgets play without a kernel",
+        description="Run each walkthrough notebook once and write site/: a page per notebook "
+        "and per assignment (as students get it), the guides, the package reference and an "
+        "offline search. Every widget plays in the browser from the state it recorded; no page "
+        "requests anything outside site/, so it works from file:// and on any static host.",
+    )
+    site.add_argument(
+        "--root", help="the course folder (default: the nearest folder with course.toml)"
+    )
+    site.add_argument("--out", help="where to write the site (default: ROOT/site)")
+    site.add_argument(
+        "-j", "--jobs", type=int, default=None, help="notebooks run at once (default: 2)"
+    )
+    site.set_defaults(run=_site)
 
     new = commands.add_parser(
         "new",

@@ -29,7 +29,8 @@ class ApplyTraversal(PlayedWidget):
     show a trace that was already recorded.
     """
 
-    _esm, _css = front_end("apply_traversal")
+    _front_end = "apply_traversal"  # static/apply_traversal.js and .css
+    _esm, _css = front_end(_front_end)
 
     title = traitlets.Unicode("").tag(sync=True)
     nodes = traitlets.List().tag(sync=True)  # [name, class name, parent index, parameters, shared]

@@ -55,7 +55,17 @@ def check_speed(speed: Any) -> float:
 class HookvizWidget(anywidget.AnyWidget):
     """Base class: a synced ``theme`` ('auto' follows the notebook's theme, or 'light' / 'dark')."""
 
+    _front_end: str = ""  # the name of its files in static/ (each subclass sets it)
     theme = traitlets.Unicode("auto").tag(sync=True)
+
+    def offline_state(self) -> dict[str, Any]:
+        """The synced state a page without a kernel replays: traits the view reads, as JSON."""
+        state = self.get_state()
+        return {k: v for k, v in state.items() if not k.startswith("_") and k != "layout"}
+
+    def offline_extras(self) -> dict[str, Any]:
+        """What a page without a kernel needs beyond the synced state to answer the view's messages."""
+        return {}
 
     @traitlets.validate("theme")
     def _valid_theme(self, proposal):

@@ -32,7 +32,8 @@ class HookInventory(HookvizWidget):
     more hooks elsewhere.
     """
 
-    _esm, _css = front_end("hook_inventory")
+    _front_end = "hook_inventory"  # static/hook_inventory.js and .css
+    _esm, _css = front_end(_front_end)
 
     title = traitlets.Unicode("").tag(sync=True)
     hooks = traitlets.List().tag(sync=True)  # one dict per hook, see _row

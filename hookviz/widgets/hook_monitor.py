@@ -146,7 +146,8 @@ class HookMonitor(HookvizWidget):
     the key V away); ``heatmap=False`` keeps no such history.
     """
 
-    _esm, _css = front_end("hook_monitor")
+    _front_end = "hook_monitor"  # static/hook_monitor.js and .css
+    _esm, _css = front_end(_front_end)
 
     title = traitlets.Unicode("").tag(sync=True)
     modules = traitlets.List().tag(sync=True)  # [label, class name, depth] per watched module

@@ -40,7 +40,8 @@ class HookTimeline(PlayedWidget):
     ``show_torch=False`` keeps only the model's own hooks.
     """
 
-    _esm, _css = front_end("hook_timeline")
+    _front_end = "hook_timeline"  # static/hook_timeline.js and .css
+    _esm, _css = front_end(_front_end)
 
     title = traitlets.Unicode("").tag(sync=True)
     lanes = traitlets.List().tag(sync=True)  # [label, depth] per row of the diagram

@@ -163,7 +163,8 @@ class Prediction(HookvizWidget):
     Python with ``choose(i)`` / ``answer_with(text)``.
     """
 
-    _esm, _css = front_end("prediction")
+    _front_end = "prediction"  # static/prediction.js and .css
+    _esm, _css = front_end(_front_end)
 
     key = traitlets.Unicode("").tag(sync=True)
     question = traitlets.Unicode("").tag(sync=True)
@@ -279,6 +280,12 @@ class Prediction(HookvizWidget):
                 self.answer_with(content.get("text"))
         except (TypeError, ValueError) as error:
             self.status = f"could not {action}: {error}"
+
+    def offline_extras(self) -> dict[str, Any]:
+        """The answer and why, for a page without a kernel (it keeps them hidden until a choice)."""
+        if self.multiple_choice:
+            return {"answer_index": self._answer, "why": self._why}
+        return {"accepted": list(self._answer), "why": self._why}
 
     # -- showing ---------------------------------------------------------------------------
 

@@ -1,0 +1,203 @@
+"""A notebook or a Markdown guide as a page's article: HTML, its headings, its search sections.
+
+Notebooks go through nbconvert with the site's own template (``templates/hookviz_site``);
+Markdown guides through the same Markdown renderer, so both read alike. Afterwards links are
+rewritten for the site (a link to another notebook goes to its page; a link to another file in
+the repository goes to GitHub), headings get unique ids, and the text is split at headings for
+the search index.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from bs4 import BeautifulSoup
+
+from ..course.execute import WIDGET_VIEW
+from .widget_state import WidgetState
+
+TEMPLATES = Path(__file__).parent / "templates"
+# A widget view first (the host draws it), then what a browser shows best.
+DISPLAY_PRIORITY = [
+    WIDGET_VIEW,
+    "text/html",
+    "image/svg+xml",
+    "image/png",
+    "image/jpeg",
+    "text/markdown",
+    "text/plain",
+]
+HEADINGS = ("h1", "h2", "h3")
+
+
+@dataclass(frozen=True)
+class Heading:
+    level: int
+    id: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Section:
+    """A stretch of a page from one heading to the next, as the search index holds it."""
+
+    anchor: str
+    title: str
+    text: str
+
+
+@dataclass
+class Article:
+    html: str
+    title: str
+    headings: list[Heading] = field(default_factory=list)
+    sections: list[Section] = field(default_factory=list)
+    summary: str = ""  # the first paragraph, as plain text
+    widgets: int = 0
+
+
+@dataclass(frozen=True)
+class Links:
+    """How a repository path becomes a link on the site."""
+
+    pages: dict[str, str]  # repository path -> site path, for files that have a page
+    repository_url: str  # e.g. https://github.com/OWNER/NAME/blob/BRANCH
+    root: Path  # the repository on disk
+
+    def href(self, source: str, page: str, href: str) -> str:
+        """``href`` as written in ``source`` (a repository path), for the page at ``page``."""
+        parts = urlsplit(href)
+        if parts.scheme or parts.netloc or href.startswith(("#", "mailto:")) or not parts.path:
+            return href
+        target = posixpath.normpath(posixpath.join(posixpath.dirname(source), parts.path))
+        fragment = f"#{parts.fragment}" if parts.fragment else ""
+        if target in self.pages:
+            here = posixpath.dirname(page) or "."
+            return posixpath.relpath(self.pages[target], here) + fragment
+        if (self.root / target).exists():
+            return f"{self.repository_url}/{target}{fragment}"
+        return href  # left as written: the site's link check reports it
+
+
+def _alt_text(cell: Any) -> str:
+    """A figure's alt text: the comment that opens its cell, or what drew it."""
+    first = cell.get("source", "").strip().splitlines()[:1]
+    if first and first[0].startswith("#") and not first[0].startswith("# NBVAL"):
+        return first[0].lstrip("# ").strip()
+    return "Figure drawn by the code above"
+
+
+def _exporter(widgets: dict[str, WidgetState]) -> Any:
+    from nbconvert import HTMLExporter
+
+    def preferred(data: dict) -> list[str]:
+        """The one type of an output the page shows (nbconvert's filter drops every widget view
+        of a notebook without stored widget state, which ours never have)."""
+        for mime in DISPLAY_PRIORITY:
+            if mime == WIDGET_VIEW and data.get(mime, {}).get("model_id") not in widgets:
+                continue
+            if mime in data:
+                return [mime]
+        return []
+
+    class SiteExporter(HTMLExporter):
+        def register_filter(self, name: str, jinja_filter: Any) -> None:
+            # HTMLExporter puts its own filter_data_type back on every conversion.
+            super().register_filter(name, preferred if name == "filter_data_type" else jinja_filter)
+
+    exporter = SiteExporter(
+        extra_template_basedirs=[str(TEMPLATES)],
+        template_name="hookviz_site",
+        exclude_input_prompt=True,
+        exclude_output_prompt=True,
+    )
+    exporter.register_filter("hv_alt", _alt_text)
+    return exporter
+
+
+def notebook_article(
+    notebook: Any, widgets: dict[str, WidgetState], source: str, page: str, links: Links
+) -> Article:
+    """The notebook's cells as an article, its widget views drawn from ``widgets``."""
+    body, _ = _exporter(widgets).from_notebook_node(
+        notebook, resources={"hookviz_widgets": widgets}
+    )
+    return finish(body, source, page, links)
+
+
+def markdown_article(text: str, source: str, page: str, links: Links) -> Article:
+    """A Markdown guide as an article (the renderer notebooks use)."""
+    from nbconvert.filters.markdown_mistune import markdown2html_mistune
+
+    return finish(markdown2html_mistune(text), source, page, links)
+
+
+def finish(html: str, source: str, page: str, links: Links) -> Article:
+    """Rewrite links, give headings unique ids and self-links, and split the text at headings."""
+    soup = BeautifulSoup(html, "html.parser")
+    for a in soup.find_all("a", href=True):
+        if "anchor-link" in (a.get("class") or []):
+            continue
+        a["href"] = links.href(source, page, a["href"])
+    headings, seen = [], set()
+    for tag in soup.find_all(HEADINGS):
+        for old in tag.find_all("a", class_="anchor-link"):
+            old.decompose()
+        text = " ".join(tag.get_text().split())
+        anchor = _unique(tag.get("id") or _slug(text), seen)
+        tag["id"] = anchor
+        link = soup.new_tag("a", attrs={"class": "hv-anchor", "href": f"#{anchor}"})
+        link["aria-label"] = f"Link to this section: {text}"
+        link.string = "#"
+        tag.append(link)
+        headings.append(Heading(int(tag.name[1]), anchor, text))
+    first_h1 = next((h for h in headings if h.level == 1), None)
+    paragraph = soup.find("p")
+    return Article(
+        html=str(soup),
+        title=first_h1.text if first_h1 else "",
+        headings=headings,
+        sections=_sections(soup),
+        summary=" ".join(paragraph.get_text().split()) if paragraph else "",
+        widgets=len(soup.select(".hv-site-widget")),
+    )
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^\w]+", "-", text.casefold()).strip("-") or "section"
+
+
+def _unique(anchor: str, seen: set[str]) -> str:
+    candidate, n = anchor, 1
+    while candidate in seen:
+        n += 1
+        candidate = f"{anchor}-{n}"
+    seen.add(candidate)
+    return candidate
+
+
+def _sections(soup: BeautifulSoup) -> list[Section]:
+    """The article's text split at h1-h3, each part under its heading's anchor."""
+    sections: list[Section] = []
+    anchor, title, parts = "", "", []
+    for node in soup.find_all(string=True):
+        parent = node.parent
+        if parent.name in ("script", "style") or parent.find_parent(["script", "style"]):
+            continue
+        heading = parent if parent.name in HEADINGS else parent.find_parent(HEADINGS)
+        if heading is not None:
+            if heading.get("id") != anchor:
+                if parts or title:
+                    sections.append(Section(anchor, title, " ".join(" ".join(parts).split())))
+                anchor, title, parts = heading["id"], " ".join(heading.get_text().split()), []
+                title = title.removesuffix("#").strip()
+            continue
+        parts.append(str(node))
+    if parts or title:
+        sections.append(Section(anchor, title, " ".join(" ".join(parts).split())))
+    return sections

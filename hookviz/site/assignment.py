@@ -1,0 +1,47 @@
+"""An assignment's page: the exercise as students get it, with what each visible check prints.
+
+The exercise (``exercises/NN.ipynb``) holds no solution and no hidden test, and no outputs. Each
+check cell gets, as a worked example, the output its solution's check cell stored: what the
+visible checks print for a correct answer (hidden tests print nothing when they pass). No other
+output of the solution is shown: a "try it" cell's output would give the answer away.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+from ..course.notebooks import read_notebook
+
+EXAMPLE_KEY = "hookviz_site_example"  # in a cell's metadata: its outputs are a worked example
+
+
+def _grade_id(cell: Any) -> str | None:
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    return meta.get("grade_id") if meta.get("grade") else None
+
+
+def check_outputs(solution: Any) -> dict[str, list]:
+    """Each check cell's stored outputs in the solution, by grade_id (streams only)."""
+    outputs = {}
+    for cell in solution.cells:
+        gid = _grade_id(cell)
+        if cell.cell_type == "code" and gid:
+            outputs[gid] = [o for o in cell.get("outputs", []) if o.get("output_type") == "stream"]
+    return outputs
+
+
+def exercise_for_page(exercise_path: Path, solution_path: Path | None) -> Any:
+    """The exercise notebook with its check cells' worked examples taken from the solution."""
+    exercise = read_notebook(exercise_path)
+    examples = check_outputs(read_notebook(solution_path)) if solution_path else {}
+    for cell in exercise.cells:
+        if cell.cell_type != "code":
+            continue
+        cell.outputs = []  # an exercise has none; make sure no stale one is shown
+        gid = _grade_id(cell)
+        if gid in examples and examples[gid]:
+            cell.outputs = copy.deepcopy(examples[gid])
+            cell.metadata[EXAMPLE_KEY] = True
+    return exercise

@@ -1,0 +1,284 @@
+"""`hookviz site`: the course as a static site whose widgets play without a kernel.
+
+The walkthrough notebooks run once at build time (their stored outputs keep only a widget's
+repr), and each widget's recorded state goes into its page; the page's host draws it with the
+widget's own ES module, the one JupyterLab and Colab load. The assignments are shown as
+students get them. Everything the pages use is copied into the site: no request leaves it.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import json
+import multiprocessing
+import os
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..course.notebooks import NotebookError
+from ..course.stamp import load_course_config
+from .article import Article, Heading, Links, Section, finish, markdown_article, notebook_article
+from .assignment import exercise_for_page
+from .reference import reference_html
+from .search import SearchDocument, search_index_script
+
+STATIC = Path(__file__).parent / "static"
+TEMPLATES = Path(__file__).parent / "templates"
+SITE_TITLE = "hookviz"
+GUIDES = (  # (repository path, site path, label): the Markdown guides that get a page
+    ("docs/instructors.md", "instructors.html", "Instructors' guide"),
+    ("docs/CONVENTIONS.md", "conventions.html", "Notebook conventions"),
+)
+
+
+@dataclass
+class NavItem:
+    label: str
+    path: str
+    summary: str = ""
+
+
+@dataclass
+class Action:
+    label: str
+    href: str
+    download: bool = False
+
+
+@dataclass
+class Page:
+    path: str  # relative to the site's root
+    title: str
+    html: str
+    toc: list[Heading] = field(default_factory=list)
+    actions: list[Action] = field(default_factory=list)
+    previous: NavItem | None = None
+    next: NavItem | None = None
+    widgets: int = 0
+    search: bool = False
+    sections: list[Section] = field(default_factory=list)  # what the search index holds
+
+
+@dataclass
+class SiteReport:
+    out: Path
+    pages: list[str]
+    widgets: int
+    seconds: float
+
+
+def _label(article: Article, fallback: str) -> str:
+    return article.title or fallback
+
+
+def _run_notebook(path: str) -> tuple[Any, dict]:
+    """In a worker process: execute one notebook and collect its widgets."""
+    from .widget_state import run_with_widgets
+
+    with tempfile.TemporaryDirectory(prefix="hookviz-site-settings-") as settings:
+        return run_with_widgets(Path(path), Path(settings))
+
+
+def _execute_all(paths: list[Path], jobs: int) -> list[tuple[Any, dict]]:
+    if jobs <= 1 or len(paths) <= 1:
+        return [_run_notebook(str(p)) for p in paths]
+    context = multiprocessing.get_context("spawn")
+    with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=context) as pool:
+        return list(pool.map(_run_notebook, [str(p) for p in paths]))
+
+
+def _environment() -> Any:
+    from jinja2 import Environment, FileSystemLoader, select_autoescape
+
+    return Environment(
+        loader=FileSystemLoader(str(TEMPLATES)),
+        autoescape=select_autoescape(["html", "j2"]),
+        keep_trailing_newline=True,
+    )
+
+
+def _widget_modules() -> str:
+    """``window.HOOKVIZ_WIDGETS``: each widget's ES module and CSS, the text the kernel sends."""
+    from ..widgets import ApplyTraversal, HookInventory, HookMonitor, HookTimeline, Prediction
+    from ..widgets.base import front_end
+
+    modules = {}
+    for cls in (ApplyTraversal, HookInventory, HookMonitor, HookTimeline, Prediction):
+        esm, css = front_end(cls._front_end)
+        modules[cls._front_end] = {"esm": esm, "css": css}
+    text = json.dumps(modules, ensure_ascii=False).replace("</", "<\\/")
+    return f"window.HOOKVIZ_WIDGETS = {text};\n"
+
+
+def _pygments_css() -> str:
+    from pygments.formatters import HtmlFormatter
+
+    light = HtmlFormatter(style="default").get_style_defs(".highlight")
+    dark = HtmlFormatter(style="github-dark").get_style_defs(".highlight")
+    return (
+        "/* Code colours: pygments' default style, and github-dark for a dark system theme. */\n"
+        f"{light}\n@media (prefers-color-scheme: dark) {{\n{dark}\n}}\n"
+    )
+
+
+def build_site(root: Path, out: Path | None = None, *, jobs: int | None = None) -> SiteReport:
+    """Build the site from ``root``'s notebooks, exercises and guides into ``out`` (root/site)."""
+    start = time.monotonic()
+    root = Path(root).resolve()
+    out = Path(out).resolve() if out else root / "site"
+    config = load_course_config(root)
+    walkthrough = sorted((root / "notebooks").glob("*.ipynb"))
+    exercises = sorted((root / "exercises").glob("*.ipynb"))
+    if not walkthrough:
+        raise NotebookError(f"no notebooks in {root / 'notebooks'}: nothing to build a site from.")
+    guides = [(src, dst, label) for src, dst, label in GUIDES if (root / src).is_file()]
+
+    pages_of = {f"notebooks/{p.name}": f"walkthrough/{p.stem}.html" for p in walkthrough}
+    pages_of |= {f"exercises/{p.name}": f"assignments/{p.stem}.html" for p in exercises}
+    pages_of |= {src: dst for src, dst, _ in guides}
+    pages_of["README.md"] = "index.html"
+    blob = f"{config.repository.rstrip('/')}/blob/{config.branch}"
+    links = Links(pages_of, blob, root)
+
+    executed = _execute_all(walkthrough, jobs or min(2, os.cpu_count() or 1))
+    articles: dict[str, Article] = {}
+    for path, (notebook, widgets) in zip(walkthrough, executed, strict=True):
+        source = f"notebooks/{path.name}"
+        articles[source] = notebook_article(notebook, widgets, source, pages_of[source], links)
+    for path in exercises:
+        source = f"exercises/{path.name}"
+        solution = root / "solutions" / path.name
+        notebook = exercise_for_page(path, solution if solution.is_file() else None)
+        articles[source] = notebook_article(notebook, {}, source, pages_of[source], links)
+    for src, dst, _ in guides:
+        text = (root / src).read_text(encoding="utf-8")
+        articles[src] = markdown_article(text, src, dst, links)
+
+    def items(sources: list[str]) -> list[NavItem]:
+        return [
+            NavItem(_label(articles[s], Path(s).stem), pages_of[s], articles[s].summary)
+            for s in sources
+        ]
+
+    walk_items = items([f"notebooks/{p.name}" for p in walkthrough])
+    task_items = items([f"exercises/{p.name}" for p in exercises])
+    guide_items = [NavItem(label, dst) for _, dst, label in guides]
+    nav = [
+        {"title": "Start", "links": [NavItem("Home", "index.html")]},
+        {"title": "Walkthrough", "links": walk_items},
+        {"title": "Assignments", "links": task_items},
+        {
+            "title": "Reference",
+            "links": [
+                *guide_items,
+                NavItem("Package reference", "reference.html"),
+                NavItem("Search", "search.html"),
+            ],
+        },
+    ]
+
+    env = _environment()
+    pages: list[Page] = []
+    for sequence, folder in ((walk_items, "notebooks"), (task_items, "exercises")):
+        for i, item in enumerate(sequence):
+            source = f"{folder}/{Path(item.path).stem}.ipynb"
+            article = articles[source]
+            download = f"{Path(item.path).stem}.ipynb"
+            pages.append(
+                Page(
+                    item.path,
+                    item.label,
+                    article.html,
+                    toc=[h for h in article.headings if h.level in (2, 3)],
+                    actions=[
+                        Action("Open in Colab", config.colab_url(source)),
+                        Action("Run in JupyterLab", "../index.html#run-it"),
+                        Action("Download the notebook", download, download=True),
+                    ],
+                    previous=sequence[i - 1] if i > 0 else None,
+                    next=sequence[i + 1] if i + 1 < len(sequence) else None,
+                    widgets=article.widgets,
+                    sections=article.sections,
+                )
+            )
+    for src, dst, label in guides:
+        article = articles[src]
+        pages.append(
+            Page(
+                dst,
+                label,
+                article.html,
+                toc=[h for h in article.headings if h.level in (2, 3)],
+                sections=article.sections,
+            )
+        )
+    reference = finish(reference_html(), "reference", "reference.html", links)
+    pages.append(
+        Page(
+            "reference.html",
+            "Package reference",
+            reference.html,
+            toc=[h for h in reference.headings if h.level == 2],
+            sections=reference.sections,
+        )
+    )
+    landing = env.get_template("landing.html.j2").render(
+        root="", walkthrough=walk_items, assignments=task_items, repository=config.repository
+    )
+    landing_article = finish(landing, "index", "index.html", links)
+    pages.append(
+        Page(
+            "index.html",
+            "Home",
+            landing_article.html,
+            toc=[h for h in landing_article.headings if h.level == 2],
+            sections=landing_article.sections,
+        )
+    )
+    search_html = env.get_template("search.html.j2").render()
+    pages.append(Page("search.html", "Search", search_html, search=True))
+
+    documents = [
+        SearchDocument(
+            f"{page.path}#{section.anchor}" if section.anchor else page.path,
+            page.title,
+            section.title or page.title,
+            section.text,
+        )
+        for page in pages
+        for section in page.sections
+    ]
+
+    staging = Path(tempfile.mkdtemp(prefix=".site-", dir=out.parent))
+    try:
+        shutil.copytree(STATIC, staging / "_static")
+        (staging / "_static" / "hookviz-widgets.js").write_text(_widget_modules(), encoding="utf-8")
+        (staging / "_static" / "pygments.css").write_text(_pygments_css(), encoding="utf-8")
+        (staging / "_static" / "search-index.js").write_text(
+            search_index_script(documents), encoding="utf-8"
+        )
+        (staging / ".nojekyll").write_text("", encoding="utf-8")  # GitHub Pages: keep _static/
+        template = env.get_template("page.html.j2")
+        for page in pages:
+            target = staging / page.path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            depth = page.path.count("/")
+            target.write_text(
+                template.render(page=page, nav=nav, root="../" * depth, site_title=SITE_TITLE),
+                encoding="utf-8",
+            )
+        for path in [*walkthrough, *exercises]:
+            folder = "walkthrough" if path.parent.name == "notebooks" else "assignments"
+            shutil.copyfile(path, staging / folder / path.name)
+        if out.exists():
+            shutil.rmtree(out)
+        staging.rename(out)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging)
+    widgets = sum(p.widgets for p in pages)
+    return SiteReport(out, [p.path for p in pages], widgets, time.monotonic() - start)
