@@ -31,6 +31,12 @@ class CourseConfig:
     branch: str
     owner: str
     name: str
+    site: str = ""  # where the web edition is published; "" means GitHub Pages' address
+
+    @property
+    def site_url(self) -> str:
+        """The web edition's address: ``[course] site``, or GitHub Pages' for the repository."""
+        return self.site or f"https://{self.owner}.github.io/{self.name}/"
 
     def colab_url(self, relative_path: str) -> str:
         """The Colab address that opens ``relative_path`` from this repository and branch."""
@@ -58,7 +64,7 @@ def find_course_root(start: Path) -> Path:
 
 
 def load_course_config(root: Path) -> CourseConfig:
-    """Read ``[course] repository`` and ``branch`` from ``root/course.toml``."""
+    """Read ``[course] repository``, ``branch`` and ``site`` from ``root/course.toml``."""
     path = Path(root) / COURSE_FILE
     try:
         import tomllib
@@ -90,7 +96,13 @@ def load_course_config(root: Path) -> CourseConfig:
         raise NotebookError(
             f'{path}: [course] branch must be a branch name such as "main", got {branch!r}.'
         )
-    return CourseConfig(repository.strip(), branch, match["owner"], match["name"])
+    site = course.get("site", "")
+    if not isinstance(site, str) or (site and not re.match(r"https?://\S+$", site.strip())):
+        raise NotebookError(
+            f"{path}: [course] site must be the web address of the course's site, such as "
+            f'"https://OWNER.github.io/NAME/", got {site!r}.'
+        )
+    return CourseConfig(repository.strip(), branch, match["owner"], match["name"], site.strip())
 
 
 def badge_source(config: CourseConfig, relative_path: str) -> str:
