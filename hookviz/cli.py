@@ -46,6 +46,8 @@ def _site(args: argparse.Namespace) -> int:
 
     root = Path(args.root) if args.root else find_course_root(Path.cwd())
     report = build_site(root, Path(args.out) if args.out else None, jobs=args.jobs)
+    for note in report.stateless:
+        print(f"note: {note}; the page shows its text instead", file=sys.stderr)
     print(
         f"hookviz site: {len(report.pages)} pages, {report.widgets} widgets, in "
         f"{report.seconds:.0f} s. Open {report.out / 'index.html'}"

@@ -144,6 +144,9 @@ def finish(html: str, source: str, page: str, links: Links) -> Article:
         if "anchor-link" in (a.get("class") or []):
             continue
         a["href"] = links.href(source, page, a["href"])
+    # Code and wide tables scroll sideways on a phone: the keyboard must reach them too.
+    for node in soup.select(".hv-input pre, .hv-md table, .hv-html"):
+        node["tabindex"] = "0"
     headings, seen = [], set()
     for tag in soup.find_all(HEADINGS):
         for old in tag.find_all("a", class_="anchor-link"):

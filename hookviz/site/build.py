@@ -25,6 +25,7 @@ from .article import Article, Heading, Links, Section, finish, markdown_article,
 from .assignment import exercise_for_page
 from .reference import reference_html
 from .search import SearchDocument, search_index_script
+from .widget_state import widget_views
 
 STATIC = Path(__file__).parent / "static"
 TEMPLATES = Path(__file__).parent / "templates"
@@ -69,6 +70,7 @@ class SiteReport:
     pages: list[str]
     widgets: int
     seconds: float
+    stateless: list[str] = field(default_factory=list)  # widget views drawn as their repr only
 
 
 def _label(article: Article, fallback: str) -> str:
@@ -146,8 +148,12 @@ def build_site(root: Path, out: Path | None = None, *, jobs: int | None = None) 
 
     executed = _execute_all(walkthrough, jobs or min(2, os.cpu_count() or 1))
     articles: dict[str, Article] = {}
+    stateless = []
     for path, (notebook, widgets) in zip(walkthrough, executed, strict=True):
         source = f"notebooks/{path.name}"
+        missing = [m for m in widget_views(notebook) if m not in widgets]
+        if missing:  # closed before the end, or not a hookviz widget: the page shows its repr
+            stateless.append(f"{source}: {len(missing)} widget view(s) with no state")
         articles[source] = notebook_article(notebook, widgets, source, pages_of[source], links)
     for path in exercises:
         source = f"exercises/{path.name}"
@@ -281,4 +287,4 @@ def build_site(root: Path, out: Path | None = None, *, jobs: int | None = None) 
         if staging.exists():
             shutil.rmtree(staging)
     widgets = sum(p.widgets for p in pages)
-    return SiteReport(out, [p.path for p in pages], widgets, time.monotonic() - start)
+    return SiteReport(out, [p.path for p in pages], widgets, time.monotonic() - start, stateless)
