@@ -84,3 +84,22 @@ def test_the_package_data_ships_every_hints_and_predictions_file():
     assert needed and needed <= shipped
     solutions = {path.stem for path in (ROOT / "solutions").glob("*.ipynb")}
     assert {path.stem for path in (package / "hints").glob("*.toml")} == solutions
+
+
+def test_the_package_data_ships_every_file_the_site_is_built_from():
+    """`hookviz site` outside this repository needs its templates, host, styles and lunr.js."""
+    patterns = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "package-data"
+    ]["hookviz.site"]
+    package = ROOT / "hookviz" / "site"
+    shipped = {path for pattern in patterns for path in package.glob(pattern)}
+    needed = {
+        path
+        for folder in ("static", "templates")
+        for path in (package / folder).rglob("*")
+        if path.is_file()
+    }
+    assert {"host.js", "site.js", "site.css", "lunr.min.js", "page.html.j2"} <= {
+        path.name for path in needed
+    }
+    assert needed <= shipped, sorted(str(p.relative_to(package)) for p in needed - shipped)
