@@ -58,13 +58,14 @@ system-deps:
 	  else echo "The tests need Chromium and bubblewrap: sudo apt-get install chromium bubblewrap"; exit 1; fi; fi
 
 # Ratios measured in one run each (bench_record.py alone takes about 35 minutes on 2 cores);
-# figures in the README.
+# figures in bench/README.md.
 bench: $(STAMP) system-deps
 	$(PY) bench/bench_record.py
 	$(PY) bench/bench_widgets.py
 	$(PY) bench/bench_grading.py
 	$(PY) bench/bench_integrity.py
 	$(PY) bench/bench_cluster.py
+	$(PY) bench/bench_site.py
 
 # The code checks and formatting (ruff format --check); CI runs it before the tests.
 lint: $(STAMP)
