@@ -33,6 +33,7 @@ cell students read; ``checks.assignment("01-apply")`` in the setup cell picks th
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import math
 import re
@@ -47,7 +48,7 @@ from typing import Any
 
 import torch
 
-from ..inventory import list_hooks
+from ..inventory import list_hooks, remove_hook
 from . import diagnose
 from .diagnose import Hint
 
@@ -395,20 +396,75 @@ class Check:
         claim: str = "no hook is left on the model",
         *,
         keep: tuple[Any, ...] = (),
+        hint: str | Hint | None = None,
+        stop: bool = False,
     ) -> bool:
-        """✓ when no module or parameter hook is left on ``model``, but the handles in ``keep``.
+        """✓ when no module, parameter or global hook is left on ``model``, but the handles in ``keep``.
 
         ``keep`` holds the handles of hooks the model had before the answer ran; a ✗ lists
-        what is left, the root by name.
+        what is left, the root by name. Global hooks (``register_module_forward_hook`` and
+        its siblings) fire on every module of every model, so they count too, and the check
+        removes those it finds: they would fire in every later cell. ``hint`` replaces the
+        hint (say, for hooks registered too early).
         """
         if self.stopped:
             return False
         kept = {handle.id for handle in keep}
-        left = [
-            info for info in list_hooks(model, include_globals=False) if info.handle_id not in kept
-        ]
+        left = [info for info in list_hooks(model) if info.handle_id not in kept]
         problem = diagnose.describe_hooks_left(left, type(model).__name__) if left else None
-        return self._report(problem, claim, diagnose.HOOKS_LEFT)
+        globals_left = [info for info in left if info.target == "global"]
+        for info in globals_left:
+            remove_hook(model, info.handle_id)
+        found = (
+            hint
+            if hint is not None
+            else diagnose.GLOBAL_HOOKS_LEFT
+            if globals_left
+            else diagnose.HOOKS_LEFT
+        )
+        return self._report(problem, claim, found, stop=stop)
+
+    def trainable(
+        self,
+        model: torch.nn.Module,
+        claim: str = "every parameter still trains: it requires grad, and an optimizer step changes it",
+    ) -> bool:
+        """✓ when every parameter of ``model`` requires grad and one SGD step changes it.
+
+        The step is undone afterwards (values and ``.grad`` as they were).
+        """
+        if self.stopped:
+            return False
+        params = list(model.named_parameters())
+        frozen = [name for name, param in params if not param.requires_grad]
+        if frozen:
+            verb = "has" if len(frozen) == 1 else "have"
+            problem = f"{_listing(frozen)} {verb} requires_grad=False: no optimizer changes {'it' if len(frozen) == 1 else 'them'}"
+            return self._report(problem, claim, diagnose.FROZEN_PARAMETERS)
+        before = [(param.detach().clone(), param.grad) for _, param in params]
+        problem = None
+        try:
+            if params:
+                for _, param in params:
+                    param.grad = None
+                optimizer = torch.optim.SGD([param for _, param in params], lr=0.5)
+                sum(param.sum().double() for _, param in params).backward()
+                optimizer.step()
+                stuck = [
+                    name
+                    for (name, param), (value, _) in zip(params, before, strict=True)
+                    if torch.equal(param.detach(), value)
+                ]
+                if stuck:
+                    problem = f"one optimizer step left {_listing(stuck)} unchanged"
+        except Exception as error:
+            problem = f"an optimizer step on the parameters raised {_raised_text(error)}"
+        finally:
+            with torch.no_grad():
+                for (_, param), (value, grad) in zip(params, before, strict=True):
+                    param.copy_(value)
+                    param.grad = grad
+        return self._report(problem, claim, diagnose.FROZEN_PARAMETERS)
 
     def forward_hooks_on(
         self, model: torch.nn.Module, paths: list[str], claim: str, hint: str | Hint
@@ -753,6 +809,44 @@ def same_values(value: Any, make: Callable[[], Any]) -> bool:
         )
     except Exception:
         return False
+
+
+def lists_held_by(fn: Any) -> list[list]:
+    """The lists a callable reaches directly: its closure, defaults, globals it names, its object's attributes.
+
+    A check cell uses it to see what an answer's hook keeps while it runs (a log of tensors
+    converted to floats only at the end, say), without calling the answer.
+    """
+    found: list[list] = []
+
+    def add(value: Any) -> None:
+        if type(value) is list and all(value is not seen for seen in found):
+            found.append(value)
+
+    try:
+        while isinstance(fn, functools.partial):
+            for value in (*fn.args, *fn.keywords.values()):
+                add(value)
+            fn = fn.func
+        owner = getattr(fn, "__self__", None)
+        if owner is None and not hasattr(fn, "__code__"):
+            owner = fn  # an object with a __call__ method: its attributes
+        if owner is not None and isinstance(getattr(owner, "__dict__", None), dict):
+            for value in list(vars(owner).values()):
+                add(value)
+        function = getattr(fn, "__func__", fn)
+        for cell in getattr(function, "__closure__", None) or ():
+            with contextlib.suppress(ValueError):  # an empty cell
+                add(cell.cell_contents)
+        for value in getattr(function, "__defaults__", None) or ():
+            add(value)
+        code, names = getattr(function, "__code__", None), getattr(function, "__globals__", None)
+        if code is not None and isinstance(names, dict):
+            for name in code.co_names:
+                add(names.get(name))
+    except Exception:  # an odd callable: report what was found so far
+        pass
+    return found
 
 
 def describe(value: Any) -> str:

@@ -67,9 +67,10 @@ GRAD_INPUT_IS_NONE = Hint(
 
 GRAD_IS_NONE = Hint(
     key="diagnosis: .grad is None",
-    nudge="A tensor's .grad stays None until backward has reached it, and always for a tensor that "
-    "is not a leaf (an activation). Read the gradient where it arrives instead: in a hook, from "
-    "its gradient argument.",
+    nudge="A tensor's .grad stays None until backward has reached it, and for a tensor that is not "
+    "a leaf (an activation) unless retain_grad() was called on it before backward. Read the "
+    "gradient where it arrives instead (in a hook, from its gradient argument), or call "
+    "retain_grad() on that tensor during the forward pass.",
 )
 
 HOOK_SIGNATURE = Hint(
@@ -120,6 +121,15 @@ NO_GRAD_TENSOR = Hint(
     key="diagnosis: tensor hook on a tensor without grad",
     nudge="A tensor hook fires when autograd computes that tensor's gradient, so it can only be "
     "registered on a tensor that requires grad.",
+)
+
+
+DTYPE_MISMATCH = Hint(
+    key="diagnosis: two dtypes",
+    nudge="Two tensors of different dtypes met in a matrix product: usually a float64 tensor (made "
+    "by numpy, or by torch.tensor from a numpy array or with dtype=torch.float64) next to the "
+    "model's float32 ones. Make every parameter with torch's default dtype, or give it the dtype of "
+    "the tensors it works with (tensor.to(other.dtype)).",
 )
 
 
@@ -212,6 +222,13 @@ _ERROR_RULES: list[tuple[Callable[[BaseException], bool], Callable[[BaseExceptio
             "PyTorch tried to call a hook that is None",
             NOT_A_FUNCTION,
         ),
+    ),
+    (
+        lambda e: (
+            type(e) is RuntimeError
+            and ("to have the same dtype" in str(e) or "expected scalar type" in str(e))
+        ),
+        lambda e: Diagnosis("a matrix product got tensors of two dtypes", DTYPE_MISMATCH),
     ),
     (
         lambda e: type(e) is RuntimeError and "shapes cannot be multiplied" in str(e),
@@ -311,6 +328,48 @@ GRADIENT_CHANGED_IN_PLACE = Hint(
 )
 
 
+GLOBAL_HOOKS_LEFT = Hint(
+    key="diagnosis: global hooks left behind",
+    nudge="torch.nn.modules.module.register_module_forward_hook (and its backward and pre-hook "
+    "siblings) registers a global hook: it fires for every module of every model in the kernel "
+    "until its handle's remove() is called. Keep that handle too, and remove it when the job is "
+    "done, also when the job raises.",
+    more="A global hook is no different from one on a module here: keep the handle it returns "
+    "and call remove() in finally: (or in __exit__). The check removed the ones it found, so "
+    "they do not fire in the rest of this notebook.",
+)
+
+FROZEN_PARAMETERS = Hint(
+    key="diagnosis: parameters frozen",
+    nudge="A parameter with requires_grad=False gets no gradient, so an optimizer never changes "
+    "it: the model stops learning it. Switching autograd off for a change is torch.no_grad()'s "
+    "job, which leaves the parameter trainable; requires_grad=False (or requires_grad_(False)) "
+    "freezes it for good. See torch.no_grad and Tensor.requires_grad_ in the torch docs.",
+    more="Create parameters with the default requires_grad=True, and make in-place changes "
+    "inside `with torch.no_grad():` instead of turning requires_grad off.",
+)
+
+UNREGISTERED_PARAMETER = Hint(
+    key="diagnosis: parameter not registered",
+    nudge="A module registers a Parameter when it is assigned as an attribute (module.name = "
+    "nn.Parameter(...)), through nn.Module.__setattr__. Writing into module.__dict__, or "
+    "object.__setattr__, skips that step: the attribute is there, but parameters(), state_dict() "
+    "and every optimizer miss it.",
+)
+
+GRADIENT_CHANGED_THROUGH_DATA = Hint(
+    key="diagnosis: tensor hook modified its argument through .data",
+    nudge="Changing grad.data in place changes the gradient tensor itself: .data is the same "
+    "storage, with autograd's bookkeeping (and its version counter) stripped off, so the change "
+    "is silent. The same gradient tensor can also flow to other tensors (x + y hands one gradient "
+    "object to both x and y), and they would be changed too. Return a new tensor instead; see "
+    "Tensor.register_hook in the torch docs.",
+    more="Build the result with an out-of-place operation on grad itself (grad * factor, not "
+    "grad.data.mul_(factor)) and return it: what a tensor hook returns replaces the gradient.",
+    code="def clip(grad):\n    norm = grad.norm()\n    if norm > max_norm:\n        return grad * (max_norm / norm)\n    return grad",
+)
+
+
 def _module_label(path: str, root_name: str) -> str:
     return f"the root ({root_name})" if path == "" else path
 
@@ -319,6 +378,10 @@ def describe_hooks_left(infos, root_name: str) -> str:
     """'2 hooks are left: a forward hook on 1, a backward hook on the root (Net)'."""
     parts = []
     for info in infos:
+        if info.target == "global":
+            kind = info.kind.removeprefix("global_").replace("_", " ")
+            parts.append(f"a global {kind} hook {info.name} (on every module)")
+            continue
         where = info.where
         if info.target == "module":
             where = _module_label(info.path, root_name)

@@ -35,6 +35,10 @@ MISTAKES = (
     "wrong type",
     "wrong place",
     "wrong prediction",
+    "a frozen parameter",
+    "a hook it did not add removed",
+    "tensors kept while it runs",
+    "wrong dtype",
 )
 
 

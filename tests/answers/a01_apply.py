@@ -572,3 +572,147 @@ def weight_init(module):
 """,
     ),
 ]
+
+# -- course v3 (issue 21): writes through .data and frozen parameters that passed before ------
+ANSWERS += [
+    wrong(
+        "weight_init",
+        "zeroes the bias through .data",
+        ".data",
+        """
+def weight_init(module):
+    if isinstance(module, nn.Linear):
+        nn.init.xavier_uniform_(module.weight)
+        module.bias.data.zero_()
+""",
+        "✗ autograd saw every change (MyModel)",
+        "linear1.bias and linear2.bias changed through .data",
+        "a change made through it is invisible to autograd",
+    ),
+    wrong(
+        "weight_init",
+        "assigns a zero bias to .data",
+        ".data",
+        """
+def weight_init(module):
+    if type(module) is nn.Linear:
+        nn.init.xavier_uniform_(module.weight)
+        module.bias.data = torch.zeros(module.out_features)
+""",
+        "✗ autograd saw every change (MyModel)",
+        "changed through .data, where autograd cannot see it",
+        "Change the parameter itself, with autograd switched off",
+    ),
+    wrong(
+        "weight_init",
+        "Xavier into .data",
+        ".data",
+        """
+def weight_init(module):
+    if isinstance(module, nn.Linear):
+        nn.init.xavier_uniform_(module.weight.data)
+        nn.init.zeros_(module.bias)
+""",
+        "✗ autograd saw every change (MyModel)",
+        "linear1.weight and linear2.weight changed through .data",
+        "invisible to autograd",
+    ),
+    wrong(
+        "weight_init",
+        "freezes the layer to change it",
+        "a frozen parameter",
+        """
+def weight_init(module):
+    if isinstance(module, nn.Linear):
+        module.requires_grad_(False)
+        bound = math.sqrt(6 / (module.in_features + module.out_features))
+        module.weight.uniform_(-bound, bound)
+        module.bias.zero_()
+""",
+        "✗ every parameter of MyModel still trains: it requires grad, and an optimizer step changes it",
+        "linear1.weight, linear1.bias, linear2.weight and linear2.bias have requires_grad=False",
+        "requires_grad=False (or requires_grad_(False)) freezes it for good",
+    ),
+    wrong(
+        "weight_init",
+        "a frozen bias",
+        "a frozen parameter",
+        """
+def weight_init(module):
+    if isinstance(module, nn.Linear):
+        nn.init.xavier_uniform_(module.weight)
+        nn.init.zeros_(module.bias)
+        module.bias.requires_grad = False   # "biases start at zero" and stay there
+""",
+        "✗ every parameter of MyModel still trains",
+        "linear1.bias and linear2.bias have requires_grad=False",
+        "an optimizer never changes it",
+    ),
+    correct(
+        "weight_init",
+        "the bound by hand, under no_grad",
+        """
+def weight_init(module):
+    if not isinstance(module, nn.Linear):
+        return
+    bound = math.sqrt(6 / (module.in_features + module.out_features))
+    with torch.no_grad():
+        module.weight.uniform_(-bound, bound)
+        module.bias.zero_()
+""",
+    ),
+    correct(
+        "weight_init",
+        "frozen for the change, then trainable again",
+        """
+def weight_init(module):
+    if isinstance(module, nn.Linear):
+        for param in (module.weight, module.bias):
+            param.requires_grad_(False)
+        nn.init.xavier_uniform_(module.weight)
+        module.bias.fill_(0.0)
+        for param in (module.weight, module.bias):
+            param.requires_grad_(True)
+""",
+    ),
+    wrong(
+        "weight_initialization",
+        "freezes each parameter to fill it",
+        "a frozen parameter",
+        """
+def weight_initialization(module):
+    for param in module.parameters(recurse=False):
+        param.requires_grad_(False)
+        param.fill_(1.0)
+""",
+        "✗ every parameter of the blog's Model still trains: it requires grad, and an optimizer step changes it",
+        "ab.a.W, ab.b.W, cd.c.W and cd.d.W have requires_grad=False",
+        "Switching autograd off for a change is torch.no_grad()'s job",
+    ),
+    wrong(
+        "weight_initialization",
+        "freezes after filling, to be safe",
+        "a frozen parameter",
+        """
+def weight_initialization(module):
+    with torch.no_grad():
+        for name, param in module.named_parameters(recurse=False):
+            param.fill_(1.0)
+            param.requires_grad = False
+""",
+        "✗ every parameter of MyModel still trains",
+        "have requires_grad=False",
+        "freezes it for good",
+    ),
+    correct(
+        "weight_initialization",
+        "frozen for the fill, trainable again after",
+        """
+def weight_initialization(module):
+    for param in module.parameters(recurse=False):
+        param.requires_grad_(False)
+        param.fill_(1.0)
+        param.requires_grad_(True)
+""",
+    ),
+]

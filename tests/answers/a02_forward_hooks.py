@@ -657,3 +657,219 @@ def linear_transformation(module):
 """,
     ),
 ]
+
+# -- course v3 (issue 21): removing others' hooks, frozen or hidden biases, a float64 bias ---
+ANSWERS += [
+    wrong(
+        "relu_output",
+        "clears the hook dict in finally",
+        "a hook it did not add removed",
+        """
+def relu_output(model, x):
+    kept = []
+    model[1].register_forward_hook(lambda module, inputs, output: kept.append(output))
+    try:
+        model(x)
+    finally:
+        model[1]._forward_hooks.clear()
+    return kept[0]
+""",
+        "✗ a hook someone else had registered on model[1] is still there (the blog's network)",
+        "relu_output removed a hook it did not register",
+        "Clearing model[1]._forward_hooks",
+    ),
+    wrong(
+        "relu_output",
+        "hv.remove_hooks in finally",
+        "a hook it did not add removed",
+        """
+def relu_output(model, x):
+    kept = {}
+
+    def keep(module, inputs, output):
+        kept["out"] = output
+
+    model[1].register_forward_hook(keep)
+    try:
+        model(x)
+    finally:
+        hv.remove_hooks(model[1])
+    return kept["out"]
+""",
+        "✗ a hook someone else had registered on model[1] is still there (a smaller one)",
+        "it is gone",
+        "also removes hooks that someone else put there on purpose",
+    ),
+    wrong(
+        "relu_output",
+        "a fresh hook dict",
+        "a hook it did not add removed",
+        """
+def relu_output(model, x):
+    import collections
+
+    kept = []
+    model[1].register_forward_hook(lambda module, inputs, output: kept.append(output))
+    try:
+        model(x)
+    finally:
+        model[1]._forward_hooks = collections.OrderedDict()
+    return kept[-1]
+""",
+        "✗ a hook someone else had registered on model[1] is still there",
+        "Remove only the hook you registered, through its handle",
+    ),
+    correct(
+        "relu_output",
+        "pops its own id",
+        """
+def relu_output(model, x):
+    kept = []
+    handle = model[1].register_forward_hook(lambda module, inputs, output: kept.append(output))
+    try:
+        model(x)
+    finally:
+        model[1]._forward_hooks.pop(handle.id, None)
+    return kept[0]
+""",
+    ),
+    wrong(
+        "add_bias",
+        "requires_grad=False",
+        "a frozen parameter",
+        """
+def add_bias(module):
+    if is_function(module):
+        module.b = nn.Parameter(torch.rand(module.W.shape[0]), requires_grad=False)
+""",
+        "✗ every W and b trains: it requires grad, and an optimizer step changes it (2×2 weights)",
+        "ab.a.b, ab.b.b, cd.c.b and cd.d.b have requires_grad=False",
+        "gets no gradient, so an optimizer never changes it",
+    ),
+    wrong(
+        "add_bias",
+        "frozen with requires_grad_(False)",
+        "a frozen parameter",
+        """
+def add_bias(module):
+    if is_function(module):
+        module.b = nn.Parameter(torch.zeros(module.W.size(0)))
+        module.b.requires_grad_(False)   # the next step fills it in place
+""",
+        "✗ every W and b trains",
+        "have requires_grad=False",
+        "freezes it for good",
+    ),
+    wrong(
+        "add_bias",
+        "written into __dict__",
+        "wrong place",
+        """
+def add_bias(module):
+    if is_function(module):
+        module.__dict__["b"] = nn.Parameter(torch.rand(module.W.shape[0]))
+""",
+        "✗ each b is an nn.Parameter, so parameters() and optimizers see it (2×2 weights)",
+        "ab.a.b is not among model.parameters()",
+        "Writing into module.__dict__, or object.__setattr__, skips that step",
+    ),
+    wrong(
+        "add_bias",
+        "object.__setattr__",
+        "wrong place",
+        """
+def add_bias(module):
+    if is_function(module):
+        object.__setattr__(module, "b", nn.Parameter(torch.rand(len(module.W))))
+""",
+        "✗ each b is an nn.Parameter, so parameters() and optimizers see it",
+        "is not among model.parameters()",
+        "every optimizer miss it",
+    ),
+    wrong(
+        "add_bias",
+        "a float64 bias from numpy",
+        "wrong dtype",
+        """
+def add_bias(module):
+    import numpy as np
+
+    if is_function(module):
+        module.b = nn.Parameter(torch.from_numpy(np.random.rand(module.W.shape[0])))
+""",
+        "✗ each b has W's dtype, torch.float32 (2×2 weights)",
+        "ab.a.b has dtype torch.float64",
+        "a tensor made by numpy",
+    ),
+    wrong(
+        "add_bias",
+        "dtype=torch.double",
+        "wrong dtype",
+        """
+def add_bias(module):
+    if is_function(module):
+        module.b = nn.Parameter(torch.tensor([0.5] * module.W.shape[0], dtype=torch.double))
+""",
+        "✗ each b has W's dtype, torch.float32 (3×4 weights)",
+        "has dtype torch.float64",
+        "b must have the same dtype as W",
+    ),
+    correct(
+        "add_bias",
+        "numpy, then W's dtype",
+        """
+def add_bias(module):
+    import numpy as np
+
+    if is_function(module):
+        values = torch.from_numpy(np.zeros(module.W.shape[0]))
+        module.b = nn.Parameter(values.to(module.W.dtype))
+""",
+    ),
+    wrong(
+        "linear_transformation",
+        "with a float64 add_bias",
+        "wrong dtype",
+        """
+def add_bias(module):
+    if is_function(module):
+        module.b = nn.Parameter(torch.rand(module.W.shape[0], dtype=torch.float64))
+
+
+def linear_transformation(module):
+    if is_function(module):
+        module.register_forward_hook(hook)
+""",
+        "raised RuntimeError: expected m1 and m2 to have the same dtype",
+        "a matrix product got tensors of two dtypes",
+        "usually a float64 tensor",
+    ),
+    wrong(
+        "weight_initialization",
+        "freezes W and b to fill them",
+        "a frozen parameter",
+        """
+def weight_initialization(module):
+    if is_function(module):
+        for param in (module.W, module.b):
+            param.requires_grad_(False)
+            param.fill_(1.0)
+""",
+        "✗ every W and b still trains: it requires grad, and an optimizer step changes it (2×2 weights)",
+        "have requires_grad=False",
+        "Switching autograd off for a change is torch.no_grad()'s job",
+    ),
+    correct(
+        "weight_initialization",
+        "frozen for the fill, then trainable again",
+        """
+def weight_initialization(module):
+    if not is_function(module):
+        return
+    for param in module.parameters(recurse=False):
+        param.requires_grad = False
+        param.fill_(1)
+        param.requires_grad = True
+""",
+    ),
+]

@@ -540,3 +540,164 @@ def doubled_gradients():
 """,
     ),
 ]
+
+# -- course v3 (issue 21): writes through .data in a tensor hook, a backward pass that raises ---
+ANSWERS += [
+    wrong(
+        "clip_gradient",
+        "scales grad.data in place",
+        ".data",
+        _CLIP.format(
+            body="""\
+        norm = grad.norm()
+        if norm > max_norm:
+            grad.data.mul_(max_norm / norm)
+        return grad"""
+        ),
+        "✗ the hook returns a new tensor and leaves the one it receives alone (a leaf tensor)",
+        "the gradient it received was changed in place, through .data",
+        "its version counter) stripped off, so the change is silent",
+    ),
+    wrong(
+        "clip_gradient",
+        "grad.data *= factor",
+        ".data",
+        _CLIP.format(
+            body="""\
+        factor = max_norm / grad.norm()
+        if factor < 1:
+            grad.data *= factor
+        return grad"""
+        ),
+        "✗ the hook returns a new tensor and leaves the one it receives alone",
+        "changed in place, through .data",
+        "Changing grad.data in place changes the gradient tensor itself",
+    ),
+    wrong(
+        "clip_gradient",
+        "copies the clipped values into grad.data",
+        ".data",
+        _CLIP.format(
+            body="""\
+        norm = grad.norm()
+        if norm > max_norm:
+            grad.data.copy_(grad * (max_norm / norm))
+        return grad"""
+        ),
+        "✗ the hook returns a new tensor and leaves the one it receives alone (an activation, x * 2)",
+        "through .data",
+        "x + y hands one gradient object to both x and y",
+    ),
+    wrong(
+        "clip_gradient",
+        "returns grad.data.mul_()",
+        ".data",
+        _CLIP.format(
+            body="""\
+        norm = grad.norm()
+        return grad.data.mul_(max_norm / norm) if norm > max_norm else grad"""
+        ),
+        "✗ the hook returns a new tensor and leaves the one it receives alone",
+        "through .data",
+        "Return a new tensor instead",
+    ),
+    wrong(
+        "clip_gradient",
+        "scales a detached view in place",
+        "in-place change of grad",
+        _CLIP.format(
+            body="""\
+        norm = grad.norm()
+        if norm > max_norm:
+            grad.detach().mul_(max_norm / norm)
+        return grad"""
+        ),
+        "✗ the hook returns a new tensor and leaves the one it receives alone (a leaf tensor)",
+        "the gradient it received was changed in place",
+        "A tensor hook must not modify the gradient it receives",
+    ),
+    correct(
+        "clip_gradient",
+        "torch.where",
+        _CLIP.format(
+            body="""\
+        norm = grad.norm()
+        return torch.where(norm > max_norm, grad * (max_norm / norm), grad)"""
+        ),
+    ),
+    correct(
+        "clip_gradient",
+        "out of place from .data",
+        _CLIP.format(
+            body="""\
+        norm = grad.data.norm()
+        return grad.data * (max_norm / norm) if norm > max_norm else grad"""
+        ),
+    ),
+    wrong(
+        "gradient_norms",
+        "cleans up when the forward pass fails only",
+        "a hook never removed",
+        """
+def gradient_norms(model, x):
+    norms, handles = {}, []
+    for path, module in model.named_modules():
+        if isinstance(module, nn.Linear):
+            handles.append(module.register_full_backward_hook(
+                lambda m, gi, go, path=path: norms.__setitem__(path, go[0].norm().item())))
+    try:
+        out = model(x)
+    except Exception:
+        for handle in handles:
+            handle.remove()
+        raise
+    out.sum().backward()
+    for handle in handles:
+        handle.remove()
+    return norms
+""",
+        "✗ and no hook is left then either (an MLP)",
+        "3 hooks are left: backward hook <lambda> on 0",
+        "also when the job raises",
+    ),
+    wrong(
+        "gradient_norms",
+        "hooks that remove themselves when they fire",
+        "a hook never removed",
+        """
+def gradient_norms(model, x):
+    norms, handles = {}, {}
+    for path, module in model.named_modules():
+        if isinstance(module, nn.Linear):
+
+            def keep(module, grad_input, grad_output, path=path):
+                norms[path] = grad_output[0].norm().item()
+                handles[path].remove()   # one shot: gone once it has fired
+
+            handles[path] = module.register_full_backward_hook(keep)
+    model(x).sum().backward()
+    return norms
+""",
+        "✗ and no hook is left on that model either (an MLP)",
+        "✗ and no hook is left then either (an MLP)",
+        "Keep the handle that register_*_hook returns",
+    ),
+    correct(
+        "gradient_norms",
+        "an ExitStack of handles",
+        """
+def gradient_norms(model, x):
+    import contextlib
+
+    norms = {}
+    with contextlib.ExitStack() as stack:
+        for path, module in model.named_modules():
+            if isinstance(module, nn.Linear):
+                handle = module.register_full_backward_hook(
+                    lambda m, gi, go, path=path: norms.update({path: float(go[0].norm())}))
+                stack.enter_context(handle)
+        model(x).sum().backward()
+    return norms
+""",
+    ),
+]

@@ -579,3 +579,143 @@ def train_logged(model, batches, epochs):
         ),
     ),
 ]
+
+# -- course v3 (issue 21): tensors kept in the log while training runs ------------------------
+_TRAIN_KEEPING = """
+def train_logged(model, batches, epochs):
+    kept = []
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    handle = model[0].register_forward_hook(lambda module, inputs, output: kept.append({kept}))
+    try:
+        for epoch in range(epochs):
+            for x, y in batches:
+{step}
+    finally:
+        handle.remove()
+    return {convert}
+"""
+
+ANSWERS += [
+    wrong(
+        "train_logged",
+        "means kept as tensors, turned into floats at the end",
+        "tensors kept while it runs",
+        _TRAIN_KEEPING.format(
+            kept="output.mean()",
+            step=_STEP.replace("            ", "                "),
+            convert="[value.item() for value in kept]",
+        ),
+        "✗ while it trains, its log holds Python floats, not tensors (2 batches, 3 epochs)",
+        "during training its log held a Tensor, turned into a float only at the end",
+        "Turn each value into a float in the hook itself",
+    ),
+    wrong(
+        "train_logged",
+        "detached means, float() at the end",
+        "tensors kept while it runs",
+        _TRAIN_KEEPING.format(
+            kept="output.mean().detach()",
+            step=_STEP.replace("            ", "                "),
+            convert="list(map(float, kept))",
+        ),
+        "✗ while it trains, its log holds Python floats, not tensors (3 batches, 2 epochs)",
+        "held a Tensor",
+        "every entry keeps its storage",
+    ),
+    wrong(
+        "train_logged",
+        "whole outputs kept, averaged at the end",
+        "tensors kept while it runs",
+        _TRAIN_KEEPING.format(
+            kept="output.detach()",
+            step=_STEP.replace("            ", "                "),
+            convert="[output.mean().item() for output in kept]",
+        ),
+        "✗ while it trains, its log holds Python floats, not tensors",
+        "a batch that raises leaves nothing to convert",
+    ),
+    wrong(
+        "train_logged",
+        "torch.stack(...).tolist() at the end",
+        "tensors kept while it runs",
+        _TRAIN_KEEPING.format(
+            kept="output.mean()",
+            step=_STEP.replace("            ", "                "),
+            convert="torch.stack(kept).tolist()",
+        ),
+        "✗ while it trains, its log holds Python floats, not tensors",
+        "Turn each value into a float in the hook itself",
+    ),
+    wrong(
+        "train_logged",
+        "a logger object keeping tensors",
+        "tensors kept while it runs",
+        """
+class MeanLogger:
+    def __init__(self):
+        self.means = []
+
+    def __call__(self, module, inputs, output):
+        self.means.append(output.mean())
+
+
+def train_logged(model, batches, epochs):
+    logger = MeanLogger()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    with model[0].register_forward_hook(logger):
+        for epoch in range(epochs):
+            for x, y in batches:
+                loss = nn.functional.mse_loss(model(x), y)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+    return [mean.item() for mean in logger.means]
+""",
+        "✗ while it trains, its log holds Python floats, not tensors (2 batches, 3 epochs)",
+        "held a Tensor",
+    ),
+    correct(
+        "train_logged",
+        "a logger object keeping floats",
+        """
+class MeanLogger:
+    def __init__(self):
+        self.means = []
+
+    def __call__(self, module, inputs, output):
+        self.means.append(float(output.mean()))
+
+
+def train_logged(model, batches, epochs):
+    logger = MeanLogger()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    with model[0].register_forward_hook(logger):
+        for epoch in range(epochs):
+            for x, y in batches:
+                loss = nn.functional.mse_loss(model(x), y)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+    return logger.means
+""",
+    ),
+    correct(
+        "train_logged",
+        "a bound method and a float list",
+        """
+def train_logged(model, batches, epochs):
+    log = []
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    handle = model[0].register_forward_hook(lambda m, i, o, append=log.append: append(o.mean().item()))
+    try:
+        for epoch in range(epochs):
+            for x, y in batches:
+                optimizer.zero_grad()
+                nn.functional.mse_loss(model(x), y).backward()
+                optimizer.step()
+    finally:
+        handle.remove()
+    return log
+""",
+    ),
+]

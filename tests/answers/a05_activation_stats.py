@@ -136,7 +136,7 @@ ANSWERS = [
         stats(row="(output.mean(), output.std(), (output == 0).float().mean())"),
         "✗ each is a tuple of three Python floats",
         "holding a Tensor of shape ()",
-        "keeps its autograd graph alive",
+        "keeps that pass's saved activations alive",
     ),
     wrong(
         "ActivationStats",
@@ -187,7 +187,7 @@ class ActivationStats:
             handle.remove()
 """,
         "✗ creating it registers nothing yet",
-        "hooks were registered before the with block started",
+        "3 hooks are left: forward hook <lambda> on 1",
         "registering hooks belongs in __enter__",
     ),
     wrong(
@@ -830,5 +830,324 @@ def arrives_at_output():
 def arrives_at_output():
     return {"tensor_hook", "retain_grad", "param_grad"} - {"param_grad"}
 """,
+    ),
+]
+
+# -- course v3 (issue 21): global hooks, removal when a pass raises, state shared between calls --
+_GLOBAL_STATS = """
+class ActivationStats:
+    def __init__(self, model):
+        self.model = model
+        self.stats = {{}}
+        self.handle = None
+{init}
+
+    def __enter__(self):
+        paths = {{module: path for path, module in self.model.named_modules() if isinstance(module, (nn.ReLU, nn.Tanh))}}
+        for path in paths.values():
+            self.stats[path] = []
+
+        def record(module, inputs, output):
+            if module in paths:
+                self.stats[paths[module]].append((output.mean().item(), output.std().item(), (output == 0).float().mean().item()))
+
+        self.record = record
+{enter}
+        return self
+
+    def __exit__(self, *exc):
+{exit}
+"""
+_REGISTER_GLOBAL = (
+    "        self.handle = torch.nn.modules.module.register_module_forward_hook(self.record)"
+)
+
+ANSWERS += [
+    wrong(
+        "ActivationStats",
+        "a global hook never removed",
+        "a hook never removed",
+        _GLOBAL_STATS.format(init="", enter=_REGISTER_GLOBAL, exit="        pass"),
+        "✗ no hook is left after the with block (a 3-layer ReLU network)",
+        "1 hook is left: a global forward hook record (on every module)",
+        "registers a global hook: it fires for every module of every model",
+    ),
+    wrong(
+        "ActivationStats",
+        "a global hook removed only when the block succeeds",
+        "a hook never removed",
+        _GLOBAL_STATS.format(
+            init="",
+            enter=_REGISTER_GLOBAL,
+            exit="        if exc[0] is None:\n            self.handle.remove()",
+        ),
+        "✗ and no hook is left then either (a 3-layer ReLU network)",
+        "a global forward hook record (on every module)",
+        "remove it when the job is done, also when the job raises",
+    ),
+    wrong(
+        "ActivationStats",
+        "a global hook from __init__",
+        "wrong place",
+        _GLOBAL_STATS.format(
+            init="        self.handle = torch.nn.modules.module.register_module_forward_hook(lambda module, inputs, output: None)",
+            enter="        self.handle.remove()\n" + _REGISTER_GLOBAL,
+            exit="        self.handle.remove()",
+        ),
+        "✗ creating it registers nothing yet (a 3-layer ReLU network)",
+        "a global forward hook <lambda> (on every module)",
+        "A context manager acts when its with block starts",
+    ),
+    correct(
+        "ActivationStats",
+        "one global hook, removed in __exit__",
+        _GLOBAL_STATS.format(init="", enter=_REGISTER_GLOBAL, exit="        self.handle.remove()"),
+    ),
+    wrong(
+        "gradient_norms_three_ways",
+        "removes its hooks after the passes, not in finally",
+        "a hook never removed",
+        """
+def gradient_norms_three_ways(model, x, y):
+    by_hook, outputs, handles = {}, {}, []
+    for path, module in model.named_modules():
+        if isinstance(module, nn.Linear):
+            def watch(module, inputs, output, path=path):
+                output.register_hook(lambda grad: by_hook.__setitem__(path, grad.norm().item()))
+                output.retain_grad()
+                outputs[path] = output
+            handles.append(module.register_forward_hook(watch))
+    model.zero_grad()
+    nn.functional.cross_entropy(model(x), y).backward()
+    for handle in handles:
+        handle.remove()
+    return {
+        "tensor_hook": by_hook,
+        "retain_grad": {path: output.grad.norm().item() for path, output in outputs.items()},
+        "param_grad": {path: model.get_submodule(path).weight.grad.norm().item() for path in outputs},
+    }
+""",
+        "✗ and no hook is left after the forward pass raised either (a 3-layer ReLU network)",
+        "4 hooks are left: forward hook watch on 0.0, forward hook watch on 0.2",
+        "also when the job raises",
+    ),
+    wrong(
+        "gradient_norms_three_ways",
+        "cleans up when the forward pass fails only",
+        "a hook never removed",
+        """
+def gradient_norms_three_ways(model, x, y):
+    by_hook, outputs, handles = {}, {}, []
+    for path, module in model.named_modules():
+        if isinstance(module, nn.Linear):
+            def watch(module, inputs, output, path=path):
+                output.register_hook(lambda grad: by_hook.__setitem__(path, grad.norm().item()))
+                output.retain_grad()
+                outputs[path] = output
+            handles.append(module.register_forward_hook(watch))
+    model.zero_grad()
+    try:
+        loss = nn.functional.cross_entropy(model(x), y)
+    except Exception:
+        for handle in handles:
+            handle.remove()
+        raise
+    loss.backward()
+    for handle in handles:
+        handle.remove()
+    return {
+        "tensor_hook": by_hook,
+        "retain_grad": {path: output.grad.norm().item() for path, output in outputs.items()},
+        "param_grad": {path: model.get_submodule(path).weight.grad.norm().item() for path in outputs},
+    }
+""",
+        "✗ and no hook is left after the backward pass raised either (a 3-layer ReLU network)",
+        "4 hooks are left: forward hook watch on 0.0",
+        "also when the job raises",
+    ),
+    wrong(
+        "gradient_norms_three_ways",
+        "swallows the error",
+        "a hook never removed",
+        three(
+            remove="        for handle in handles:\n            handle.remove()",
+        ).replace("    finally:\n", "    except Exception:\n        pass\n    finally:\n"),
+        "✗ when the forward pass raises, the error reaches the caller (a 3-layer ReLU network)",
+        "it raised AttributeError",
+        "try / except swallows the error",
+    ),
+    correct(
+        "gradient_norms_three_ways",
+        "handles as context managers in an ExitStack",
+        """
+def gradient_norms_three_ways(model, x, y):
+    import contextlib
+
+    by_hook, outputs = {}, {}
+
+    def watch(module, inputs, output):
+        path = names[module]
+        output.register_hook(lambda grad: by_hook.update({path: float(grad.norm())}))
+        output.retain_grad()
+        outputs[path] = output
+
+    names = {module: path for path, module in model.named_modules() if isinstance(module, nn.Linear)}
+    model.zero_grad()
+    with contextlib.ExitStack() as stack:
+        for module in names:
+            stack.enter_context(module.register_forward_hook(watch))
+        nn.functional.cross_entropy(model(x), y).backward()
+    return {
+        "tensor_hook": by_hook,
+        "retain_grad": {path: float(output.grad.norm()) for path, output in outputs.items()},
+        "param_grad": {path: float(module.weight.grad.norm()) for module, path in names.items()},
+    }
+""",
+    ),
+    wrong(
+        "initialisations",
+        "std kept in a module-level variable",
+        "global state shared across calls or modules",
+        """
+STD = None
+
+
+def init_with(std):
+    global STD
+    STD = std
+
+    def init(module):
+        if isinstance(module, nn.Linear):
+            nn.init.normal_(module.weight, mean=0.0, std=STD)
+            nn.init.zeros_(module.bias)
+
+    return init
+"""
+        + "\n\ndef kaiming_init(module):\n"
+        + _KAIMING
+        + "\n",
+        "✗ init_with(0.01): every nn.Linear weight has mean 0 and the std asked for (a 3-layer ReLU network)",
+        "where 0.01 was asked",
+        "These weights have the std that another call of init_with asked for",
+    ),
+    wrong(
+        "initialisations",
+        "std kept on init_with itself",
+        "global state shared across calls or modules",
+        inits(
+            init_with="""\
+    init_with.std = std
+
+    def init(module):
+        if isinstance(module, nn.Linear):
+            nn.init.normal_(module.weight, 0.0, init_with.std)
+            nn.init.zeros_(module.bias)
+
+    return init"""
+        ),
+        "✗ init_with(0.01): every nn.Linear weight has mean 0 and the std asked for",
+        "A module-level variable, an attribute of init_with or a mutable default",
+    ),
+    wrong(
+        "initialisations",
+        "std in a mutable default",
+        "global state shared across calls or modules",
+        """
+def init_with(std, _settings={}):
+    _settings["std"] = std
+
+    def init(module):
+        if isinstance(module, nn.Linear):
+            nn.init.normal_(module.weight, std=_settings["std"])
+            nn.init.zeros_(module.bias)
+
+    return init
+"""
+        + "\n\ndef kaiming_init(module):\n"
+        + _KAIMING
+        + "\n",
+        "✗ init_with(0.01): every nn.Linear weight has mean 0 and the std asked for (nested layers with a LayerNorm)",
+        "the last call wins",
+    ),
+    wrong(
+        "initialisations",
+        "a class attribute for std",
+        "global state shared across calls or modules",
+        """
+class Init:
+    std = 1.0
+
+    def __call__(self, module):
+        if isinstance(module, nn.Linear):
+            nn.init.normal_(module.weight, 0.0, Init.std)
+            nn.init.zeros_(module.bias)
+
+
+def init_with(std):
+    Init.std = std
+    return Init()
+"""
+        + "\n\ndef kaiming_init(module):\n"
+        + _KAIMING
+        + "\n",
+        "✗ init_with(0.01): every nn.Linear weight has mean 0 and the std asked for",
+        "Each returned function must remember its own std",
+    ),
+    correct(
+        "initialisations",
+        "an object that keeps its own std",
+        """
+class Init:
+    def __init__(self, std):
+        self.std = std
+
+    def __call__(self, module):
+        if isinstance(module, nn.Linear):
+            nn.init.normal_(module.weight, 0.0, self.std)
+            nn.init.zeros_(module.bias)
+
+
+def init_with(std):
+    return Init(std)
+"""
+        + "\n\ndef kaiming_init(module):\n"
+        + _KAIMING
+        + "\n",
+    ),
+    correct(
+        "initialisations",
+        "functools.partial",
+        """
+import functools
+
+
+def _init(module, std):
+    if isinstance(module, nn.Linear):
+        nn.init.normal_(module.weight, mean=0.0, std=std)
+        nn.init.zeros_(module.bias)
+
+
+def init_with(std):
+    return functools.partial(_init, std=std)
+"""
+        + "\n\ndef kaiming_init(module):\n"
+        + _KAIMING
+        + "\n",
+    ),
+    wrong(
+        "initialisations",
+        "freezes the weights to draw them",
+        "a frozen parameter",
+        inits(
+            kaiming="""\
+    if isinstance(module, nn.Linear):
+        module.weight.requires_grad_(False)
+        module.weight.normal_(0.0, math.sqrt(2 / module.in_features))
+        module.bias.requires_grad_(False)
+        module.bias.zero_()"""
+        ),
+        "✗ kaiming_init: every parameter still trains: it requires grad, and an optimizer step changes it (a 3-layer ReLU network)",
+        "6.weight and 6.bias have requires_grad=False",
+        "freezes it for good",
     ),
 ]
