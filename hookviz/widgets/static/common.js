@@ -133,8 +133,10 @@ function announcer(gap = 700) {
   return { node, say, dispose };
 }
 
-// Light or dark: 'auto' follows JupyterLab (data-jp-theme-light), VS Code, or the system.
+// Light or dark: 'auto' follows JupyterLab (data-jp-theme-light), VS Code, or the system, also
+// when one of them changes while the page is open.
 function followTheme(root, model) {
+  const system = window.matchMedia("(prefers-color-scheme: dark)");
   const update = () => {
     const chosen = model.get("theme");
     let dark = chosen === "dark";
@@ -142,7 +144,7 @@ function followTheme(root, model) {
       const lab = document.body.dataset.jpThemeLight;
       if (lab !== undefined) dark = lab === "false";
       else if (document.body.classList.contains("vscode-dark")) dark = true;
-      else dark = window.matchMedia("(prefers-color-scheme: dark)").matches;
+      else dark = system.matches;
     }
     root.classList.toggle("hv-dark", dark);
     root.classList.toggle("hv-forced", chosen !== "auto");
@@ -150,8 +152,9 @@ function followTheme(root, model) {
   update();
   const observer = new MutationObserver(update);
   observer.observe(document.body, { attributes: true, attributeFilter: ["data-jp-theme-light", "class"] });
+  system.addEventListener("change", update);
   model.on("change:theme", update);
-  return () => { observer.disconnect(); model.off("change:theme", update); };
+  return () => { observer.disconnect(); system.removeEventListener("change", update); model.off("change:theme", update); };
 }
 
 // Numbers as people read them; "nan" / "inf" arrive as text (strict JSON has no NaN).
