@@ -1,9 +1,12 @@
 // HookInventory: a table of the hooks on a model, duplicates flagged, remove buttons.
 // A click sends one message to Python, which removes the hook and sends the new list back.
+// Offline (a static page, model.get("offline")), no Python holds the hooks: the buttons are off.
 /* global h, button, widgetRoot, onKeys, scrollable, followTheme */
 
+const KERNEL_NOTE = "Removing or refreshing hooks needs a running kernel: open this notebook in JupyterLab or Colab and run it.";
+
 // The title, how many hooks and duplicates, and the buttons that act on all of them.
-function headerView(model, send) {
+function headerView(model, send, offline) {
   const count = h("span", { class: "hv-status" });
   const removeDuplicates = button("Remove duplicates", () => send({ action: "remove_duplicates" }),
     { cls: "hv-with-text hv-remove-duplicates", iconName: "remove", title: "Keep the first copy of each duplicated hook" });
@@ -16,14 +19,15 @@ function headerView(model, send) {
   const draw = (hooks) => {
     const extra = hooks.reduce((n, row) => n + (row.first && row.copies > 1 ? row.copies - 1 : 0), 0);
     count.textContent = `${hooks.length} hook${hooks.length === 1 ? "" : "s"}${extra ? ` · ${extra} duplicate${extra === 1 ? "" : "s"}` : ""}`;
-    removeDuplicates.disabled = extra === 0;
-    removeAll.disabled = hooks.every((row) => row.target === "global");
+    removeDuplicates.disabled = offline || extra === 0;
+    removeAll.disabled = offline || hooks.every((row) => row.target === "global");
   };
+  refresh.disabled = offline;
   return { node, draw };
 }
 
 // One row per hook, the selected one outlined, each with its own remove button.
-function tableView(send, onPick) {
+function tableView(send, onPick, offline) {
   const body = h("tbody");
   const headings = ["where", "kind", "hook", "defined at", "id", "flags"].map((c) => h("th", { text: c }));
   const table = h("table", { class: "hv-table" },
@@ -32,6 +36,7 @@ function tableView(send, onPick) {
   const row = (hook, i, selected) => {
     const remove = button("Remove", () => send({ action: "remove", id: hook.id }),
       { cls: "hv-with-text hv-remove", iconName: "remove", title: `Remove ${hook.kind} hook ${hook.name} (id ${hook.id})` });
+    remove.disabled = offline;
     return h("tr", {
       class: `hv-hook${hook.copies > 1 ? " hv-dup" : ""}${i === selected ? " hv-selected" : ""}`,
       "data-id": hook.id, onclick: () => onPick(i),
@@ -52,16 +57,21 @@ function tableView(send, onPick) {
 
 function render({ model, el }) {
   let selected = 0;
-  const send = (content) => model.send(content);
+  const offline = Boolean(model.get("offline"));
+  let note = ""; // offline: what a key that would have sent a message says instead
+  const refused = ({ action }) => { note = `${action === "refresh" ? "Not refreshed" : "Not removed"}. ${KERNEL_NOTE}`; draw(); };
+  const send = offline ? refused : (content) => model.send(content);
   const removeSelected = () => { const hook = model.get("hooks")[selected]; if (hook) send({ action: "remove", id: hook.id }); };
 
-  const root = widgetRoot("hv-inventory", "hook inventory: arrows choose a hook, Delete removes it");
-  const header = headerView(model, send);
-  const table = tableView(send, (i) => { selected = i; draw(); });
+  const root = widgetRoot("hv-inventory", offline ? "hook inventory: arrows choose a hook; removing needs a running kernel"
+    : "hook inventory: arrows choose a hook, Delete removes it");
+  const header = headerView(model, send, offline);
+  const table = tableView(send, (i) => { selected = i; draw(); }, offline);
   const empty = h("div", { class: "hv-muted hv-empty", text: "No hooks on this model." });
   const status = h("div", { class: "hv-muted hv-inv-status", role: "status" });
-  root.append(header.node, table.node, empty, status,
-    h("div", { class: "hv-keys", text: "↑/↓: choose a hook · Delete: remove it · r: refresh" }));
+  const kernelNote = offline ? [h("div", { class: "hv-muted hv-kernel-note", text: KERNEL_NOTE })] : [];
+  root.append(header.node, ...kernelNote, table.node, empty, status,
+    h("div", { class: "hv-keys", text: offline ? "↑/↓: choose a hook" : "↑/↓: choose a hook · Delete: remove it · r: refresh" }));
   el.append(root);
 
   function draw() {
@@ -71,7 +81,7 @@ function render({ model, el }) {
     header.draw(hooks);
     table.draw(hooks, selected);
     empty.hidden = hooks.length > 0;
-    status.textContent = model.get("status");
+    status.textContent = note || model.get("status");
   }
 
   const move = (delta) => { selected += delta; draw(); };
