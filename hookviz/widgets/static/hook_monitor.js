@@ -1,5 +1,5 @@
 // HookMonitor: a table of modules with live output statistics, a gradient view, a detail panel.
-/* global h, s, button, icon, widgetRoot, onKeys, scrollable, followTheme, fmt, finite, sparkline */
+/* global h, s, button, icon, widgetRoot, onKeys, scrollable, announcer, followTheme, fmt, finite, sparkline */
 
 const FLAG_TEXT = { vanishing: "▼ vanishing", exploding: "▲ exploding", "nan/inf": "⚠ NaN/Inf" };
 
@@ -101,16 +101,57 @@ function paintHeat(canvas, panel, columns, top) {
   context.putImageData(image, 0, 0);
 }
 
+// Which steps a heat-map column holds: "step 12 of 40", or "steps 24–25 of 40" when a column
+// is several steps wide (numbered from 0, as the heading's "steps 0–39").
+function columnText(heat, column) {
+  const first = column * (heat.span || 1);
+  const last = Math.min(first + (heat.span || 1), heat.steps) - 1;
+  return last > first ? `steps ${first}–${last} of ${heat.steps}` : `step ${first} of ${heat.steps}`;
+}
+
+// The scrubbing cursor: one column marked on every panel, its steps read out (and announced).
+// It holds a step, not a column, so that it stays on its steps when columns merge.
+function cursorView(markers) {
+  const readout = h("span", { class: "hv-heat-cursor hv-mono" });
+  const live = announcer();
+  let step = null; // the first step of the column under the cursor; null: no cursor
+  const columnOf = (heat) => (step === null || !heat.columns ? -1 : Math.min(heat.columns - 1, Math.floor(step / (heat.span || 1))));
+  function draw(heat, box) {
+    const column = columnOf(heat);
+    markers.forEach((marker) => {
+      marker.hidden = column < 0;
+      if (column < 0) return;
+      marker.style.setProperty("--at", String(column / heat.columns));
+      marker.style.setProperty("--wide", String(1 / heat.columns));
+    });
+    readout.textContent = column < 0 ? "" : columnText(heat, column);
+    box.dataset.cursor = column < 0 ? "" : String(column);
+  }
+  // to(column, columns): where the cursor goes from `column` (-1: none yet).
+  function move(heat, box, to) {
+    if (!heat.columns) return;
+    const column = Math.max(0, Math.min(heat.columns - 1, to(columnOf(heat), heat.columns)));
+    step = column * (heat.span || 1);
+    draw(heat, box);
+    live.say(columnText(heat, column));
+  }
+  const hide = (heat, box) => { step = null; draw(heat, box); };
+  return { readout, live, draw, move, hide };
+}
+
 function heatView(model, modules, onPick) {
   const panels = modules.map(([label, type], i) => {
     const canvas = h("canvas", { class: "hv-heat-canvas", width: 1, height: 1, role: "img" });
+    const marker = h("span", { class: "hv-heat-marker", hidden: true, "aria-hidden": "true" });
     const hi = h("span"), lo = h("span");
     const note = h("span", { class: "hv-muted hv-heat-none" });
     const figure = h("figure", { class: "hv-heat", "data-index": i, "data-path": label, onclick: () => onPick(i) },
       h("figcaption", {}, h("span", { class: "hv-mono", text: label }), label === type ? null : h("span", { class: "hv-muted", text: ` ${type}` })),
-      h("div", { class: "hv-heat-body" }, h("div", { class: "hv-heat-axis hv-mono" }, hi, lo), canvas), note);
-    return { figure, canvas, hi, lo, note, label };
+      h("div", { class: "hv-heat-body" }, h("div", { class: "hv-heat-axis hv-mono" }, hi, lo),
+        h("div", { class: "hv-heat-plot" }, canvas, marker)), note);
+    return { figure, canvas, marker, hi, lo, note, label };
   });
+  const cursor = cursorView(panels.map((p) => p.marker));
   const kindButtons = Object.entries(KIND_TEXT).map(([kind, text]) =>
     button(text, () => { model.set("heatmap_kind", kind); model.save_changes(); },
       { cls: "hv-kind hv-with-text", title: `Show ${text} (G switches)` }));
@@ -119,18 +160,25 @@ function heatView(model, modules, onPick) {
   const legendBar = h("span", { class: "hv-heat-legend-bar" });
   const legendTop = h("span", { class: "hv-mono" });
   const box = h("div", { class: "hv-heat-view" },
-    h("div", { class: "hv-heat-head" }, h("div", { class: "hv-switch", role: "group", "aria-label": "what the heat map shows" }, kindButtons), steps),
+    h("div", { class: "hv-heat-head" }, h("div", { class: "hv-switch", role: "group", "aria-label": "what the heat map shows" }, kindButtons), steps,
+      cursor.readout),
     h("div", { class: "hv-heat-grid" }, panels.map((p) => p.figure)),
     h("div", { class: "hv-heat-legend hv-muted" }, h("span", { text: "values per step in a bin (log colour): 0" }), legendBar, legendTop,
-      h("span", { text: " · steps across, values up; bins fixed per module, so a drift shows as a drift" })));
+      h("span", { text: " · steps across, values up; bins fixed per module, so a drift shows as a drift" })),
+    cursor.live.node);
 
-  let drawn = [];
+  let drawn = [{}];
   function draw(selected) {
     const heat = model.get("heatmap") || {};
     const kind = model.get("gradients") ? model.get("heatmap_kind") : "output";
     // A snapshot and a heat map often arrive in one message: paint once.
     if (drawn[0] === heat && drawn[1] === kind && drawn[2] === selected) return;
     drawn = [heat, kind, selected];
+    paint(heat, kind, selected);
+    cursor.draw(heat, box);
+  }
+
+  function paint(heat, kind, selected) {
     const shown = heat[kind] || [];
     const columns = heat.columns || 0;
     const top = topLevel(shown);
@@ -158,7 +206,10 @@ function heatView(model, modules, onPick) {
       p.figure.classList.toggle("hv-selected", i === selected);
     });
   }
-  return { box, draw };
+  // Scrubbing moves over the heat map as painted (a frozen view keeps its columns).
+  const scrub = (to) => cursor.move(drawn[0], box, to);
+  const unscrub = () => cursor.hide(drawn[0], box);
+  return { box, draw, scrub, unscrub, dispose: cursor.live.dispose };
 }
 
 // The title, the view switch (table or heat map), recording or stopped, freeze, warnings.
@@ -309,7 +360,8 @@ function render({ model, el }) {
   const select = (i) => { model.set("selected", i === model.get("selected") ? -1 : i); model.save_changes(); };
   const toggleFreeze = () => { frozen = !frozen; draw(); };
 
-  const root = widgetRoot("hv-monitor", "hook monitor: arrows choose a module, space freezes the view, V switches table and heat map");
+  const root = widgetRoot("hv-monitor", "hook monitor: arrows choose a module, space freezes the view, V switches table and heat map"
+    + (hasHeat ? ", left and right arrows scrub the heat map's steps" : ""));
   const header = headerView(model, hasHeat, toggleFreeze);
   const table = tableView(modules, select);
   const detail = detailView(model, modules);
@@ -319,7 +371,8 @@ function render({ model, el }) {
     text: "Nothing recorded yet: run your training loop inside `with monitor:` (or call monitor.start())." });
   const lower = h("div", { class: "hv-lower" }, grads.node, detail.node);
   root.append(header.node, empty, table.node, lower, heat.box,
-    h("div", { class: "hv-keys", text: "click a row or use ↑/↓ for details · space: freeze/resume the view" + (hasHeat ? " · V: table/heat map · G: outputs/gradients" : "") }));
+    h("div", { class: "hv-keys", text: "click a row or use ↑/↓ for details · space: freeze/resume the view"
+      + (hasHeat ? " · V: table/heat map · G: outputs/gradients · ←/→, Home/End: scrub the heat map's steps" : "") }));
   el.append(root);
 
   function draw() {
@@ -347,13 +400,19 @@ function render({ model, el }) {
     model.set("selected", next);
     model.save_changes();
   };
+  // In the heat map, ←/→ move the cursor a column (the first press: to the first or last one),
+  // Home/End to the first or last column; in the table, Home/End choose the first or last module.
+  const heatShown = () => hasHeat && model.get("view") === "heatmap";
+  const step = (delta) => heat.scrub((at, columns) => (at < 0 ? (delta > 0 ? 0 : columns - 1) : at + delta));
   const keys = {
     " ": () => toggleFreeze(),
     ArrowDown: () => move(1),
     ArrowUp: () => move(-1),
-    Home: () => move(-modules.length),
-    End: () => move(modules.length),
-    Escape: () => { model.set("selected", -1); model.save_changes(); },
+    ArrowRight: () => { if (heatShown()) step(1); },
+    ArrowLeft: () => { if (heatShown()) step(-1); },
+    Home: () => (heatShown() ? heat.scrub(() => 0) : move(-modules.length)),
+    End: () => (heatShown() ? heat.scrub((at, columns) => columns - 1) : move(modules.length)),
+    Escape: () => { heat.unscrub(); model.set("selected", -1); model.save_changes(); },
     v: () => { if (hasHeat) header.setView(model.get("view") === "heatmap" ? "table" : "heatmap"); },
     g: () => {
       if (!hasHeat || !model.get("gradients")) return;
@@ -368,7 +427,7 @@ function render({ model, el }) {
   const listeners = { "change:view": onView, "change:heatmap_kind": onView, "change:heatmap": onHeatmap,
     "change:selected": onView, "change:snapshot": onSnapshot };
   for (const [name, f] of Object.entries(listeners)) model.on(name, f);
-  const cleanups = [followTheme(root, model), onKeys(root, keys),
+  const cleanups = [followTheme(root, model), onKeys(root, keys), heat.dispose,
     () => { for (const [name, f] of Object.entries(listeners)) model.off(name, f); }];
   draw();
   return () => cleanups.forEach((f) => f());
