@@ -33,6 +33,7 @@ DISPLAY_PRIORITY = [
     "text/plain",
 ]
 HEADINGS = ("h1", "h2", "h3")
+ASSETS = "_assets"  # where the site keeps copies of the repository's images
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,18 @@ class Links:
     pages: dict[str, str]  # repository path -> site path, for files that have a page
     repository_url: str  # e.g. https://github.com/OWNER/NAME/blob/BRANCH
     root: Path  # the repository on disk
+    assets: set[str] = field(default_factory=set)  # repository files the pages show (images)
+
+    def asset(self, source: str, page: str, src: str) -> str:
+        """An image in the repository, copied to the site's ``_assets/``: its link from ``page``."""
+        parts = urlsplit(src)
+        if parts.scheme or parts.netloc or not parts.path:
+            return src
+        target = posixpath.normpath(posixpath.join(posixpath.dirname(source), parts.path))
+        if not (self.root / target).is_file():
+            return src  # left as written: the site's link check reports it
+        self.assets.add(target)
+        return posixpath.relpath(f"{ASSETS}/{target}", posixpath.dirname(page) or ".")
 
     def href(self, source: str, page: str, href: str) -> str:
         """``href`` as written in ``source`` (a repository path), for the page at ``page``."""
@@ -144,8 +157,10 @@ def finish(html: str, source: str, page: str, links: Links) -> Article:
         if "anchor-link" in (a.get("class") or []):
             continue
         a["href"] = links.href(source, page, a["href"])
+    for img in soup.find_all("img", src=True):
+        img["src"] = links.asset(source, page, img["src"])
     # Code and wide tables scroll sideways on a phone: the keyboard must reach them too.
-    for node in soup.select(".hv-input pre, .hv-md table, .hv-html"):
+    for node in soup.select(".site-input pre, .site-md table, .site-html"):
         node["tabindex"] = "0"
     headings, seen = [], set()
     for tag in soup.find_all(HEADINGS):
@@ -154,7 +169,7 @@ def finish(html: str, source: str, page: str, links: Links) -> Article:
         text = " ".join(tag.get_text().split())
         anchor = _unique(tag.get("id") or _slug(text), seen)
         tag["id"] = anchor
-        link = soup.new_tag("a", attrs={"class": "hv-anchor", "href": f"#{anchor}"})
+        link = soup.new_tag("a", attrs={"class": "site-anchor", "href": f"#{anchor}"})
         link["aria-label"] = f"Link to this section: {text}"
         link.string = "#"
         tag.append(link)

@@ -21,7 +21,16 @@ from typing import Any
 
 from ..course.notebooks import NotebookError
 from ..course.stamp import load_course_config
-from .article import Article, Heading, Links, Section, finish, markdown_article, notebook_article
+from .article import (
+    ASSETS,
+    Article,
+    Heading,
+    Links,
+    Section,
+    finish,
+    markdown_article,
+    notebook_article,
+)
 from .assignment import exercise_for_page
 from .reference import reference_html
 from .search import SearchDocument, search_index_script
@@ -277,6 +286,9 @@ def build_site(root: Path, out: Path | None = None, *, jobs: int | None = None) 
                 template.render(page=page, nav=nav, root="../" * depth, site_title=SITE_TITLE),
                 encoding="utf-8",
             )
+        for asset in sorted(links.assets):
+            (staging / ASSETS / asset).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(root / asset, staging / ASSETS / asset)
         for path in [*walkthrough, *exercises]:
             folder = "walkthrough" if path.parent.name == "notebooks" else "assignments"
             shutil.copyfile(path, staging / folder / path.name)

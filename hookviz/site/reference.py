@@ -24,7 +24,7 @@ def _signature(obj: Any, name: str) -> str:
 def _doc(obj: Any) -> str:
     doc = inspect.getdoc(obj) or ""
     paragraphs = [p.strip() for p in doc.split("\n\n") if p.strip()]
-    return "".join(f"<pre class='hv-doc'>{html.escape(p)}</pre>" for p in paragraphs)
+    return "".join(f"<pre class='site-doc'>{html.escape(p)}</pre>" for p in paragraphs)
 
 
 def _anchor(name: str) -> str:
@@ -35,9 +35,9 @@ def _entry(qualified: str, obj: Any, level: int = 3) -> str:
     short = qualified.rsplit(".", 1)[-1]
     kind = "class" if inspect.isclass(obj) else "function"
     parts = [
-        f"<section class='hv-ref hv-ref-{kind}'>",
+        f"<section class='site-ref site-ref-{kind}'>",
         f"<h{level} id='{_anchor(qualified)}'><code>{html.escape(qualified)}</code></h{level}>",
-        f"<pre class='hv-signature'><code>{html.escape(_signature(obj, short))}</code></pre>",
+        f"<pre class='site-signature'><code>{html.escape(_signature(obj, short))}</code></pre>",
         _doc(obj),
     ]
     if inspect.isclass(obj):
@@ -49,7 +49,7 @@ def _entry(qualified: str, obj: Any, level: int = 3) -> str:
             target = member.fget if isinstance(member, property) else member
             if (target.__doc__ or "").strip():
                 parts.append(
-                    f"<div class='hv-ref-member'><pre class='hv-signature'><code>"
+                    f"<div class='site-ref-member'><pre class='site-signature'><code>"
                     f"{html.escape(_signature(target, '.' + name) if inspect.isfunction(member) else '.' + name)}"
                     f"</code></pre>{_doc(target)}</div>"
                 )

@@ -3,7 +3,7 @@
 "use strict";
 
 function copyButtons() {
-  for (const button of document.querySelectorAll(".hv-copy")) {
+  for (const button of document.querySelectorAll(".site-copy")) {
     button.addEventListener("click", async () => {
       const code = button.parentElement.querySelector("pre");
       const text = code ? code.innerText : "";
@@ -25,13 +25,13 @@ function copyButtons() {
 }
 
 function contentsMenu() {
-  const button = document.querySelector(".hv-menu");
+  const button = document.querySelector(".site-menu");
   const nav = document.getElementById("course-nav");
   if (!button || !nav) return;
   button.addEventListener("click", () => {
     const open = button.getAttribute("aria-expanded") !== "true";
     button.setAttribute("aria-expanded", String(open));
-    document.body.classList.toggle("hv-nav-open", open);
+    document.body.classList.toggle("site-nav-open", open);
   });
 }
 
@@ -78,7 +78,7 @@ function searchPage() {
     const doc = docs[hit.ref];
     const item = document.createElement("li");
     item.innerHTML = `<a href="${escapeHtml(root + doc.url)}">${escapeHtml(doc.title)}</a>` +
-      `<span class="hv-muted"> · ${escapeHtml(doc.page)}</span><p>${escapeHtml(doc.snippet)}…</p>`;
+      `<span class="site-muted"> · ${escapeHtml(doc.page)}</span><p>${escapeHtml(doc.snippet)}…</p>`;
     return item;
   }));
   status.textContent = hits.length
