@@ -223,7 +223,7 @@ class ActivationStats:
         stats(
             row="(output.mean().item(), output.std().item(), (output < 0).float().mean().item())"
         ),
-        "✗ the dead fraction (outputs exactly 0) of each layer's output",
+        "✗ the zero fraction (outputs exactly 0) of each layer's output",
         "exactly 0",
     ),
     wrong(
