@@ -13,8 +13,6 @@ from tests.site.building import build_site_command
 from tests.site.conftest import REPO
 from tests.site.pages import soup
 
-pytestmark = pytest.mark.slow  # two builds of a one-notebook course
-
 NOTEBOOK = "05-hook-lifecycle.ipynb"  # a quick one: no training loop
 
 
@@ -34,6 +32,7 @@ def page_text(site, page: str) -> str:
     return " ".join(soup.__wrapped__(site, page).get_text(" ").split())  # not the cache: it changes
 
 
+@pytest.mark.slow  # two builds of a one-notebook course
 def test_a_page_follows_its_notebook_when_the_site_is_built_again(tmp_path):
     course = tmp_path / "course"
     (course / "notebooks").mkdir(parents=True)
