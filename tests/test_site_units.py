@@ -99,3 +99,19 @@ def test_a_site_that_is_not_a_web_address_is_refused_with_an_example(tmp_path):
     )
     with pytest.raises(NotebookError, match="OWNER.github.io"):
         load_course_config(tmp_path)
+
+
+def test_a_guides_headings_get_the_ids_github_gives_so_its_links_still_land():
+    from hookviz.site.article import markdown_article
+
+    article = markdown_article(
+        "# The checks API\n\n## nbgrader's cells\n\n## nbgrader's cells\n",
+        "docs/x.md",
+        "x.html",
+        LINKS,
+    )
+    assert [h.id for h in article.headings] == [
+        "the-checks-api",
+        "nbgraders-cells",
+        "nbgraders-cells-1",
+    ]

@@ -147,11 +147,14 @@ def markdown_article(text: str, source: str, page: str, links: Links) -> Article
     """A Markdown guide as an article (the renderer notebooks use)."""
     from nbconvert.filters.markdown_mistune import markdown2html_mistune
 
-    return finish(markdown2html_mistune(text), source, page, links)
+    return finish(markdown2html_mistune(text), source, page, links, github_ids=True)
 
 
-def finish(html: str, source: str, page: str, links: Links) -> Article:
-    """Rewrite links, give headings unique ids and self-links, and split the text at headings."""
+def finish(html: str, source: str, page: str, links: Links, *, github_ids: bool = False) -> Article:
+    """Rewrite links, give headings unique ids and self-links, and split the text at headings.
+
+    ``github_ids``: the heading ids GitHub gives a Markdown file, which its links were written for.
+    """
     soup = BeautifulSoup(html, "html.parser")
     for a in soup.find_all("a", href=True):
         if "anchor-link" in (a.get("class") or []):
@@ -160,14 +163,18 @@ def finish(html: str, source: str, page: str, links: Links) -> Article:
     for img in soup.find_all("img", src=True):
         img["src"] = links.asset(source, page, img["src"])
     # Code and wide tables scroll sideways on a phone: the keyboard must reach them too.
-    for node in soup.select(".site-input pre, .site-md table, .site-html"):
-        node["tabindex"] = "0"
+    for node in soup.select(".site-input pre, .site-html, table"):
+        if node.name != "table" or node.find_parent(class_="site-html") is None:
+            node["tabindex"] = "0"
     headings, seen = [], set()
     for tag in soup.find_all(HEADINGS):
         for old in tag.find_all("a", class_="anchor-link"):
             old.decompose()
         text = " ".join(tag.get_text().split())
-        anchor = _unique(tag.get("id") or _slug(text), seen)
+        if github_ids:
+            anchor = _github_unique(_github_slug(text), seen)
+        else:
+            anchor = _unique(tag.get("id") or _slug(text), seen)
         tag["id"] = anchor
         link = soup.new_tag("a", attrs={"class": "site-anchor", "href": f"#{anchor}"})
         link["aria-label"] = f"Link to this section: {text}"
@@ -188,6 +195,20 @@ def finish(html: str, source: str, page: str, links: Links) -> Article:
 
 def _slug(text: str) -> str:
     return re.sub(r"[^\w]+", "-", text.casefold()).strip("-") or "section"
+
+
+def _github_slug(text: str) -> str:
+    """GitHub's heading anchor: lower case, only letters, digits, '-', '_' and spaces, spaces as '-'."""
+    return re.sub(r"[^\w\- ]", "", text.casefold()).replace(" ", "-")
+
+
+def _github_unique(anchor: str, seen: set[str]) -> str:
+    candidate, n = anchor, 0
+    while candidate in seen:  # GitHub numbers a repeated heading -1, -2, ...
+        n += 1
+        candidate = f"{anchor}-{n}"
+    seen.add(candidate)
+    return candidate
 
 
 def _unique(anchor: str, seen: set[str]) -> str:
