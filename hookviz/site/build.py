@@ -82,6 +82,12 @@ class SiteReport:
     stateless: list[str] = field(default_factory=list)  # widget views drawn as their repr only
 
 
+def _article_page(path: str, title: str, article: Article, toc_levels: tuple[int, ...]) -> Page:
+    """A page that is one article, its contents listing the headings of ``toc_levels``."""
+    toc = [h for h in article.headings if h.level in toc_levels]
+    return Page(path, title, article.html, toc=toc, sections=article.sections)
+
+
 def _label(article: Article, fallback: str) -> str:
     return article.title or fallback
 
@@ -222,38 +228,14 @@ def build_site(root: Path, out: Path | None = None, *, jobs: int | None = None) 
             )
     for src, dst, label in guides:
         article = articles[src]
-        pages.append(
-            Page(
-                dst,
-                label,
-                article.html,
-                toc=[h for h in article.headings if h.level in (2, 3)],
-                sections=article.sections,
-            )
-        )
+        pages.append(_article_page(dst, label, article, (2, 3)))
     reference = finish(reference_html(), "reference", "reference.html", links)
-    pages.append(
-        Page(
-            "reference.html",
-            "Package reference",
-            reference.html,
-            toc=[h for h in reference.headings if h.level == 2],
-            sections=reference.sections,
-        )
-    )
+    pages.append(_article_page("reference.html", "Package reference", reference, (2,)))
     landing = env.get_template("landing.html.j2").render(
         root="", walkthrough=walk_items, assignments=task_items, repository=config.repository
     )
     landing_article = finish(landing, "index", "index.html", links)
-    pages.append(
-        Page(
-            "index.html",
-            "Home",
-            landing_article.html,
-            toc=[h for h in landing_article.headings if h.level == 2],
-            sections=landing_article.sections,
-        )
-    )
+    pages.append(_article_page("index.html", "Home", landing_article, (2,)))
     search_html = env.get_template("search.html.j2").render()
     pages.append(Page("search.html", "Search", search_html, search=True))
 
