@@ -8,6 +8,7 @@ plots load ipywidgets, anywidget and matplotlib the first time one of them is us
 from __future__ import annotations
 
 import importlib
+from importlib import metadata as _metadata
 from typing import Any
 
 from . import examples
@@ -26,7 +27,10 @@ from .timeline import HookTrace, trace_hooks
 from .tracing import ApplyFnError, ApplyTrace, ApplyVisit, ParamChange, trace_apply
 from .tree import leaves, module_tree, postorder, preorder, shared_modules
 
-__version__ = "0.1.0"
+try:  # one owner for the version: pyproject.toml, read back from the installed metadata
+    __version__ = _metadata.version("hookviz")
+except _metadata.PackageNotFoundError:  # imported from a source tree that was never installed
+    __version__ = "0+unknown"
 
 # Loaded on first use: name -> module that defines it.
 _LAZY = {
