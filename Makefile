@@ -15,24 +15,31 @@ LAB_ARGS ?=  # more options for `jupyter lab`, e.g. LAB_ARGS="--port=8899 --no-b
 TORCH := -c constraints/torch-cpu.txt torch
 PIP := -m pip install --disable-pip-version-check -q
 
-.PHONY: lab test test-main test-colab setup site system-deps bench lint clean
+.PHONY: help lab test test-main test-colab test-fast setup site system-deps bench format lint clean
 
-lab: $(STAMP)
+help:  ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
+
+lab: $(STAMP)  ## set up, then open the course in JupyterLab on "00 start here"
 	$(VENV)/bin/jupyter lab --LabApp.default_url=/lab/tree/$(START) $$([ "$$(id -u)" = 0 ] && echo --allow-root) $(LAB_ARGS)
 
-test: test-main test-colab
+test: test-main test-colab  ## the whole suite, as CI runs it (about 30 minutes on 2 cores)
 
-test-main: $(STAMP) system-deps
+test-main: $(STAMP) system-deps  ## the suite in the course environment
 	HOOKVIZ_FORBID_SKIPS=1 $(PY) -m pytest tests
 
 # The notebooks and widgets again, pinned like Google Colab (ipywidgets 7.7.1, anywidget 0.9).
-test-colab: $(COLAB_STAMP)
+test-colab: $(COLAB_STAMP)  ## the notebooks and widgets pinned like Google Colab
 	HOOKVIZ_FORBID_SKIPS=1 $(COLAB_PY) -m pytest -m colab tests
 
-setup: $(STAMP)
+# The edit loop: no browser, notebook or slow test, on every core.
+test-fast: $(STAMP)  ## the quick tests in parallel (a minute or two), for the edit loop
+	$(PY) -m pytest -n auto -m "not browser and not notebook and not slow" tests
+
+setup: $(STAMP)  ## make the venv (.venv) and install hookviz with its dev tools
 
 # The course as a static site in site/ (every widget plays without a kernel); open site/index.html.
-site: $(STAMP)
+site: $(STAMP)  ## build the static web edition in site/
 	$(VENV)/bin/hookviz site
 
 # A torch the base Python can already import is reused (no download); otherwise the CPU wheel.
@@ -59,7 +66,7 @@ system-deps:
 
 # Ratios measured in one run each (bench_record.py alone takes about 35 minutes on 2 cores);
 # figures in bench/README.md.
-bench: $(STAMP) system-deps
+bench: $(STAMP) system-deps  ## run every benchmark (hours; figures go in bench/README.md)
 	$(PY) bench/bench_record.py
 	$(PY) bench/bench_widgets.py
 	$(PY) bench/bench_grading.py
@@ -72,5 +79,10 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check hookviz tests bench tools
 	$(VENV)/bin/ruff format --check hookviz tests bench tools
 
-clean:
+# ruff rewrites the Python; the JS formatter is part of `make lint`'s tools.
+format: $(STAMP)  ## format the Python in place
+	$(VENV)/bin/ruff format hookviz tests bench tools
+	$(VENV)/bin/ruff check --fix hookviz tests bench tools
+
+clean:  ## remove the venvs and build output
 	rm -rf $(VENV) $(COLAB_VENV) build *.egg-info
