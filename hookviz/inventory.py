@@ -9,49 +9,20 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import torch.nn.modules.module as torch_module
 from torch import nn
 
+from .hook_kinds import GLOBAL, HOOKS, MODULE, TENSOR, HookKind, of
+from .hook_kinds import KINDS as HOOK_KINDS
 from .tree import check_model, display_name
 
-# kind -> (attribute on the module, flag dicts: flag name -> attribute holding the ids)
-MODULE_HOOKS: dict[str, tuple[str, dict[str, str]]] = {
-    "forward_pre": ("_forward_pre_hooks", {"with_kwargs": "_forward_pre_hooks_with_kwargs"}),
-    "forward": (
-        "_forward_hooks",
-        {
-            "with_kwargs": "_forward_hooks_with_kwargs",
-            "always_call": "_forward_hooks_always_called",
-        },
-    ),
-    "backward_pre": ("_backward_pre_hooks", {}),
-    "backward": ("_backward_hooks", {}),
-    "state_dict_pre": ("_state_dict_pre_hooks", {}),
-    "state_dict": ("_state_dict_hooks", {}),
-    "load_state_dict_pre": ("_load_state_dict_pre_hooks", {}),
-    "load_state_dict_post": ("_load_state_dict_post_hooks", {}),
-}
-TENSOR_HOOKS: dict[str, str] = {
-    "tensor": "_backward_hooks",
-    "post_accumulate_grad": "_post_accumulate_grad_hooks",
-}
-GLOBAL_HOOKS: dict[str, tuple[str, dict[str, str]]] = {
-    "global_forward_pre": ("_global_forward_pre_hooks", {}),
-    "global_forward": (
-        "_global_forward_hooks",
-        {
-            "with_kwargs": "_global_forward_hooks_with_kwargs",
-            "always_call": "_global_forward_hooks_always_called",
-        },
-    ),
-    "global_backward_pre": ("_global_backward_pre_hooks", {}),
-    "global_backward": ("_global_backward_hooks", {}),
-}
-KINDS = (*MODULE_HOOKS, *TENSOR_HOOKS, *GLOBAL_HOOKS)
+# The kinds list_hooks() reports and remove_hooks() takes: hook_kinds.HOOKS, where torch keeps
+# each kind (its dict, its flag dicts) is in hook_kinds.KINDS.
+KINDS = HOOKS
 
 _CELL_FILE = re.compile(r"(ipykernel_\d+|<ipython-input-[^>]*>)")
 
@@ -120,31 +91,35 @@ def list_hooks(model: nn.Module, *, include_globals: bool = True) -> list[HookIn
     check_model(model)
     found: list[HookInfo] = []
     for path, module in model.named_modules():
-        for kind, (attr, flag_attrs) in MODULE_HOOKS.items():
-            hooks = getattr(module, attr, None) or {}
+        for kind in of(MODULE):
+            hooks = getattr(module, kind.attribute, None) or {}
             for handle_id, hook in list(hooks.items()):
-                flags = _flags(module, flag_attrs, handle_id)
-                if kind == "backward":
+                flags = _flags(module, kind.flags, handle_id)
+                if kind.name == "backward":
                     flags += ("full",) if module._is_full_backward_hook else ("legacy",)
                 found.append(
-                    _info(path, kind, "module", handle_id, hook, flags, None, module, module)
+                    _info(path, kind.name, "module", handle_id, hook, flags, None, module, module)
                 )
         for name, param in module.named_parameters(recurse=False):
-            for kind, attr in TENSOR_HOOKS.items():
-                hooks = getattr(param, attr, None) or {}
+            for kind in of(TENSOR):
+                hooks = getattr(param, kind.attribute, None) or {}
                 for handle_id, hook in list(hooks.items()):
                     found.append(
-                        _info(path, kind, "parameter", handle_id, hook, (), name, param, module)
+                        _info(
+                            path, kind.name, "parameter", handle_id, hook, (), name, param, module
+                        )
                     )
     if include_globals:
-        for kind, (attr, flag_attrs) in GLOBAL_HOOKS.items():
-            hooks = getattr(torch_module, attr, None) or {}
+        for kind in of(GLOBAL):
+            hooks = getattr(torch_module, kind.attribute, None) or {}
             for handle_id, hook in list(hooks.items()):
-                flags = _flags(torch_module, flag_attrs, handle_id)
-                if kind == "global_backward":
+                flags = _flags(torch_module, kind.flags, handle_id)
+                if kind.name == "global_backward":
                     full = getattr(torch_module, "_global_is_full_backward_hook", None)
                     flags += ("full",) if full else ("legacy",)
-                found.append(_info("", kind, "global", handle_id, hook, flags, None, None, None))
+                found.append(
+                    _info("", kind.name, "global", handle_id, hook, flags, None, None, None)
+                )
     return found
 
 
@@ -223,10 +198,11 @@ def remove_hooks(
         raise ValueError(
             f"unknown hook kind(s) {', '.join(sorted(map(repr, unknown)))}; valid kinds are {', '.join(KINDS)}."
         )
+    globals_ = {kind.name for kind in of(GLOBAL)}
     if not include_globals and kinds is None:
-        chosen -= set(GLOBAL_HOOKS)
+        chosen -= globals_
     counts: dict[str, int] = {}
-    for info in list_hooks(model, include_globals=bool(chosen & set(GLOBAL_HOOKS))):
+    for info in list_hooks(model, include_globals=bool(chosen & globals_)):
         if info.kind not in chosen:
             continue
         _remove(info)
@@ -252,25 +228,19 @@ def remove_hook(model: nn.Module, handle_id: int) -> HookInfo:
 
 def _remove(info: HookInfo) -> None:
     """Take one hook out of the dict that holds it (and out of its flag dicts)."""
-    if info.target == "module":
-        attr, flag_attrs = MODULE_HOOKS[info.kind]
-        _drop(info.owner, attr, flag_attrs, info.handle_id)
-        if info.kind == "backward" and not info.owner._backward_hooks:
-            info.owner._is_full_backward_hook = None
-    elif info.target == "parameter":
-        getattr(info.owner, TENSOR_HOOKS[info.kind]).pop(info.handle_id, None)
-    else:
-        attr, flag_attrs = GLOBAL_HOOKS[info.kind]
-        _drop(torch_module, attr, flag_attrs, info.handle_id)
+    kind = HOOK_KINDS[info.kind]
+    _drop(torch_module if kind.target == GLOBAL else info.owner, kind, info.handle_id)
+    if info.kind == "backward" and not info.owner._backward_hooks:
+        info.owner._is_full_backward_hook = None
 
 
-def _drop(owner: Any, attr: str, flag_attrs: dict[str, str], handle_id: int) -> None:
-    getattr(owner, attr).pop(handle_id, None)
-    for flag_attr in flag_attrs.values():
+def _drop(owner: Any, kind: HookKind, handle_id: int) -> None:
+    getattr(owner, kind.attribute).pop(handle_id, None)
+    for flag_attr in kind.flags.values():
         getattr(owner, flag_attr, {}).pop(handle_id, None)
 
 
-def _flags(owner: Any, flag_attrs: dict[str, str], handle_id: int) -> tuple[str, ...]:
+def _flags(owner: Any, flag_attrs: Mapping[str, str], handle_id: int) -> tuple[str, ...]:
     return tuple(
         flag for flag, attr in flag_attrs.items() if handle_id in (getattr(owner, attr, None) or {})
     )

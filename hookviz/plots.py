@@ -15,7 +15,8 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import NullFormatter
 
-from .timeline import BACKWARD_KINDS, HookTrace
+from .hook_kinds import BACKWARD, CIRCLE, DIAMOND, KINDS, SQUARE, TORCH
+from .timeline import HookTrace
 from .tracing import ApplyTrace
 from .tree import TreeNode, module_tree, preorder
 
@@ -28,15 +29,17 @@ BLUE, SKY, GREEN, ORANGE, VERMILLION, PURPLE, GREY = (
     "#CC79A7",
     "#7F7F7F",
 )
-KIND_STYLE = {  # kind -> (colour, marker)
-    "forward_pre": (SKY, "o"),
-    "forward": (BLUE, "o"),
-    "backward_pre": (ORANGE, "s"),
-    "backward": (VERMILLION, "s"),
-    "tensor": (PURPLE, "s"),
-    "post_accumulate_grad": (GREEN, "s"),
+# The course palette by the names hook_kinds.HookKind.colour uses, and its shapes as markers.
+PALETTE = {
+    "blue": BLUE,
+    "sky": SKY,
+    "green": GREEN,
+    "orange": ORANGE,
+    "vermillion": VERMILLION,
+    "purple": PURPLE,
+    "fg-muted": GREY,
 }
-TORCH_KINDS = {"forward_call", "forward_return", "grad_output_ready", "grad_input_ready"}
+MARKERS = {CIRCLE: "o", SQUARE: "s", DIAMOND: "d"}
 MAX_TREE_NODES = 60  # bigger trees are drawn to the depth that fits; deeper levels are counted
 MAX_TREE_LEVEL = 30  # nor more than this many boxes side by side
 
@@ -274,7 +277,7 @@ def timeline(trace: HookTrace) -> Figure:
     lane_y = {label: len(lanes) - 1 - i for i, label in enumerate(lanes)}
     n = len(trace.firings)
     fig, ax = plt.subplots(figsize=(max(6.0, min(18.0, 0.22 * n + 2.5)), 0.38 * len(lanes) + 1.4))
-    first_backward = next((k for k, f in enumerate(trace.firings) if f.kind in BACKWARD_KINDS), n)
+    first_backward = next((k for k, f in enumerate(trace.firings) if f.kind in BACKWARD), n)
     if first_backward < n:
         ax.axvspan(first_backward - 0.5, n - 0.5, color=ORANGE, alpha=0.08, linewidth=0)
         ax.text(first_backward - 0.3, len(lanes) - 0.4, "backward", fontsize=8, color=GREY)
@@ -294,10 +297,11 @@ def timeline(trace: HookTrace) -> Figure:
                 solid_capstyle="round",
                 zorder=1,
             )
-        if firing.kind in TORCH_KINDS:
-            ax.scatter(k, y, marker="d", s=18, color=GREY, zorder=2)
+        kind = KINDS[firing.kind]
+        colour, marker = PALETTE[kind.colour], MARKERS[kind.shape]
+        if kind.target == TORCH:
+            ax.scatter(k, y, marker=marker, s=18, color=colour, zorder=2)
             continue
-        colour, marker = KIND_STYLE.get(firing.kind, (PURPLE, "o"))
         ax.scatter(
             k, y, marker=marker, s=70, color=colour, edgecolor="black", linewidth=0.6, zorder=3
         )

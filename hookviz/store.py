@@ -18,9 +18,10 @@ from typing import Any
 
 import torch
 
-# -- phases: each event stores its phase as an index into PHASES -----------------------------
+from .hook_kinds import PHASES
 
-PHASES = ("forward_pre", "forward", "backward_pre", "backward")
+# -- phases: each event stores its phase as an index into PHASES (hook_kinds owns their names) -
+
 FORWARD_PRE, FORWARD, BACKWARD_PRE, BACKWARD = range(len(PHASES))
 
 # -- the layout ------------------------------------------------------------------------------

@@ -18,45 +18,11 @@ import torch
 import torch.nn.modules.module as torch_module
 from torch import nn
 
-from .inventory import (
-    GLOBAL_HOOKS,
-    GLOBAL_LABEL,
-    MODULE_HOOKS,
-    TENSOR_HOOKS,
-    callable_name,
-    where_label,
-)
+from .hook_kinds import GLOBAL, KINDS, PHASES, TENSOR, acting_as, of
+from .inventory import GLOBAL_LABEL, callable_name, where_label
 from .recording import Recording
-from .store import BACKWARD_PRE, PHASES
+from .store import BACKWARD_PRE
 from .tree import check_model, display_name
-
-USER_KINDS = (
-    "forward_pre",
-    "forward",
-    "backward_pre",
-    "backward",
-    "tensor",
-    "post_accumulate_grad",
-)
-# The firings of the backward pass: hooks that fire during backward, and torch's own markers.
-BACKWARD_KINDS = frozenset(
-    {
-        "backward_pre",
-        "backward",
-        "tensor",
-        "post_accumulate_grad",
-        "grad_output_ready",
-        "grad_input_ready",
-    }
-)
-REPLACES = {
-    "forward_pre": "input",
-    "forward": "output",
-    "backward_pre": "grad_output",
-    "backward": "grad_input",
-    "tensor": "gradient",
-    "post_accumulate_grad": None,
-}
 
 
 @dataclass(frozen=True)
@@ -66,7 +32,7 @@ class Firing:
     seq: int
     path: str
     label: str  # module path, root by its class name; "path.param" for a parameter hook
-    kind: str  # a hook kind, "forward_call" / "forward_return", or "grad_output_ready" / "grad_input_ready"
+    kind: str  # one of hook_kinds.TIMELINE: a hook kind, or a marker of torch's (hook_kinds.TORCH)
     who: str  # "user" for the model's own hooks, "torch" for markers of what torch is doing
     name: str  # the hook's name, or a short description of the marker
     replaced: str | None = None  # what the hook's return value replaced, if it returned one
@@ -199,6 +165,11 @@ def _tensors(value: Any):
             yield from _tensors(v)
 
 
+def _replaced(kind: str, result: Any) -> str | None:
+    """What a hook of ``kind`` that returned ``result`` replaced (None: it returned nothing)."""
+    return KINDS[kind].replaces if result is not None else None
+
+
 def _wrapper(hook, on_fire: Callable[[Any], None]):
     def traced(*args, **kwargs):
         result = hook(*args, **kwargs)
@@ -224,23 +195,20 @@ def _wrap_dict(hooks: dict, make: Callable[[Any], Callable], restore: list) -> N
 
 def _wrap_module_hooks(model: nn.Module, note, restore: list) -> None:
     for path, module in model.named_modules():
-        for kind in ("forward_pre", "forward", "backward_pre", "backward"):
-            attr = MODULE_HOOKS[kind][0]
-            hooks = getattr(module, attr)
+        for kind in PHASES:  # the module hooks of one pass
+            hooks = getattr(module, KINDS[kind].attribute)
 
             def make(hook, module=module, kind=kind):
                 name = callable_name(hook)
                 return _wrapper(
                     hook,
-                    lambda result: note(
-                        module, kind, "user", name, REPLACES[kind] if result is not None else None
-                    ),
+                    lambda result: note(module, kind, "user", name, _replaced(kind, result)),
                 )
 
             _wrap_dict(hooks, make, restore)
         for pname, param in module.named_parameters(recurse=False):
-            for kind, attr in TENSOR_HOOKS.items():
-                hooks = getattr(param, attr, None)
+            for kind in (k.name for k in of(TENSOR)):
+                hooks = getattr(param, KINDS[kind].attribute, None)
                 if not hooks:
                     continue
                 label = where_label(path, module, pname)
@@ -254,7 +222,7 @@ def _wrap_module_hooks(model: nn.Module, note, restore: list) -> None:
                             kind,
                             "user",
                             name,
-                            REPLACES[kind] if result is not None else None,
+                            _replaced(kind, result),
                             label=label,
                             path=path,
                         ),
@@ -264,16 +232,16 @@ def _wrap_module_hooks(model: nn.Module, note, restore: list) -> None:
 
 
 def _wrap_global_hooks(note, restore: list) -> None:
-    for kind, (attr, _) in GLOBAL_HOOKS.items():
-        hooks = getattr(torch_module, attr)
-        base = kind.removeprefix("global_")
+    for kind in of(GLOBAL):
+        hooks = getattr(torch_module, kind.attribute)
+        base = acting_as(kind.name)
 
         def make(hook, base=base):
             name = callable_name(hook) + " (global)"
 
             def traced(module, *args, **kwargs):
                 result = hook(module, *args, **kwargs)
-                note(module, base, "user", name, REPLACES[base] if result is not None else None)
+                note(module, base, "user", name, _replaced(base, result))
                 return result
 
             return traced

@@ -160,3 +160,38 @@ def test_static_pictures():
         "replaced gradient",
         "backward",
     }
+
+
+def test_the_browser_gets_every_kind_and_its_legend_from_the_table():
+    from hookviz.hook_kinds import KINDS, TORCH
+
+    model, _ = blog_with_hooks()
+    model.ab.b.W.register_post_accumulate_grad_hook(lambda p: None)
+    widget = hv.HookTimeline(model, torch.ones(1))
+    shown = {kind for _, kind, *_ in widget.firings}
+    # every kind a firing names is described in the state, with the table's words and mark
+    assert shown <= set(widget.kinds)
+    for kind in shown:
+        entry, row = widget.kinds[kind], KINDS[kind]
+        assert entry == {
+            "meaning": row.meaning,
+            "backward": row.backward,
+            "shape": row.shape,
+            "colour": row.colour,
+        }
+    # the legend names each hook kind the model's own hooks fired as, and one torch marker
+    legend_kinds = [kind for _, kind in widget.legend]
+    assert {k for k in shown if KINDS[k].target != TORCH} <= set(legend_kinds)
+    assert [KINDS[k].target for k in legend_kinds].count(TORCH) == 1
+    assert set(legend_kinds) <= set(widget.kinds)
+
+
+def test_the_script_keeps_no_list_of_kinds():
+    from pathlib import Path
+
+    from hookviz.hook_kinds import KINDS
+
+    script = (Path(hv.widgets.__file__).parent / "static" / "hook_timeline.js").read_text()
+    for kind in KINDS:
+        # the explanations may test one kind by name; none lists them for the legend or styles
+        assert f'["{kind}", ' not in script and f'".hv-k-{kind}' not in script

@@ -9,24 +9,17 @@ import torch
 import traitlets
 from torch import nn
 
-from ..timeline import BACKWARD_KINDS, HookTrace, trace_hooks
+from ..hook_kinds import BACKWARD, KINDS, TIMELINE, TORCH
+from ..timeline import HookTrace, trace_hooks
 from ..tree import check_model, display_name
 from . import static_html
 from .base import PlayedWidget, check_speed, front_end, number
 
-# What each kind of firing means, for people; the browser receives these words too.
-MEANING = {
-    "forward_pre": "forward pre-hook: runs BEFORE forward()",
-    "forward": "forward hook: runs AFTER forward() returned",
-    "backward_pre": "backward pre-hook: the gradient w.r.t. the output is ready",
-    "backward": "backward hook: the gradient w.r.t. the input is ready (during backward)",
-    "tensor": "tensor hook: this parameter's gradient is ready",
-    "post_accumulate_grad": "post-accumulate-grad hook: .grad was just updated",
-    "forward_call": "forward() starts",
-    "forward_return": "forward() returns",
-    "grad_output_ready": "gradient w.r.t. the output is ready (backward pre-hooks fire here)",
-    "grad_input_ready": "gradient w.r.t. the input is ready (backward hooks fire here)",
-}
+# The legend under the diagram: each hook kind a timeline shows, then one of torch's markers
+# (hook_kinds.TIMELINE is the order; the words and marks come with the kinds).
+LEGEND = [[name, name] for name in TIMELINE if KINDS[name].target != TORCH] + [
+    ["torch marker", "forward_call"]
+]
 
 
 class HookTimeline(PlayedWidget):
@@ -46,7 +39,9 @@ class HookTimeline(PlayedWidget):
     title = traitlets.Unicode("").tag(sync=True)
     lanes = traitlets.List().tag(sync=True)  # [label, depth] per row of the diagram
     firings = traitlets.List().tag(sync=True)  # [lane, kind, who, name, replaced or ""]
-    kinds = traitlets.Dict().tag(sync=True)  # kind -> {"meaning": words, "backward": bool}
+    # kind -> {"meaning", "backward", "shape", "colour"}: hook_kinds.KINDS, what the browser draws
+    kinds = traitlets.Dict().tag(sync=True)
+    legend = traitlets.List().tag(sync=True)  # [label, kind] per legend entry, in order
     show_torch = traitlets.Bool(True).tag(sync=True)
 
     def __init__(
@@ -85,9 +80,15 @@ class HookTimeline(PlayedWidget):
             lanes=lanes,
             firings=firings,
             kinds={
-                kind: {"meaning": text, "backward": kind in BACKWARD_KINDS}
-                for kind, text in MEANING.items()
+                name: {
+                    "meaning": KINDS[name].meaning,
+                    "backward": KINDS[name].backward,
+                    "shape": KINDS[name].shape,
+                    "colour": KINDS[name].colour,
+                }
+                for name in TIMELINE
             },
+            legend=LEGEND,
             show_torch=bool(show_torch),
             speed=float(speed),
             theme=theme,
@@ -133,7 +134,7 @@ class HookTimeline(PlayedWidget):
         rows = []
         backward_started = False
         for position, firing in enumerate(self.sequence, 1):
-            if firing.kind in BACKWARD_KINDS and not backward_started:
+            if firing.kind in BACKWARD and not backward_started:
                 backward_started = True
                 rows.append([static_html.tag("b", "backward"), "", "", "", ""])
             who = (
@@ -150,7 +151,7 @@ class HookTimeline(PlayedWidget):
                 [
                     str(position),
                     static_html.escape(firing.label),
-                    static_html.escape(MEANING[firing.kind]),
+                    static_html.escape(KINDS[firing.kind].meaning),
                     who,
                     replaced,
                 ]

@@ -188,8 +188,8 @@ def test_arrows_step_apply_traversal_and_the_timeline_in_notebook_7(notebook7):
     page = notebook7.page
     first = (
         notebook7.notebook.execute(
-            "from hookviz.widgets.hook_timeline import MEANING\n"
-            "f = timeline.sequence[0]\nprint(timeline.total, f.label, MEANING[f.kind], sep='|')"
+            "from hookviz.hook_kinds import KINDS\n"
+            "f = timeline.sequence[0]\nprint(timeline.total, f.label, KINDS[f.kind].meaning, sep='|')"
         )
         .strip()
         .split("|")

@@ -6,24 +6,27 @@ const ROW = 22;
 const GUTTER = 150;
 const TOP = 22;
 
-// Forward kinds are circles, backward kinds squares, torch's markers small diamonds.
-function markShape(kind, who, backward, x, y) {
-  if (who !== "user") {
-    return s("path", { d: `M${x} ${y - 4}L${x + 4} ${y}L${x} ${y + 4}L${x - 4} ${y}Z`, class: `hv-mark hv-torch hv-k-${kind}` });
+// Each kind's shape and colour come from Python (hookviz/hook_kinds.py) in the "kinds" trait:
+// forward hooks circles, backward hooks squares, torch's markers small diamonds.
+function markShape(kind, kinds, x, y) {
+  const { shape, colour } = kinds[kind];
+  const style = `fill: var(--hv-${colour})`;
+  if (shape === "diamond") {
+    return s("path", { d: `M${x} ${y - 4}L${x + 4} ${y}L${x} ${y + 4}L${x - 4} ${y}Z`, class: `hv-mark hv-torch hv-k-${kind}`, style });
   }
-  if (backward.has(kind)) return s("rect", { x: x - 5, y: y - 5, width: 10, height: 10, class: `hv-mark hv-k-${kind}` });
-  return s("circle", { cx: x, cy: y, r: 5, class: `hv-mark hv-k-${kind}` });
+  if (shape === "square") return s("rect", { x: x - 5, y: y - 5, width: 10, height: 10, class: `hv-mark hv-k-${kind}`, style });
+  return s("circle", { cx: x, cy: y, r: 5, class: `hv-mark hv-k-${kind}`, style });
 }
 
 function symbol(...shapes) {
   return s("svg", { width: 14, height: 14, viewBox: "-7 -7 14 14", "aria-hidden": "true" }, ...shapes);
 }
 
-function legendView(backward) {
+// The legend's entries ([label, kind]) come from Python in the "legend" trait.
+function legendView(legend, kinds) {
   return h("div", { class: "hv-legend" },
-    ["forward_pre", "forward", "backward_pre", "backward", "tensor"].map((k) =>
-      h("span", { class: "hv-legend-item" }, symbol(markShape(k, "user", backward, 0, 0)), ` ${k}`)),
-    h("span", { class: "hv-legend-item" }, symbol(markShape("forward_call", "torch", backward, 0, 0)), " torch marker"),
+    legend.map(([label, k]) =>
+      h("span", { class: "hv-legend-item" }, symbol(markShape(k, kinds, 0, 0)), ` ${label}`)),
     h("span", { class: "hv-legend-item" }, symbol(s("circle", { r: 6, class: "hv-replaced" })), " replaced a value"));
 }
 
@@ -47,7 +50,7 @@ function headerView(model) {
 }
 
 // The diagram: one lane per module, one column per firing, forward() as an interval on its lane.
-function diagramView(lanes, meaning, backward, onPick) {
+function diagramView(lanes, meaning, backward, kinds, onPick) {
   const node = scrollable(h("div", { class: "hv-diagram" }), "hook firings, modules down and time across");
   let marks = [];
   let intervals = []; // [index of forward() starting, bar]
@@ -91,7 +94,7 @@ function diagramView(lanes, meaning, backward, onPick) {
     marks = seq.map((f, k) => {
       const g = s("g", { class: "hv-firing", "data-seq": f.seq });
       if (f.replaced) g.append(s("circle", { cx: x(k), cy: y(f.lane), r: 8, class: "hv-replaced" }));
-      g.append(markShape(f.kind, f.who, backward, x(k), y(f.lane)));
+      g.append(markShape(f.kind, kinds, x(k), y(f.lane)));
       const title = s("title");
       title.textContent = `#${k + 1} ${lanes[f.lane][0]}: ${meaning[f.kind]}${f.who === "user" ? ` (${f.name})` : ""}${f.replaced ? `, replaced ${f.replaced}` : ""}`;
       g.append(title);
@@ -199,7 +202,7 @@ function revealIn(box, r, axis) {
 }
 
 function render({ model, el }) {
-  const kinds = model.get("kinds"); // kind -> {meaning, backward}, from Python
+  const kinds = model.get("kinds"); // kind -> {meaning, backward, shape, colour}, from Python
   const meaning = Object.fromEntries(Object.entries(kinds).map(([k, v]) => [k, v.meaning]));
   const backward = new Set(Object.keys(kinds).filter((k) => kinds[k].backward));
   const lanes = model.get("lanes");
@@ -210,11 +213,11 @@ function render({ model, el }) {
   const player = createPlayer(model, { length: () => sequence().length, show: (step) => show(step) });
   const controls = transport(model, player, "firings");
   const header = headerView(model);
-  const diagram = diagramView(lanes, meaning, backward, (step) => player.go(step));
+  const diagram = diagramView(lanes, meaning, backward, kinds, (step) => player.go(step));
   const explain = explainView(lanes, meaning, backward);
   const list = listView(lanes, meaning, (step) => player.go(step));
   const live = announcer();
-  root.append(header.node, controls.bar, diagram.node, explain.node, list.node, legendView(backward),
+  root.append(header.node, controls.bar, diagram.node, explain.node, list.node, legendView(model.get("legend"), kinds),
     h("div", { class: "hv-keys", text: "space: play/pause · ←/→: step · Home/End: start/end · +/−: speed" }), live.node);
   el.append(root);
 
