@@ -11,7 +11,7 @@
 4. A capacity sheet: one-thread workers needed to grade 1,000 and 10,000 submissions within an
    hour, from the per-submission costs and the efficiency measured in 1.
 
-Run: .venv/bin/python bench/bench_cluster.py [--rounds 2] [--copies 3]
+Run: .venv/bin/python bench/bench_cluster.py [--rounds 2] [--copies 3] [--smoke]
 """
 
 from __future__ import annotations
@@ -57,19 +57,21 @@ def timed_batch(subs: Path, assignment: Path, out: Path, address: str | None) ->
     return seconds, summary.results
 
 
-def speedup(root: Path, one: DaskProcesses, two: DaskProcesses, rounds: int) -> dict[str, float]:
-    """Seconds for 20 submissions on one worker, on two, and here with -j 2 (the reference: what
-    the cluster adds), interleaved in alternating order; the ratios per round."""
-    subs = root / "twenty"
+def speedup(
+    root: Path, one: DaskProcesses, two: DaskProcesses, rounds: int, count: int = 20
+) -> dict[str, float]:
+    """Seconds for ``count`` submissions on one worker, on two, and here with -j 2 (the
+    reference: what the cluster adds), interleaved in alternating order; the ratios per round."""
+    subs = root / "batch"
     subs.mkdir()
-    make_submissions(subs, 20)
+    make_submissions(subs, count)
     clusters = {"1 worker": one.address, "2 workers": two.address, "here, -j 2": None}
     times: dict[str, list[float]] = {name: [] for name in clusters}
     for r in range(rounds):
         order = list(clusters) if r % 2 == 0 else list(reversed(clusters))
         for name in order:
             seconds, results = timed_batch(subs, TINY, root / "out", clusters[name])
-            assert len(results) == 20 and {r.total for r in results} == {3, 5}, results
+            assert len(results) == count and {r.total for r in results} == {3, 5}, results
             times[name].append(seconds)
             load = os.getloadavg()[0]
             print(
@@ -86,10 +88,13 @@ def speedup(root: Path, one: DaskProcesses, two: DaskProcesses, rounds: int) -> 
     }
 
 
-def assignment_costs(root: Path, one: DaskProcesses, copies: int) -> dict[str, dict[str, float]]:
-    """Per assignment: worker seconds per submission (its own solution, ``copies`` times)."""
+def assignment_costs(
+    root: Path, one: DaskProcesses, copies: int, assignments: int | None = None
+) -> dict[str, dict[str, float]]:
+    """Per assignment (the first ``assignments``, or all): worker seconds per submission (its
+    own solution, ``copies`` times)."""
     costs = {}
-    for assignment in sorted((REPO / "solutions").glob("*.ipynb")):
+    for assignment in sorted((REPO / "solutions").glob("*.ipynb"))[:assignments]:
         subs = root / f"subs-{assignment.stem}"
         subs.mkdir()
         for n in range(copies):
@@ -113,7 +118,7 @@ def peak_memory_mb(one: DaskProcesses) -> float:
     return max(sizes.values()) / 1024
 
 
-def client_costs(root: Path) -> dict[str, float]:
+def client_costs(root: Path, class_sizes: tuple[int, ...] = CLASS_SIZES) -> dict[str, float]:
     """Seconds the client spends per result, and per gradebook rebuild at 1,000 and 10,000 rows."""
     subs = root / "one"
     subs.mkdir()
@@ -131,7 +136,7 @@ def client_costs(root: Path) -> dict[str, float]:
         saves.append(time.perf_counter() - started)
     costs = {"save one result": statistics.median(saves)}
     data = json.dumps(template.to_json())
-    for rows in CLASS_SIZES:
+    for rows in class_sizes:
         for n in range(rows):  # the result files a class of this size leaves
             path = out.results / f"s{n:05d}.json"
             if not path.exists():
@@ -154,7 +159,17 @@ def main() -> None:
     )
     parser.add_argument("--copies", type=int, default=3, help="submissions per real assignment")
     parser.add_argument("--speedup-only", action="store_true", help="only part 1")
+    parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help="every part once, 3 submissions, one assignment: checks the bench runs",
+    )
     args = parser.parse_args()
+    rounds, count, copies, assignments, sizes = (
+        (1, 3, 1, 1, (250, 500))
+        if args.smoke
+        else (args.rounds, 20, args.copies, None, CLASS_SIZES)
+    )
     root = Path(tempfile.mkdtemp(prefix="bench-cluster-"))
     private_jupyter_dirs(root)
     (root / "one-worker").mkdir()
@@ -167,10 +182,12 @@ def main() -> None:
     try:
         one.ensure_workers(1)
         two.ensure_workers(2)
-        print("## 20 submissions (tests/fixtures/grading/tiny.ipynb), two workers against one")
-        batch = speedup(root, one, two, args.rounds)
+        print(
+            f"## {count} submissions (tests/fixtures/grading/tiny.ipynb), two workers against one"
+        )
+        batch = speedup(root, one, two, rounds, count)
         for name in ("1 worker", "2 workers", "here, -j 2"):
-            print(f"{name:<40} {batch[name]:7.1f} s  ({batch[name] / 20:.2f} s per submission)")
+            print(f"{name:<40} {batch[name]:7.1f} s  ({batch[name] / count:.2f} s per submission)")
         print(f"{'2 workers against here, -j 2':<40} {batch['cluster / here']:7.2f}x")
         ok = "ok" if batch["speed-up"] >= 1.7 else "UNDER"
         print(
@@ -180,10 +197,10 @@ def main() -> None:
         if args.speedup_only:
             return
 
-        print(f"## each assignment's own solution, {args.copies} copies, one worker", flush=True)
-        costs = assignment_costs(root, one, args.copies)
+        print(f"## each assignment's own solution, {copies} copies, one worker", flush=True)
+        costs = assignment_costs(root, one, copies, assignments)
         memory = peak_memory_mb(one)
-        client = client_costs(root)
+        client = client_costs(root, sizes)
 
         print("## the client (this machine), per result and per gradebook rebuild")
         for name, seconds in client.items():
@@ -196,7 +213,7 @@ def main() -> None:
             "| assignment | seconds per submission (one worker) | workers for 1,000 | workers for 10,000 |"
         )
         print("|---|---|---|---|")
-        sheet = {"tiny (tests)": batch["1 worker"] / 20}
+        sheet = {"tiny (tests)": batch["1 worker"] / count}
         sheet |= {name: cost["wall per submission"] for name, cost in costs.items()}
         for name, seconds in sheet.items():
             need = [workers_needed(n, seconds, efficiency) for n in CLASS_SIZES]

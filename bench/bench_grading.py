@@ -7,7 +7,7 @@
    bare on the merged notebook (the same `pytest --nbval` command, no sandbox, no plugin),
    interleaved. Target: under 1 s.
 
-Run: .venv/bin/python bench/bench_grading.py [--rounds 2] [--repeats 5]
+Run: .venv/bin/python bench/bench_grading.py [--rounds 2] [--repeats 5] [--smoke]
 """
 
 from __future__ import annotations
@@ -70,11 +70,11 @@ def private_jupyter_dirs(root: Path) -> None:
         os.environ[name] = str(root / name.lower())
 
 
-def parallel_speedup(root: Path, rounds: int) -> dict[str, float]:
-    """Median seconds for the whole batch with -j 1 and -j 2, interleaved."""
+def parallel_speedup(root: Path, rounds: int, count: int = 20) -> dict[str, float]:
+    """Median seconds for the whole batch of ``count`` with -j 1 and -j 2, interleaved."""
     subs = root / "subs"
     subs.mkdir()
-    make_submissions(subs, 20)
+    make_submissions(subs, count)
     times: dict[str, list[float]] = {"-j 1": [], "-j 2": []}
     for r in range(rounds):
         order = ["-j 1", "-j 2"] if r % 2 == 0 else ["-j 2", "-j 1"]
@@ -84,13 +84,13 @@ def parallel_speedup(root: Path, rounds: int) -> dict[str, float]:
             started = time.perf_counter()
             summary = grade_folder(subs, TINY, out, options, stream=io.StringIO())
             times[label].append(time.perf_counter() - started)
-            assert len(summary.graded) == 20, summary
+            assert len(summary.graded) == count, summary
             shutil.rmtree(out)
             print(f"  round {r + 1} {label}: {times[label][-1]:6.1f} s", flush=True)
     return {label: statistics.median(values) for label, values in times.items()}
 
 
-def overhead(root: Path, repeats: int) -> dict[str, float]:
+def overhead(root: Path, repeats: int, starts: int = 20) -> dict[str, float]:
     """Median seconds per submission: hookviz's whole path, and the bare engine on the merged notebook."""
     subs = root / "one"
     subs.mkdir()
@@ -173,7 +173,7 @@ def overhead(root: Path, repeats: int) -> dict[str, float]:
     medians = {name: statistics.median(values) for name, values in times.items()}
     medians["hookviz's own steps, outside the child"] = statistics.median(outside)
     medians["integrity probes, inside the child"] = statistics.median(probe_seconds)
-    medians["sandbox start (bwrap + launcher)"] = sandbox_start(sandbox, root)
+    medians["sandbox start (bwrap + launcher)"] = sandbox_start(sandbox, root, starts)
     return medians
 
 
@@ -201,7 +201,13 @@ def main() -> None:
     )
     parser.add_argument("--repeats", type=int, default=7, help="interleaved runs for the overhead")
     parser.add_argument("--skip-parallel", action="store_true")
+    parser.add_argument(
+        "--smoke", action="store_true", help="one run of each part, 2 submissions: checks it runs"
+    )
     args = parser.parse_args()
+    repeats, rounds, count, starts = (
+        (1, 1, 2, 2) if args.smoke else (args.repeats, args.rounds, 20, 20)
+    )
     root = Path(tempfile.mkdtemp(prefix="bench-grading-"))
     private_jupyter_dirs(root)
     print(
@@ -210,7 +216,7 @@ def main() -> None:
         flush=True,
     )
     try:
-        medians = overhead(root, args.repeats)
+        medians = overhead(root, repeats, starts)
         extra = medians["hookviz grade, one submission"] - medians["bare pytest --nbval"]
         parts = sum(
             medians[k]
@@ -232,8 +238,8 @@ def main() -> None:
         ratio = medians["hookviz grade, one submission"] / medians["bare pytest --nbval"]
         print(f"{'ratio (hookviz / bare)':<40} {ratio:7.2f}x", flush=True)
         if not args.skip_parallel:
-            print("## 20 submissions, -j 2 against -j 1 (interleaved)", flush=True)
-            batch = parallel_speedup(root, args.rounds)
+            print(f"## {count} submissions, -j 2 against -j 1 (interleaved)", flush=True)
+            batch = parallel_speedup(root, rounds, count)
             speedup = batch["-j 1"] / batch["-j 2"]
             for label, seconds in batch.items():
                 print(f"{label:<40} {seconds:7.1f} s")

@@ -10,7 +10,7 @@ and hookviz loaded, as in a graded notebook, this times the plugin's own probe c
 - the one-time snapshot per submission;
 - for scale, the check cells of solutions/01-apply.ipynb run in the same kernel.
 
-Run: .venv/bin/python bench/bench_integrity.py [--rounds 15]
+Run: .venv/bin/python bench/bench_integrity.py [--rounds 15] [--smoke]
 """
 
 from __future__ import annotations
@@ -61,7 +61,11 @@ def run(client, code: str) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument(
+        "--smoke", action="store_true", help="two short rounds: checks the bench runs"
+    )
     args = parser.parse_args()
+    rounds, block, warmup = (2, 2, 0) if args.smoke else (args.rounds, 20, 2)
     workdir = Path(tempfile.mkdtemp(prefix="bench-integrity-"))
     os.environ["HOOKVIZ_RESULTS_FD"] = "2"  # the recorder never writes here: only its probe runs
     manager, client = start_new_kernel(
@@ -103,7 +107,7 @@ def main() -> None:
             Config("probe, functions pinned (now)", lambda: recorder.probe(item),
                    enter=lambda: run(client, "pass"), exit=lambda: run(client, "pass")),
         ]  # fmt: skip
-        timings = interleaved(configs, rounds=args.rounds, block=20, warmup=2)
+        timings = interleaved(configs, rounds=rounds, block=block, warmup=warmup)
     finally:
         client.stop_channels()
         manager.shutdown_kernel(now=True)

@@ -3,7 +3,8 @@ in a real JupyterLab, kernel messages while it plays) and HookMonitor on a 1,000
 training loop (interleaved ratio to the bare loop, the heat map's own cost as the ratio of the
 monitor with it to the monitor without it, and memory over steps 2,000 to 12,000 of a long loop).
 
-Run: .venv/bin/python bench/bench_widgets.py [--threads N] [--no-browser]   (about 6 minutes on a quiet 2-core machine)
+Run: .venv/bin/python bench/bench_widgets.py [--threads N] [--no-browser] [--smoke]
+(about 6 minutes on a quiet 2-core machine; --smoke, every part at tiny sizes, in under a minute)
 
 On a machine shared with other work, torch's 2 OpenMP threads wait for each other in every
 parallel op, and every op the monitor adds pays that wait too: the load average is printed
@@ -46,8 +47,8 @@ def training_step(model: nn.Module, x: torch.Tensor, y: torch.Tensor):
     return step
 
 
-def apply_traversal_figures() -> list[str]:
-    model = hv.examples.wide_tree(1000)
+def apply_traversal_figures(modules: int = 1000, rounds: int = 7) -> list[str]:
+    model = hv.examples.wide_tree(modules)
     built = []
 
     def build():
@@ -61,8 +62,8 @@ def apply_traversal_figures() -> list[str]:
         Config("trace_apply alone", lambda: hv.trace_apply(model, echo=False)),
         Config("ApplyTraversal (trace + tree + widget)", build),
     ]
-    timings = interleaved(configs, rounds=7, block=3, warmup=1)
-    lines = report("ApplyTraversal on wide_tree(1000): build", timings, "trace_apply alone")
+    timings = interleaved(configs, rounds=rounds, block=3, warmup=1)
+    lines = report(f"ApplyTraversal on wide_tree({modules}): build", timings, "trace_apply alone")
     widget = hv.ApplyTraversal(model)
     state = len(json.dumps(widget.get_state(), allow_nan=False).encode())
     esm = len(widget._esm.encode()) + len(widget._css.encode())
@@ -77,7 +78,7 @@ def apply_traversal_figures() -> list[str]:
     return lines
 
 
-def monitor_overhead(steps: int = 1000, batch: int = 32) -> list[str]:
+def monitor_overhead(steps: int = 1000, batch: int = 32, block: int = 50) -> list[str]:
     model = hv.examples.small_convnet()
     x, y = torch.randn(batch, 3, 32, 32), torch.randint(0, 10, (batch,))
     step = training_step(model, x, y)
@@ -92,7 +93,6 @@ def monitor_overhead(steps: int = 1000, batch: int = 32) -> list[str]:
     # The monitor starts and stops with each block (about 5 ms together: a new recording, a first
     # and a last snapshot), which a real loop pays once. Blocks of 50 charge it 20 times over
     # the 1,000 steps, still pessimistic, and leave 20 rounds to spread bursts of other work.
-    block = 50
     timings = interleaved(configs, rounds=steps // block, block=block, warmup=1)
     lines = report(
         f"HookMonitor on small_convnet, batch {batch}: {steps} steps per config, in blocks of {block}",
@@ -110,7 +110,7 @@ def monitor_overhead(steps: int = 1000, batch: int = 32) -> list[str]:
     for _ in range(20):
         message = json.dumps(monitor._heatmap_json())
     build = (time.perf_counter() - started) / 20
-    heat_line += "\n" + heat_map_time(model, step, steps=300)
+    heat_line += "\n" + heat_map_time(model, step, steps=min(300, steps))
     line = (
         f"monitor saw {monitor.steps} steps; snapshot {len(json.dumps(monitor.snapshot).encode()) / 1000:.1f} KB "
         f"per update; heat map {len(message) / 1000:.1f} KB per update, built and encoded in {build * 1e3:.2f} ms "
@@ -277,6 +277,9 @@ def main() -> None:
         "--no-browser", action="store_true", help="skip the JupyterLab + Chromium part"
     )
     parser.add_argument("--threads", type=int, default=2, help="torch threads (default 2)")
+    parser.add_argument(
+        "--smoke", action="store_true", help="every part, tiny sizes: checks the bench runs"
+    )
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
@@ -284,14 +287,23 @@ def main() -> None:
         f"torch {torch.__version__}, {torch.get_num_threads()} threads, load average {load}\n",
         flush=True,
     )
-    parts = [
-        apply_traversal_figures,
-        monitor_overhead,
-        monitor_memory,
-        lambda: monitor_memory(heatmap=False),
-    ]
+    if args.smoke:
+        memory = {"steps": 30, "every": 10, "settled": 10}
+        parts = [
+            lambda: apply_traversal_figures(modules=50, rounds=1),
+            lambda: monitor_overhead(steps=20, batch=4, block=10),
+            lambda: monitor_memory(**memory),
+            lambda: monitor_memory(heatmap=False, **memory),
+        ]
+    else:
+        parts = [
+            apply_traversal_figures,
+            monitor_overhead,
+            monitor_memory,
+            lambda: monitor_memory(heatmap=False),
+        ]
     if not args.no_browser:
-        parts.append(playing_in_the_browser)
+        parts.append(lambda: playing_in_the_browser(0.5 if args.smoke else 4.0))
     for part in parts:
         part()
         print(flush=True)
