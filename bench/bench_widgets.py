@@ -29,6 +29,7 @@ from torch import nn
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT.parent))  # tests.processes, which jupyter_ui imports
 sys.path.insert(0, str(ROOT.parent / "tests" / "browser"))
 from harness import Config, interleaved, report  # noqa: E402
 
