@@ -36,14 +36,14 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture(scope="session")
 def graded_batch(tmp_path_factory):
-    """tests/test_grading.py's honest and hostile batch, graded once per run for every file that
-    reads it (the grading, Canvas and report tests): (folder, summary, seconds)."""
-    from tests import test_grading
+    """tests/tiny_course.py's honest and hostile batch, graded once per run for every file that
+    reads it (the grading, Canvas, cluster and report tests): a GradedBatch."""
     from tests.grading_env import private_jupyter_dirs
+    from tests.tiny_course import grade_batch
 
     root = tmp_path_factory.mktemp("grading")
     with private_jupyter_dirs(root / "jupyter"):
-        return test_grading.grade_batch(root)
+        return grade_batch(root)
 
 
 def pytest_configure(config):

@@ -26,9 +26,8 @@ from hookviz.course.notebooks import (
     record_outputs_source,
 )
 from hookviz.course.stamp import install_source, load_course_config
+from tests.tiny_course import REPO, TINY
 
-REPO = Path(__file__).resolve().parent.parent
-TINY = REPO / "tests" / "fixtures" / "grading" / "tiny.ipynb"
 COURSE_TOML = '[course]\nrepository = "https://github.com/someone/some-course"\nbranch = "dev"\n'
 
 

@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 
 from hookviz.cli import main, parser
-
-TINY = Path(__file__).resolve().parent / "fixtures" / "grading" / "tiny.ipynb"
+from tests.tiny_course import TINY
 
 
 def run(*args: str) -> tuple[int, str, str]:

@@ -2,13 +2,11 @@
 
 Every case of issue 5 is a student in one batch (-j 2, short timeouts), so kernels start once
 per student and the file stays within a few minutes on two cores. Each test then reads that
-student's row, result and feedback. The instructor's notebook is tests/fixtures/grading/tiny.ipynb
-(double: 2 points, shout: 1, triple: 2).
+student's row, result and feedback. The batch and its assignment are tests/tiny_course.py's.
 """
 
 from __future__ import annotations
 
-import copy
 import csv
 import json
 import re
@@ -22,180 +20,18 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from hookviz.course import regions
 from hookviz.course.build import exercise_from_solution
-from hookviz.course.notebooks import grade_id, is_check
-from hookviz.course.stamp import CourseConfig
 from hookviz.grading.batch import GradeOptions, grade_folder
 from tests.grading_env import grading_processes_left, private_jupyter_dirs
+from tests.tiny_course import CASES, CELL_TIMEOUT, CONFIG, OPTIONS, REPO, TINY, student
 
 pytestmark = [pytest.mark.notebook, pytest.mark.slow]
-
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "grading"
-TINY = FIXTURES / "tiny.ipynb"
-REPO = Path(__file__).resolve().parent.parent
-CONFIG = CourseConfig("https://github.com/a/b", "main", "a", "b")
-CELL_TIMEOUT = 10.0  # long enough for `import torch` on a busy 2-core machine
-OPTIONS = GradeOptions(jobs=2, cell_timeout=CELL_TIMEOUT, submission_timeout=90, memory_mb=3072)
 
 
 @pytest.fixture(scope="module", autouse=True)
 def jupyter_home(tmp_path_factory):
     with private_jupyter_dirs(tmp_path_factory.mktemp("jupyter-home")):
         yield
-
-
-def solution() -> nbformat.NotebookNode:
-    return nbformat.read(TINY, as_version=4)
-
-
-def exercise() -> nbformat.NotebookNode:
-    """What students get: stubs, no hidden tests, no outputs."""
-    return exercise_from_solution(
-        solution(), CONFIG, "solutions/tiny.ipynb", "exercises/tiny.ipynb"
-    )
-
-
-def right_answers() -> dict[str, str]:
-    return {
-        grade_id(c): regions.strip_solution_markers(c.source)
-        for c in solution().cells
-        if grade_id(c) in ("double", "shout", "triple")
-    }
-
-
-def student(answers: dict[str, str] | None = None, mutate=None) -> nbformat.NotebookNode:
-    """The exercise with the right answers, some replaced by ``answers``, then ``mutate``d."""
-    notebook = exercise()
-    sources = {**right_answers(), **(answers or {})}
-    for cell in notebook.cells:
-        if grade_id(cell) in sources:
-            cell.source = sources[grade_id(cell)]
-    if mutate:
-        mutate(notebook)
-    return notebook
-
-
-def checks_of(notebook) -> list:
-    return [c for c in notebook.cells if is_check(c)]
-
-
-def paste_outputs(notebook) -> None:
-    """Copy the solution's outputs into the check cells, as if they had run."""
-    stored = {grade_id(c): c for c in checks_of(solution())}
-    for cell in checks_of(notebook):
-        cell.outputs = copy.deepcopy(stored[grade_id(cell)].outputs)
-        cell.execution_count = stored[grade_id(cell)].execution_count
-
-
-def edit_checks(notebook) -> None:
-    for cell in checks_of(notebook):
-        gid = grade_id(cell)
-        expected = {
-            "check_double": "✓ double(2) is 4",
-            "check_shout": "✓ shout works",
-            "check_triple": "✓ triple(5) is 15",
-        }
-        cell.source = f'print("{expected[gid]}")\nprint("[hookviz] {gid}: finished")'
-
-
-def delete_checks(notebook) -> None:
-    notebook.cells = [c for c in notebook.cells if not is_check(c)]
-
-
-def duplicate_check(notebook) -> None:
-    first = checks_of(notebook)[0]
-    notebook.cells.insert(
-        notebook.cells.index(first), nbformat.from_dict({**copy.deepcopy(first), "id": "dup"})
-    )
-
-
-def reorder_checks(notebook) -> None:
-    checks = checks_of(notebook)
-    notebook.cells = [c for c in notebook.cells if not is_check(c)] + list(reversed(checks))
-
-
-def claim_points(notebook) -> None:
-    checks_of(notebook)[0].metadata.nbgrader["points"] = 100
-
-
-WRONG_DOUBLE = "def double(x):\n    return 2 + x\n"
-CASES = {
-    "correct": student(),
-    "partly_wrong": student({"double": WRONG_DOUBLE}),
-    "raises": student({"shout": 'def shout(text):\n    raise ValueError("boom")\n'}),
-    "infinite_loop": student({"double": "def double(x):\n    while True:\n        pass\n"}),
-    "unstoppable_loop": student(
-        {
-            # ipykernel restores its SIGINT handler before each cell: ignore it from inside.
-            "double": "import signal\n\ndef double(x):\n"
-            "    signal.signal(signal.SIGINT, signal.SIG_IGN)\n    while True:\n        pass\n"
-        }
-    ),
-    "os_exit": student({"shout": "import os\n\ndef shout(text):\n    os._exit(3)\n"}),
-    "memory_bomb": student(
-        {
-            "triple": "def triple(x):\n    hoard = []\n    while True:\n        hoard.append(bytes(2**30))\n"
-        }
-    ),
-    "output_flood": student(
-        {
-            "double": "def double(x):\n    for _ in range(30_000):\n        print('flood ' * 10)\n    return 2 * x\n"
-        }
-    ),
-    "fork_bomb": student(
-        {
-            "shout": "import os, time\n\ndef shout(text):\n    for _ in range(3000):\n        if os.fork() == 0:\n"
-            "            time.sleep(120)\n            os._exit(0)\n    return text.upper() + '!'\n"
-        }
-    ),
-    "pasted_outputs": student(  # only shout written; every check's output pasted
-        {
-            gid: regions.replace_solutions(src)
-            for gid, src in (
-                (grade_id(c), c.source)
-                for c in solution().cells
-                if grade_id(c) in ("double", "triple")
-            )
-        },
-        paste_outputs,
-    ),
-    "blank": exercise(),  # handed in as handed out
-    "edited_checks": student(
-        {"double": WRONG_DOUBLE, "shout": "def shout(t):\n    return t\n"}, edit_checks
-    ),
-    "deleted_checks": student(mutate=delete_checks),
-    "duplicated_checks": student(mutate=duplicate_check),
-    "reordered_checks": student(mutate=reorder_checks),
-    "changed_points": student(mutate=claim_points),
-    "showtraceback": student(
-        {
-            "double": "from IPython.core.interactiveshell import InteractiveShell\n"
-            "InteractiveShell.showtraceback = lambda self, *args, **kwargs: None\n"
-            "get_ipython().showtraceback = lambda *args, **kwargs: None\n\n"
-            "def double(x):\n    return 4 if x == 2 else 0\n"
-        }
-    ),
-    "checks_monkeypatched": student(
-        {
-            "triple": "from hookviz.course import checks\n"
-            "checks.difference = lambda actual, expected, **kwargs: None\n\n"
-            "def triple(x):\n    return 0\n"
-        }
-    ),
-    "sentinel_printed": student(
-        {
-            "double": "def double(x):\n    print('✓ double(2) is 4')\n    print('[hookviz] check_double: finished')\n"
-            "    return 2 + x\n"
-        }
-    ),
-    "no_answers": None,
-    "invalid_json": None,
-    "empty_file": None,
-    "old_format": None,
-    "missing": None,
-    "deep": student(),
-}
 
 
 # A process that leaves the kernel's session, to outlive the grading run if it can.
@@ -206,38 +42,6 @@ DAEMON_START = (
 DAEMON = student({"shout": DAEMON_START + "def shout(text):\n    return text.upper() + '!'\n"})
 
 
-def write_submissions(folder: Path) -> None:
-    for name, notebook in CASES.items():
-        if notebook is not None and name not in ("correct", "deep"):
-            nbformat.write(notebook, folder / f"{name}.ipynb")
-    (folder / "correct").mkdir()
-    nbformat.write(CASES["correct"], folder / "correct" / "tiny.ipynb")
-    (folder / "deep" / "tiny").mkdir(parents=True)
-    nbformat.write(CASES["deep"], folder / "deep" / "tiny" / "tiny.ipynb")
-    (folder / "missing").mkdir()
-    (folder / "missing" / "notes.txt").write_text("I forgot to upload it")
-    (folder / "invalid_json.ipynb").write_text('{"cells": [ not json')
-    (folder / "empty_file.ipynb").write_text("")
-    prose = nbformat.v4.new_notebook()
-    prose.cells = [nbformat.v4.new_markdown_cell("I did not do the exercises.")]
-    nbformat.write(prose, folder / "no_answers.ipynb")
-    # nbformat 3: worksheets and `input`, and no nbgrader metadata: matched by the functions defined.
-    v3 = nbformat.v3
-    cells = [v3.new_code_cell(input=src) for src in right_answers().values()]
-    old = v3.new_notebook(worksheets=[v3.new_worksheet(cells=cells)])
-    (folder / "old_format.ipynb").write_text(v3.writes_json(old))
-
-
-def grade_batch(root: Path) -> tuple:
-    """Grade every case once; return the folder, the summary and the seconds it took."""
-    shutil.copy(TINY, root / "tiny.ipynb")
-    (root / "submitted").mkdir()
-    write_submissions(root / "submitted")
-    started = time.monotonic()
-    summary = grade_folder(root / "submitted", root / "tiny.ipynb", root / "out", OPTIONS)
-    return root, summary, time.monotonic() - started
-
-
 @pytest.fixture(scope="module")
 def batch(graded_batch):
     """The batch, graded once per run (tests/conftest.py): the Canvas and report tests read it too."""
@@ -245,14 +49,13 @@ def batch(graded_batch):
 
 
 def row(batch, name: str) -> dict:
-    root = batch[0]
-    with open(root / "out" / "gradebook.csv", newline="") as handle:
+    with open(batch.out / "gradebook.csv", newline="") as handle:
         rows = {r["student"]: r for r in csv.DictReader(handle)}
     return rows[name]
 
 
 def result(batch, name: str) -> dict:
-    return json.loads((batch[0] / "out" / "results" / f"{name}.json").read_text())
+    return json.loads((batch.out / "results" / f"{name}.json").read_text())
 
 
 def check(batch, name: str, gid: str) -> dict:
@@ -260,7 +63,7 @@ def check(batch, name: str, gid: str) -> dict:
 
 
 def feedback(batch, name: str) -> str:
-    return (batch[0] / "out" / "feedback" / f"{name}.md").read_text()
+    return (batch.out / "feedback" / f"{name}.md").read_text()
 
 
 def points(batch, name: str) -> tuple:
@@ -272,7 +75,7 @@ def points(batch, name: str) -> tuple:
 
 
 def test_every_student_gets_one_row_and_a_feedback_file(batch) -> None:
-    root, summary, _ = batch
+    root, summary = batch.root, batch.summary
     with open(root / "out" / "gradebook.csv", newline="") as handle:
         rows = list(csv.DictReader(handle))
     assert sorted(r["student"] for r in rows) == sorted(CASES)
@@ -312,7 +115,7 @@ def test_partly_wrong_loses_only_its_check_feedback_shows_claims_and_output_revi
     assert "Your output:" in section and "AssertionError: double(-3) should be -6" in section
     assert "Expected output:" not in text  # the instructor's output can hold a prediction's why
     assert "double(-3) == -6" not in text  # hidden tests' source never reaches students
-    review = (batch[0] / "out" / "review" / "partly_wrong.md").read_text()
+    review = (batch.out / "review" / "partly_wrong.md").read_text()
     section = review.split("## check_double")[1].split("## check_shout")[0]
     assert (
         "Expected output:" in section
@@ -486,12 +289,12 @@ def test_an_old_format_notebook_is_converted_and_matched_by_its_functions(batch)
 def test_graders_run_in_parallel(batch) -> None:
     results = [result(batch, name) for name in CASES]
     longest = max(r["seconds"] for r in results)
-    assert batch[2] < sum(r["seconds"] for r in results) - longest  # more than one at a time
+    assert batch.seconds < sum(r["seconds"] for r in results) - longest  # more than one at a time
     assert {r["sandbox"] for r in results} == {"bwrap"}
 
 
 def test_a_second_run_skips_everyone_already_graded(batch) -> None:
-    root = batch[0]
+    root = batch.root
     before = {p.name: p.read_bytes() for p in (root / "out" / "results").iterdir()}
     summary = grade_folder(root / "submitted", root / "tiny.ipynb", root / "out", OPTIONS)
     assert sorted(summary.skipped) == sorted(CASES) and summary.graded == []

@@ -16,11 +16,10 @@ from hookviz.cli import main
 from hookviz.course.notebooks import grade_id, read_notebook
 from hookviz.grading.batch import GradeOptions, grade_folder
 from tests.grading_env import private_jupyter_dirs
+from tests.tiny_course import REPO, TINY
 
 pytestmark = [pytest.mark.notebook, pytest.mark.slow]
 
-REPO = Path(__file__).resolve().parent.parent
-TINY = REPO / "tests" / "fixtures" / "grading" / "tiny.ipynb"
 OPTIONS = GradeOptions(jobs=2, cell_timeout=30, submission_timeout=120, memory_mb=3072)
 
 

@@ -79,7 +79,7 @@ def read_back(path: Path, delimiter: str = ",") -> tuple[str, list[list[str]]]:
 
 
 def totals(batch) -> dict[str, str]:
-    document = json.loads((batch[0] / "out" / "gradebook.json").read_text())
+    document = json.loads((batch.out / "gradebook.json").read_text())
     return {s["student"]: f"{s['total']:g}" for s in document["students"]}
 
 
@@ -90,9 +90,7 @@ def test_the_gradebook_in_canvas_layout(
     graded_batch, tmp_path: Path, delimiter, bom, newline
 ) -> None:
     rows = write_roster(tmp_path / "roster.csv", delimiter, bom, newline)
-    export = canvas_gradebook(
-        graded_batch[0] / "out", tmp_path / "roster.csv", tmp_path / "canvas.csv"
-    )
+    export = canvas_gradebook(graded_batch.out, tmp_path / "roster.csv", tmp_path / "canvas.csv")
     data, written = read_back(tmp_path / "canvas.csv", delimiter)
     # The roster's own encoding, separator and line ends.
     assert data.startswith("\ufeff") == bom
@@ -134,7 +132,7 @@ def test_the_gradebook_in_canvas_layout(
 
 def test_the_command_names_who_could_not_be_placed(graded_batch, tmp_path: Path, capsys) -> None:
     write_roster(tmp_path / "roster.csv")
-    out = graded_batch[0] / "out"
+    out = graded_batch.out
     assert (
         main(
             [
@@ -166,7 +164,7 @@ def test_the_command_names_who_could_not_be_placed(graded_batch, tmp_path: Path,
 def test_a_file_that_is_not_a_canvas_export_is_refused(
     graded_batch, tmp_path: Path, capsys
 ) -> None:
-    out = graded_batch[0] / "out"
+    out = graded_batch.out
     assert (
         main(
             [

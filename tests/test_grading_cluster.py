@@ -1,5 +1,5 @@
 """`hookviz grade --scheduler`: a real `dask scheduler` and two `dask worker` processes on
-127.0.0.1, no mocks. The hostile batch of test_grading.py graded on the cluster gives the
+127.0.0.1, no mocks. The hostile batch of tests/tiny_course.py graded on the cluster gives the
 gradebook a local `-j 2` run gives; `kill -9` of a worker mid-batch still grades every student
 exactly once; killing the grader mid-batch and running again resumes.
 
@@ -33,12 +33,7 @@ from hookviz.grading.batch import GradeOptions, Progress, grade_folder
 from hookviz.grading.cluster import Scheduler
 from tests.dask_processes import BIN, DaskProcesses, free_port
 from tests.grading_env import grading_processes
-from tests.test_grading import (  # the hostile batch, and its private Jupyter folders
-    CASES,
-    OPTIONS,
-    TINY,
-    private_jupyter_dirs,  # noqa: F401 - an autouse fixture, used here too
-)
+from tests.tiny_course import CASES, OPTIONS, TINY
 
 pytestmark = [pytest.mark.notebook, pytest.mark.slow]
 
@@ -78,7 +73,7 @@ def gradebook(out: Path) -> dict[str, dict]:
 def hostile(graded_batch, tmp_path_factory, dask_cluster):
     """The hostile batch graded with -j 2 here (once per session, tests/conftest.py), and a copy
     of it graded on the two-worker cluster."""
-    local_root = graded_batch[0]
+    local_root = graded_batch.root
     root = tmp_path_factory.mktemp("hostile")
     shutil.copytree(local_root / "submitted", root / "submitted")
     shutil.copy(local_root / "tiny.ipynb", root / "tiny.ipynb")

@@ -30,7 +30,7 @@ import pytest
 from hookviz.cli import main
 from hookviz.grading.gradescope import ExportOptions, export_gradescope
 from tests.processes import stop_group
-from tests.test_grading import CASES, TINY, WRONG_DOUBLE, student
+from tests.tiny_course import CASES, TINY, WRONG_DOUBLE, student
 
 pytestmark = [pytest.mark.notebook, pytest.mark.slow]
 

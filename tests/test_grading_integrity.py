@@ -19,14 +19,13 @@ import pytest
 from hookviz.course import regions
 from hookviz.course.build import exercise_from_solution
 from hookviz.course.notebooks import grade_id
-from hookviz.course.stamp import CourseConfig
 from hookviz.grading.batch import GradeOptions, grade_folder
 from tests.grading_env import private_jupyter_dirs
+from tests.tiny_course import CONFIG, FIXTURES
 
 pytestmark = [pytest.mark.notebook, pytest.mark.slow]
 
-GUARDED = Path(__file__).resolve().parent / "fixtures" / "grading" / "guarded.ipynb"
-CONFIG = CourseConfig("https://github.com/a/b", "main", "a", "b")
+GUARDED = FIXTURES / "guarded.ipynb"
 OPTIONS = GradeOptions(jobs=2, cell_timeout=30, submission_timeout=120, memory_mb=3072)
 
 WRONG_SCALE = "def scale(x):\n    return 2 * x\n"

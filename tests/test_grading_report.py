@@ -1,4 +1,4 @@
-"""`hookviz report OUT`: the item analysis of tests/test_grading.py's graded batch (graded once per run).
+"""`hookviz report OUT`: the item analysis of tests/tiny_course.py's graded batch (graded once per run).
 
 Each figure and table is checked against the gradebook it summarises; the page must be one
 self-contained file that runs nothing; near-identical answers are found in the batch's real
@@ -23,7 +23,7 @@ from hookviz.grading.gradebook import OutFolder
 from hookviz.grading.merge import load_assignment
 from hookviz.grading.report import NOT_SUBMITTED, write_report
 from hookviz.grading.similarity import near_identical
-from tests.test_grading import TINY
+from tests.tiny_course import TINY
 
 pytestmark = [pytest.mark.notebook, pytest.mark.slow]
 
@@ -38,7 +38,7 @@ def snapshot(folder: Path) -> dict[str, bytes]:
 
 @pytest.fixture(scope="module")
 def report(graded_batch, tmp_path_factory):
-    out = graded_batch[0] / "out"
+    out = graded_batch.out
     before = snapshot(out)
     written = write_report(out, destination=tmp_path_factory.mktemp("report") / "report.html")
     return out, written, before
@@ -138,7 +138,7 @@ def test_short_answers_are_not_compared_by_default(report) -> None:
 @pytest.mark.parametrize("engine", ["ast", "copydetect"])
 def test_near_identical_answers_in_the_batch(graded_batch, tmp_path: Path, engine: str) -> None:
     written = write_report(
-        graded_batch[0] / "out", destination=tmp_path / "r.html", similarity=engine, min_tokens=5
+        graded_batch.out, destination=tmp_path / "r.html", similarity=engine, min_tokens=5
     )
     assert written.engine == engine
     doubles = {tuple(g.students): g for g in written.groups if g.answer == "double"}
@@ -224,7 +224,7 @@ def test_student_text_is_escaped_in_the_page(tmp_path: Path) -> None:
 
 
 def test_the_command(graded_batch, tmp_path: Path, capsys) -> None:
-    out = graded_batch[0] / "out"
+    out = graded_batch.out
     assert main(["report", str(out), "-o", str(tmp_path / "page.html"), "--similarity", "off"]) == 0
     assert (tmp_path / "page.html").is_file() and (
         tmp_path / "report-figures" / "scores.png"

@@ -17,7 +17,6 @@ import pytest
 from hookviz.course import regions
 from hookviz.course.build import exercise_from_solution
 from hookviz.course.notebooks import NotebookError, grade_id, is_check
-from hookviz.course.stamp import CourseConfig
 from hookviz.grading import probe
 from hookviz.grading.engine import CheckResult, SubmissionResult, hidden_failure
 from hookviz.grading.flags import imported_names, monkeypatches, scan_answers
@@ -25,9 +24,7 @@ from hookviz.grading.gradebook import OutFolder, feedback_markdown, safe_name
 from hookviz.grading.merge import load_assignment, merge
 from hookviz.grading.sandbox import Limits, Sandbox, SandboxError, detect_sandbox
 from hookviz.grading.submissions import SubmissionError, find_submissions, read_submission
-
-TINY = Path(__file__).resolve().parent / "fixtures" / "grading" / "tiny.ipynb"
-CONFIG = CourseConfig("https://github.com/a/b", "main", "a", "b")
+from tests.tiny_course import CONFIG, TINY
 
 
 @pytest.fixture(scope="module")

@@ -10,9 +10,7 @@ from hookviz.grading.report import write_report
 def test_the_report_page_shows_every_figure_and_fetches_nothing(
     chromium, graded_batch, tmp_path: Path
 ) -> None:
-    report = write_report(
-        graded_batch[0] / "out", destination=tmp_path / "report.html", similarity="off"
-    )
+    report = write_report(graded_batch.out, destination=tmp_path / "report.html", similarity="off")
     page = chromium.new_page(viewport={"width": 1000, "height": 900})
     messages, requests = [], []
     page.on("console", lambda message: messages.append(message.text))  # a CSP violation logs here
