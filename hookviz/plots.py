@@ -142,14 +142,14 @@ def apply_traversal(trace: ApplyTrace) -> Figure:
     return fig
 
 
-def monitor(snapshot: dict[str, Any], modules: list[list], *, title: str = "HookMonitor") -> Figure:
+def monitor(snapshot: dict[str, Any], modules: list[dict], *, title: str = "HookMonitor") -> Figure:
     """Output mean ± std and output-gradient norm per module, from a HookMonitor snapshot."""
     rows = snapshot.get("rows", []) if isinstance(snapshot, dict) else None
     if rows is None or len(rows) != len(modules):
         raise ValueError(
             "monitor needs a HookMonitor's snapshot and modules (monitor.snapshot, monitor.modules)."
         )
-    labels = [m[0] for m in modules]
+    labels = [m["label"] for m in modules]
     positions = list(range(len(labels)))[::-1]
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 0.32 * len(labels) + 1.6), sharey=True)
     for y, row in zip(positions, rows, strict=True):

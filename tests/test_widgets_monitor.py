@@ -14,6 +14,7 @@ from torch import nn
 import hookviz as hv
 from hookviz.histogram_history import LIVE_BINS, LIVE_COLUMNS
 from hookviz.summaries import Interner, Lane
+from hookviz.widgets.base import STATIC
 from hookviz.widgets.hook_monitor import LEVEL_ALPHABET, LEVEL_SCALE, MAX_EVENTS, TREND
 from tests.helpers import assert_no_hooks
 
@@ -31,7 +32,7 @@ def train(model: nn.Module, steps: int, x: torch.Tensor | None = None, scale: fl
 
 def row(monitor: hv.HookMonitor, path: str) -> dict:
     """The snapshot row the browser draws for ``path`` (labels show the root by its class name)."""
-    labels = [label for label, _, _ in monitor.modules]
+    labels = [m["label"] for m in monitor.modules]
     return monitor.snapshot["rows"][labels.index(path or type(monitor._model).__name__)]
 
 
@@ -210,7 +211,7 @@ def test_every_records_only_some_steps():
 def test_modules_selector_picks_what_is_watched():
     model = hv.examples.small_convnet()
     monitor = hv.HookMonitor(model, modules=nn.Conv2d)
-    assert [m[0] for m in monitor.modules] == ["features.0", "features.3"]
+    assert [m["label"] for m in monitor.modules] == ["features.0", "features.3"]
     assert repr(monitor) == "HookMonitor(SmallConvNet, 2 modules, stopped, 0 steps)"
 
 
@@ -305,10 +306,20 @@ def test_exact_true_is_the_default_and_its_payload_is_exact_and_unflagged():
 # -- the heat-map view: each module's histogram over time -----------------------------------------
 
 
-def decode(panel: dict) -> torch.Tensor:
-    """A heat-map panel's cells as the browser reads them: (columns, bins) levels."""
-    levels = torch.tensor([LEVEL_ALPHABET.index(c) for c in panel["cells"]])
+def decode(panel: dict, alphabet: str) -> torch.Tensor:
+    """A heat-map panel's cells as the browser reads them (with the state's level_alphabet):
+    (columns, bins) levels."""
+    levels = torch.tensor([alphabet.index(c) for c in panel["cells"]])
     return levels.view(-1, panel["bins"])
+
+
+def test_the_browser_gets_the_level_alphabet_from_the_state_and_keeps_no_copy():
+    state = hv.HookMonitor(hv.examples.mlp((4, 8, 2))).get_state()
+    assert state["level_alphabet"] == LEVEL_ALPHABET
+    assert len(set(LEVEL_ALPHABET)) == len(LEVEL_ALPHABET)  # one level per character
+    assert LEVEL_ALPHABET not in (STATIC / "hook_monitor.js").read_text(encoding="utf-8")
+    with pytest.raises(traitlets.TraitError, match="read-only"):
+        hv.HookMonitor(hv.examples.mlp((4, 8, 2))).level_alphabet = "01"
 
 
 def test_the_heat_map_reaches_the_browser_as_strict_json_levels_of_the_live_histograms():
@@ -325,7 +336,7 @@ def test_the_heat_map_reaches_the_browser_as_strict_json_levels_of_the_live_hist
                 (torch.log1p(history.counts) * LEVEL_SCALE).round().clamp(min=1),
                 0,
             )
-            assert torch.equal(decode(panel), expected.long())
+            assert torch.equal(decode(panel, monitor.level_alphabet), expected.long())
             assert (panel["lo"], panel["hi"]) == pytest.approx(
                 (history.value_edges[0], history.value_edges[-1]), rel=1e-3
             )
@@ -382,7 +393,9 @@ def test_every_n_steps_gives_columns_n_steps_wide_and_a_second_block_counts_on()
     assert heat["span"] == 3 and heat["columns"] == 4 and heat["steps"] == 12
     (history, *_) = monitor.histogram_history("output")
     assert history.step_edges == (0, 3, 6, 9, 10)  # the last column holds step 9 alone
-    assert all(decode(p).count_nonzero(1).min() > 0 for p in heat["output"])  # no empty column
+    assert all(
+        decode(p, monitor.level_alphabet).count_nonzero(1).min() > 0 for p in heat["output"]
+    )  # no empty column
 
 
 def test_without_a_heat_map_nothing_is_kept_or_sent():

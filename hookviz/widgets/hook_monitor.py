@@ -150,20 +150,19 @@ class HookMonitor(HookvizWidget):
     _esm, _css = front_end(_front_end)
 
     title = traitlets.Unicode("").tag(sync=True)
-    modules = traitlets.List().tag(sync=True)  # [label, class name, depth] per watched module
+    modules = traitlets.List().tag(sync=True)  # {"label", "type_name", "depth"} per watched module
     snapshot = traitlets.Dict().tag(sync=True)  # the live numbers
     selected = traitlets.Int(-1).tag(sync=True)  # index into modules; -1: none
-    thresholds = traitlets.Dict().tag(
-        sync=True
-    )  # gradient norms flagged: {"vanishing": ..., "exploding": ...}
+    # gradient norms flagged: {"vanishing": ..., "exploding": ...}
+    thresholds = traitlets.Dict().tag(sync=True)
     gradients = traitlets.Bool(True).tag(sync=True)  # False: no gradient view
     view = traitlets.Unicode("table").tag(sync=True)  # 'table' or 'heatmap'
-    heatmap_kind = traitlets.Unicode("output").tag(
-        sync=True
-    )  # what the heat map shows: 'output' or 'gradient'
-    heatmap = traitlets.Dict().tag(
-        sync=True
-    )  # each module's histogram over time, compact (see _heatmap_json)
+    # what the heat map shows: 'output' or 'gradient'
+    heatmap_kind = traitlets.Unicode("output").tag(sync=True)
+    # each module's histogram over time, compact (see _heatmap_json)
+    heatmap = traitlets.Dict().tag(sync=True)
+    # the characters of the heat map's cells, level 0 first: the browser decodes with these
+    level_alphabet = traitlets.Unicode(LEVEL_ALPHABET, read_only=True).tag(sync=True)
 
     def __init__(
         self,
@@ -182,68 +181,22 @@ class HookMonitor(HookvizWidget):
     ):
         """Prepare the dashboard (no hook is added until ``with`` or ``start()``)."""
         check_model(model, what="HookMonitor's model")
-        targets = select_modules(model, modules)
-        if not targets:
-            raise ValueError(
-                "modules= selected no module of this model; pass None to watch all of them."
-            )
-        if (
-            isinstance(updates_per_second, bool)
-            or not isinstance(updates_per_second, (int, float))
-            or not (0 < updates_per_second <= 30)
-        ):
-            raise ValueError(
-                f"updates_per_second must be a number above 0 and at most 30, got {updates_per_second!r}."
-            )
-        for name, value in (
-            ("vanishing_below", vanishing_below),
-            ("exploding_above", exploding_above),
-        ):
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-                raise ValueError(f"{name} must be a positive number, got {value!r}.")
-        if vanishing_below >= exploding_above:
-            raise ValueError(
-                f"vanishing_below ({vanishing_below}) must be smaller than exploding_above ({exploding_above})."
-            )
-        if not isinstance(heatmap, bool):
-            raise TypeError(f"heatmap must be True or False, got {heatmap!r}.")
-        if view == "heatmap" and not heatmap:
-            raise ValueError(
-                "view='heatmap' needs heatmap=True: a monitor made with heatmap=False keeps no histograms."
-            )
         self._model = model
         self._selector = modules
-        self._every = every
-        self._interval = 1.0 / updates_per_second
-        self._vanishing = float(vanishing_below)
-        self._exploding = float(exploding_above)
-        self._summaries = {
-            path: ModuleSummary(path, type(m).__name__, 0 if not path else path.count(".") + 1)
-            for path, m in targets
-        }
-        self._recording: Recording | None = None
-        self._rows_by_path_id: list[
-            ModuleSummary | None
-        ] = []  # the recording's path ids -> summaries
-        self._steps_before = 0  # steps seen by earlier recordings (a monitor can be entered again)
-        self._last_push = 0.0
-        self._shown = False
+        self._summaries = _watched(model, modules)
+        self._interval = 1.0 / _check_rate(updates_per_second)
+        self._vanishing, self._exploding = _check_thresholds(vanishing_below, exploding_above)
+        self._keeps_heatmap = _check_heatmap(heatmap, view)
         self._kinds = KINDS if gradients else KINDS[:1]
-        self._keeps_heatmap = heatmap
-        self._heat: RollingHistograms | None = (
-            None  # made at the first start(); lives as long as the monitor
-        )
-        self._stream_of: torch.Tensor | None = (
-            None  # (phase id, path id) -> heat-map stream; -1: none
-        )
-        self._heat_sent = -1  # the heat map's version the browser has
-        self._next_heat = 0.0  # when the heat map may be sent again
-        check_every(every)  # a recording is made at each start(): check now what it would refuse
+        # A recording is made at each start(): check now what it would refuse.
+        self._every = check_every(every)
         self._exact = check_exact(exact)
+        self._clear_live_state()
         super().__init__(
             title=f"HookMonitor · {type(model).__name__}",
             modules=[
-                [display_name(p, model), s.type_name, s.depth] for p, s in self._summaries.items()
+                {"label": display_name(path, model), "type_name": s.type_name, "depth": s.depth}
+                for path, s in self._summaries.items()
             ],
             thresholds={"vanishing": self._vanishing, "exploding": self._exploding},
             gradients=bool(gradients),
@@ -252,6 +205,18 @@ class HookMonitor(HookvizWidget):
         )
         self.snapshot = self._snapshot()
         self.heatmap = self._heatmap_json() if heatmap else {}  # {}: the browser offers no heat map
+
+    def _clear_live_state(self) -> None:
+        """What a monitor knows before its first start(): no recording, no step, no heat map."""
+        self._recording: Recording | None = None
+        self._rows_by_path_id: list[ModuleSummary | None] = []  # the recording's path ids -> rows
+        self._steps_before = 0  # steps seen by earlier recordings (a monitor can be entered again)
+        self._last_push = 0.0
+        self._shown = False
+        self._heat: RollingHistograms | None = None  # made at the first start(); then kept
+        self._stream_of: torch.Tensor | None = None  # (phase id, path id) -> stream; -1: none
+        self._heat_sent = -1  # the heat map's version the browser has
+        self._next_heat = 0.0  # when the heat map may be sent again
 
     @traitlets.validate("selected")
     def _valid_selected(self, proposal):
@@ -319,9 +284,7 @@ class HookMonitor(HookvizWidget):
         if self._keeps_heatmap:
             if self._heat is None:
                 # Columns start one recorded step wide: every=N leaves no empty column between.
-                self._heat = RollingHistograms(
-                    len(self._kinds) * len(self._summaries), span=self._every
-                )
+                self._heat = RollingHistograms(self._stream_count, span=self._every)
             self._stream_of = self._streams(recording)
             recording.on_histograms(self._take_histograms)
         recording.start()  # on failure it removes what it added, and raises
@@ -409,14 +372,26 @@ class HookMonitor(HookvizWidget):
         if time.monotonic() - self._last_push >= self._interval:
             self._push()
 
+    # The heat map's streams: kind after kind, and within a kind one per watched module in order.
+    def _kind_streams(self, kind: str) -> range:
+        """The heat-map streams of ``kind``, the i-th watched module's at index i."""
+        n = len(self._summaries)
+        first = self._kinds.index(kind) * n
+        return range(first, first + n)
+
+    @property
+    def _stream_count(self) -> int:
+        return self._kind_streams(self._kinds[-1]).stop
+
     def _streams(self, recording: Recording) -> torch.Tensor:
-        """The heat-map stream of each (phase id, path id) of ``recording``: kind × module."""
+        """The heat-map stream of each (phase id, path id) of ``recording``; -1: not watched."""
         streams = torch.full((len(PHASES), len(recording.targets)), -1, dtype=torch.int64)
         position = {path: i for i, path in enumerate(self._summaries)}
-        for k, kind in enumerate(self._kinds):
+        for kind in self._kinds:
+            kind_streams = self._kind_streams(kind)
             for path_id, (path, _) in enumerate(recording.targets):
                 if path in position:
-                    streams[KIND_PHASES[kind], path_id] = k * len(position) + position[path]
+                    streams[KIND_PHASES[kind], path_id] = kind_streams[position[path]]
         return streams
 
     def _take_histograms(self, batch: HistogramBatch) -> None:
@@ -449,11 +424,10 @@ class HookMonitor(HookvizWidget):
             raise ValueError(
                 "this HookMonitor has seen no steps yet: run your training loop inside `with monitor:` first."
             )
-        k, n = self._kinds.index(kind), len(self._summaries)
         histories = [
-            self._heat.history(k * n + i, path, label, kind)
-            for i, (path, (label, _, _)) in enumerate(
-                zip(self._summaries, self.modules, strict=True)
+            self._heat.history(stream, path, shown["label"], kind)
+            for stream, path, shown in zip(
+                self._kind_streams(kind), self._summaries, self.modules, strict=True
             )
         ]
         histories = [h for h in histories if h is not None]
@@ -492,16 +466,15 @@ class HookMonitor(HookvizWidget):
         )
         has_values = filled.any(axis=1).tolist()
         lows, widths = heat.first_edges(), heat.widths()
-        n = len(self._summaries)
         found: dict[str, Any] = {
             "columns": used,
             "span": heat.span,
             "steps": self.steps,
             "scale": LEVEL_SCALE,
         }
-        for k, kind in enumerate(self._kinds):
+        for kind in self._kinds:
             panels: list[dict[str, Any] | None] = []
-            for stream in range(k * n, (k + 1) * n):
+            for stream in self._kind_streams(kind):
                 if not has_values[stream]:
                     panels.append(None)
                     continue
@@ -572,17 +545,17 @@ class HookMonitor(HookvizWidget):
     def to_html(self) -> str:
         """A self-contained HTML table of the latest numbers (no scripts)."""
         rows = []
-        for (label, type_name, depth), summary in zip(
-            self.modules, self._summaries.values(), strict=True
-        ):
+        for shown, summary in zip(self.modules, self._summaries.values(), strict=True):
             out = summary.output.latest
             grad = summary.grad.latest
             flag = self._flag(grad)
             bad = summary.output.nan_events or summary.output.inf_events
             rows.append(
                 [
-                    static_html.tag("span", label, style=f"padding-left:{depth * 12}px"),
-                    static_html.escape(type_name),
+                    static_html.tag(
+                        "span", shown["label"], style=f"padding-left:{shown['depth'] * 12}px"
+                    ),
+                    static_html.escape(shown["type_name"]),
                     str(summary.calls),
                     static_html.escape(shape_text(out.shape) if out else ""),
                     *(_text(getattr(out, k, None) if out else None) for k in ("mean", "std")),
@@ -635,6 +608,58 @@ class HookMonitor(HookvizWidget):
         if view == "heatmap":
             return plots.activation_heatmap(self, kind)
         return plots.monitor(self.snapshot, self.modules, title=self.title)
+
+
+def _watched(model: nn.Module, modules: ModuleSelector) -> dict[str, ModuleSummary]:
+    """An empty summary for each module ``modules`` selects, by path, in the model's order."""
+    targets = select_modules(model, modules)
+    if not targets:
+        raise ValueError(
+            "modules= selected no module of this model; pass None to watch all of them."
+        )
+    return {
+        path: ModuleSummary(path, type(m).__name__, 0 if not path else path.count(".") + 1)
+        for path, m in targets
+    }
+
+
+def _check_rate(updates_per_second: Any) -> float:
+    """``updates_per_second`` if it is a number in (0, 30]; otherwise a ValueError."""
+    if (
+        isinstance(updates_per_second, bool)
+        or not isinstance(updates_per_second, (int, float))
+        or not (0 < updates_per_second <= 30)
+    ):
+        raise ValueError(
+            f"updates_per_second must be a number above 0 and at most 30, got {updates_per_second!r}."
+        )
+    return float(updates_per_second)
+
+
+def _check_thresholds(vanishing_below: Any, exploding_above: Any) -> tuple[float, float]:
+    """The two gradient-norm limits as floats, if both are positive and in order."""
+    for name, value in (
+        ("vanishing_below", vanishing_below),
+        ("exploding_above", exploding_above),
+    ):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+            raise ValueError(f"{name} must be a positive number, got {value!r}.")
+    if vanishing_below >= exploding_above:
+        raise ValueError(
+            f"vanishing_below ({vanishing_below}) must be smaller than exploding_above ({exploding_above})."
+        )
+    return float(vanishing_below), float(exploding_above)
+
+
+def _check_heatmap(heatmap: Any, view: str) -> bool:
+    """``heatmap`` if it is a bool that ``view`` can open on."""
+    if not isinstance(heatmap, bool):
+        raise TypeError(f"heatmap must be True or False, got {heatmap!r}.")
+    if view == "heatmap" and not heatmap:
+        raise ValueError(
+            "view='heatmap' needs heatmap=True: a monitor made with heatmap=False keeps no histograms."
+        )
+    return heatmap
 
 
 def _warning_text(summary: ModuleSummary, flag: str | None) -> str:

@@ -283,7 +283,7 @@ def test_hook_monitor_updates_live_while_the_loop_runs(lab):
     lab.page.keyboard.press("ArrowDown")
     heatmap = widget.locator(".hv-detail .hv-heatmap").first
     assert heatmap.locator(".hv-cell").count() == 10  # head.3's 1×10 logits
-    assert kernel_prints(lab, "print(monitor.modules[monitor.selected][0])", "head.3\n") == (
+    assert kernel_prints(lab, "print(monitor.modules[monitor.selected]['label'])", "head.3\n") == (
         "head.3\n"
     )
     lab.notebook.screenshot(widget, "hook-monitor")

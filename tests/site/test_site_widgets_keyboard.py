@@ -238,7 +238,7 @@ def test_hook_monitor_selects_switches_views_and_scrubs_the_recorded_steps(site_
         if w.state["view"] == "table" and w.state["gradients"] and w.state["heatmap"]
     )
     index = widgets(built_site.root, page, "hook_monitor").index(monitor)
-    modules = [label for label, *_ in monitor.state["modules"]]
+    modules = [m["label"] for m in monitor.state["modules"]]
     heat = monitor.state["heatmap"]
     columns, span, steps = heat["columns"], heat.get("span") or 1, heat["steps"]
     root = ".hv-root.hv-monitor"

@@ -58,10 +58,13 @@ function heatmap(values) {
 
 // -- the heat map: each module's histogram over time -------------------------------------------
 
-// A cell arrives as one character: its level, round(scale * log(1 + count)); 0 is empty.
-const LEVEL_ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
-const LEVEL_OF = new Uint8Array(128);
-[...LEVEL_ALPHABET].forEach((c, i) => { LEVEL_OF[c.charCodeAt(0)] = i; });
+// A cell arrives as one character of the state's level_alphabet: its level, round(scale *
+// log(1 + count)); 0 is empty. levelTable(alphabet)[code of a character] is its level.
+function levelTable(alphabet) {
+  const levelOf = new Uint8Array(128);
+  [...alphabet].forEach((c, i) => { levelOf[c.charCodeAt(0)] = i; });
+  return levelOf;
+}
 // viridis: dark to bright, readable by colour-blind readers and in grey.
 const VIRIDIS = [[68, 1, 84], [72, 40, 120], [62, 73, 137], [49, 104, 142], [38, 130, 142],
   [31, 158, 137], [53, 183, 121], [110, 206, 88], [181, 222, 43], [253, 231, 37]];
@@ -74,14 +77,14 @@ function viridis(t) {
   return VIRIDIS[i].map((a, k) => Math.round(a + (VIRIDIS[i + 1][k] - a) * f));
 }
 
-function topLevel(panels) {
+function topLevel(panels, levelOf) {
   let top = 1;
-  for (const p of panels) if (p) for (let i = 0; i < p.cells.length; i++) top = Math.max(top, LEVEL_OF[p.cells.charCodeAt(i)]);
+  for (const p of panels) if (p) for (let i = 0; i < p.cells.length; i++) top = Math.max(top, levelOf[p.cells.charCodeAt(i)]);
   return top;
 }
 
 // One module's panel: its histogram per column as pixels (scaled up by CSS), values up.
-function paintHeat(canvas, panel, columns, top) {
+function paintHeat(canvas, panel, columns, top, levelOf) {
   const bins = panel ? panel.bins : 1;
   canvas.width = Math.max(1, columns);
   canvas.height = bins;
@@ -91,7 +94,7 @@ function paintHeat(canvas, panel, columns, top) {
   const cells = panel.cells;
   for (let c = 0; c < columns; c++) {
     for (let b = 0; b < bins; b++) {
-      const level = LEVEL_OF[cells.charCodeAt(c * bins + b)];
+      const level = levelOf[cells.charCodeAt(c * bins + b)];
       if (!level) continue; // empty: transparent, the theme's background shows
       const [r, g, bl] = viridis(level / top);
       const at = ((bins - 1 - b) * columns + c) * 4;
@@ -140,7 +143,8 @@ function cursorView(markers) {
 }
 
 function heatView(model, modules, onPick) {
-  const panels = modules.map(([label, type], i) => {
+  const levelOf = levelTable(model.get("level_alphabet"));
+  const panels = modules.map(({ label, type_name: type }, i) => {
     const canvas = h("canvas", { class: "hv-heat-canvas", width: 1, height: 1, role: "img" });
     const marker = h("span", { class: "hv-heat-marker", hidden: true, "aria-hidden": "true" });
     const hi = h("span"), lo = h("span");
@@ -181,7 +185,7 @@ function heatView(model, modules, onPick) {
   function paint(heat, kind, selected) {
     const shown = heat[kind] || [];
     const columns = heat.columns || 0;
-    const top = topLevel(shown);
+    const top = topLevel(shown, levelOf);
     box.dataset.kind = kind;
     box.dataset.columns = String(columns);
     box.dataset.steps = String(heat.steps || 0);
@@ -195,7 +199,7 @@ function heatView(model, modules, onPick) {
     legendTop.textContent = `${fmt(Math.expm1(top / (heat.scale || 7)))}`;
     panels.forEach((p, i) => {
       const panel = shown[i];
-      paintHeat(p.canvas, panel, columns, top);
+      paintHeat(p.canvas, panel, columns, top, levelOf);
       p.hi.textContent = panel ? fmt(panel.hi) : "";
       p.lo.textContent = panel ? fmt(panel.lo) : "";
       p.note.textContent = panel ? "" : (kind === "gradient" ? "no gradient yet" : "no output yet");
@@ -251,7 +255,7 @@ function tableView(modules, onPick) {
   const columns = ["module", "class", "calls", "output", "mean", "std", "min", "max", "histogram", "‖grad‖", "warnings"];
   const numeric = new Set(["calls", "mean", "std", "min", "max", "‖grad‖"]);
   const cellsOf = [];
-  const rowsEl = modules.map(([label, type, depth], i) => {
+  const rowsEl = modules.map(({ label, type_name: type, depth }, i) => {
     const cells = Object.fromEntries(columns.map((c) => [c, h("td", { class: numeric.has(c) ? "hv-num" : "" })]));
     cells.module.append(h("span", { style: `padding-left:${depth * 12}px`, text: label }));
     cells.class.textContent = type;
@@ -313,7 +317,7 @@ function detailView(model, modules) {
   function draw(row, i, note) {
     node.hidden = !row;
     if (!row) return;
-    const [label, type] = modules[i];
+    const { label, type_name: type } = modules[i];
     node.replaceChildren(
       h("div", { class: "hv-detail-title" }, h("b", { text: label }), h("span", { class: "hv-muted", text: ` ${type} · ${row.calls} calls` })),
       tensorBlock("output", row.out, "mean over recent calls", note),
@@ -339,8 +343,8 @@ function gradientsView(model, modules) {
       if (typeof v === "string") fraction = 1;
       else if (finite(v) && v > 0) fraction = (Math.log10(v) - lo) / Math.max(1e-9, hi - lo);
       const cls = row.flag ? "hv-gbar hv-gbar-flag" : "hv-gbar";
-      return h("div", { class: "hv-gline", "data-path": modules[i][0] },
-        h("span", { class: "hv-glabel", text: modules[i][0] }),
+      return h("div", { class: "hv-gline", "data-path": modules[i].label },
+        h("span", { class: "hv-glabel", text: modules[i].label }),
         h("span", { class: "hv-gtrack" }, h("span", { class: cls, style: `width:${(Math.max(0, Math.min(1, fraction)) * 100).toFixed(1)}%` })),
         h("span", { class: "hv-gvalue hv-mono", text: v === null ? "–" : fmt(v) }),
         h("span", { class: "hv-warn", text: row.flag ? FLAG_TEXT[row.flag] || row.flag : "" }));
