@@ -74,10 +74,14 @@ bench: $(STAMP) system-deps  ## run every benchmark (hours; figures go in bench/
 	$(PY) bench/bench_cluster.py
 	$(PY) bench/bench_site.py
 
-# The code checks and formatting (ruff format --check); CI runs it before the tests.
-lint: $(STAMP)
+# The code checks and formatting: ruff for the Python, ESLint and Prettier for the JavaScript
+# (package.json's "lint"; npm ci installs package-lock.json's versions when they are not there yet).
+# CI runs it before the tests.
+lint: $(STAMP)  ## check the Python and the JavaScript (ruff, ESLint, Prettier)
 	$(VENV)/bin/ruff check hookviz tests bench tools
 	$(VENV)/bin/ruff format --check hookviz tests bench tools
+	@[ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund
+	npm run --silent lint
 
 # ruff rewrites the Python; the JS formatter is part of `make lint`'s tools.
 format: $(STAMP)  ## format the Python in place

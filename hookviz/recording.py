@@ -27,6 +27,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from .batch_stats import compute
 from .histogram_history import KIND_PHASES, STATIC_BINS, HistogramHistory, check_kind, from_batches
 from .store import (
     BACKWARD,
@@ -48,7 +49,6 @@ from .summaries import (
     Needs,
     Pending,
     check_stats,
-    compute,
 )
 from .tree import ModuleSelector, check_model, display_name, select_modules
 
@@ -91,7 +91,7 @@ class HookEvent:
     @property
     def main(self) -> TensorStats | None:
         """The first tensor summary (the usual single input, output or gradient)."""
-        return next((t for t in self.tensors if t.kind == "tensor"), None)
+        return next((t for t in self.tensors if t.value_type == "tensor"), None)
 
     def __repr__(self) -> str:
         body = "; ".join(t.brief() for t in self.tensors) or "-"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import collections
 import dataclasses
 import math
+import warnings
 from array import array
 from dataclasses import dataclass
 from typing import Any
@@ -35,8 +36,8 @@ EVENT_SEQ, EVENT_STEP, EVENT_PHASE, EVENT_PATH, EVENT_CALL, EVENT_FIRST_LEAF, EV
 EVENT_WIDTH = len(EVENT_FIELDS)
 
 # leaves (array "q"): one per value an event carries (a tensor, None, or another value)
-LEAF_FIELDS = ("name", "kind", "shape", "row")
-LEAF_NAME, LEAF_KIND, LEAF_SHAPE, LEAF_ROW = range(len(LEAF_FIELDS))
+LEAF_FIELDS = ("name", "type", "shape", "row")  # "type": TensorStats.value_type, interned
+LEAF_NAME, LEAF_TYPE, LEAF_SHAPE, LEAF_ROW = range(len(LEAF_FIELDS))
 LEAF_WIDTH = len(LEAF_FIELDS)
 NO_ROW = -1  # LEAF_ROW (and LEAF_SHAPE) of a value that is not a tensor
 
@@ -112,7 +113,7 @@ class TensorStats:
     """
 
     name: str  # "input[0]", "output", "grad_output[0]", ...
-    kind: str  # "tensor", "None" or the type name of another value
+    value_type: str  # "tensor", "None" or the type name of another value
     shape: tuple[int, ...] | None = None
     dtype: str | None = None
     device: str | None = None
@@ -135,9 +136,20 @@ class TensorStats:
     )
     text: str | None = None  # repr of a non-tensor value
 
+    @property
+    def kind(self) -> str:
+        """Deprecated: ``value_type`` (a hook's kind is ``hookviz.hook_kinds``' word)."""
+        warnings.warn(
+            "TensorStats.kind is now TensorStats.value_type ('tensor', 'None' or a type name); "
+            "kind will be removed in a later release.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.value_type
+
     def brief(self) -> str:
         """One short line: name, dtype and shape, and the main statistics."""
-        if self.kind != "tensor":
+        if self.value_type != "tensor":
             return f"{self.name}={self.text}"
         shape = "x".join(str(s) for s in self.shape) if self.shape else "scalar"
         parts = [f"{self.name} {self.dtype}[{shape}]"]
@@ -158,7 +170,7 @@ class TensorStats:
         return " ".join(parts)
 
 
-# What one row decodes to: TensorStats' fields from dtype up to text (name, kind and shape come
+# What one row decodes to: TensorStats' fields from dtype up to text (name, value_type and shape come
 # from the leaf, text only from non-tensor values).
 _DECODED = tuple(f.name for f in dataclasses.fields(TensorStats))[3:-1]
 _AT_DTYPE, _AT_VALUES = _DECODED.index("dtype"), _DECODED.index("values")
@@ -352,7 +364,7 @@ class Reader:
         name = self.names[chunk.leaves[at + LEAF_NAME]]
         if fields is None:  # not a tensor
             return TensorStats(
-                name, self.words[chunk.leaves[at + LEAF_KIND]], text=chunk.texts.get(leaf)
+                name, self.words[chunk.leaves[at + LEAF_TYPE]], text=chunk.texts.get(leaf)
             )
         shape = self.shapes[chunk.leaves[at + LEAF_SHAPE]]
         values = fields[_AT_VALUES]

@@ -1,18 +1,17 @@
-"""Tensor summaries for record(): what a hook keeps, and how statistics are computed.
+"""Tensor summaries for record(), the hook side: what a hook keeps of each tensor it sees.
 
 The design keeps the cost inside a hook small:
-- A hook writes a fixed-size sample of each tensor into a preallocated buffer row (one copy)
-  and, for a large tensor, takes one exact pass (min/max, which also reveals NaN and Inf),
-  unless ``record(exact=False)``: then min, max, NaN and Inf are estimated from the sample.
-- Statistics for all buffered rows are computed together, in a few batched ops on the
-  tensor's device, with one transfer to the host (never one per module).
-- A hook appends one tuple per event and one per row; the flush lays them out in the flat
-  columns ``store`` defines.
+- A hook writes a fixed-size sample of each tensor into a preallocated buffer row of its
+  device's ``Lane`` (one copy) and, for a large tensor, takes one exact pass (min/max, which
+  also reveals NaN and Inf), unless ``record(exact=False)``: then min, max, NaN and Inf are
+  estimated from the sample. How a (shape, dtype, layout) is kept is planned once (``RowPlan``).
+- A hook appends one tuple per event and one per row to ``Pending``; the flush lays them out
+  in the flat columns ``store`` defines, and ``batch_stats`` computes the statistics of all
+  buffered rows together.
 """
 
 from __future__ import annotations
 
-import itertools
 import math
 import weakref
 from array import array
@@ -21,34 +20,24 @@ from typing import Any, NamedTuple
 import torch
 
 from .store import (
-    EXTREMES_WIDTH,
-    HIST_BINS,
     KEPT_SAMPLE,
     KEPT_SAMPLE_ONLY,
     KEPT_WHOLE,
     LEAF_WIDTH,
     NO_ROW,
     NOT_COUNTED,
-    ROW_INF,
-    ROW_LENGTH,
-    ROW_NAN,
     ROW_NUMEL,
-    ROW_SAMPLED,
     ROW_WIDTH,
-    STAT_COLUMNS,
-    STAT_WIDTH,
     TensorStats,
 )
 
-__all__ = ["BUFFER_ROWS", "SAMPLE_SIZE", "STATS", "TensorStats", "check_stats", "compute"]
+__all__ = ["BUFFER_ROWS", "SAMPLE_SIZE", "STATS", "TensorStats", "check_stats"]
 
 STATS = ("mean", "std", "min", "max", "norm", "zeros", "nan", "inf", "histogram", "values")
 RUNS, RUN = 16, 16  # a large tensor's sample: 16 runs of 16 contiguous elements
 SAMPLE_SIZE = RUNS * RUN  # larger tensors: mean, std, norm, zeros and histogram are estimated
 TINY = 16  # tensors with at most this many elements keep their values
 BUFFER_ROWS = 1024  # sample rows held before statistics are computed
-SLAB = 256  # rows computed together, give or take half (few ops per row, the work space small)
-MAX_SLAB = SLAB + SLAB // 2
 
 _SUMMARISABLE = {
     torch.float32,
@@ -67,9 +56,28 @@ _grad_enabled = torch.is_grad_enabled
 # torch's own switch (what torch.no_grad calls), for the hot path; the public one if it is gone
 _set_grad_enabled = getattr(torch._C, "_set_grad_enabled", torch.set_grad_enabled)
 _NOT_TAKEN = (math.nan, math.nan, NOT_COUNTED, NOT_COUNTED)  # no exact pass: min, max, NaN, Inf
-_MANY_LEAVES = -1  # a log entry's name id when its last item lists the event's leaves
-# Lane.exact: per buffer row, the exact values a hook reduced on the device (NaN: none)
+_MANY_LEAVES = -1  # a log entry's LOG_NAME when its LOG_ROW lists the event's leaves
+
+# -- what hooks append: one tuple where the store's layout takes a dozen steps ----------------
+# Hooks run between large ops, where caches are cold and each step costs several times what it
+# costs in a loop; ``Pending.layout`` lays the tuples out in the store's columns at the flush.
+# Unpacking range(len(...)) fails at import if a name list and its offsets ever disagree.
+
+# Pending.log, per event: its EVENT_FIELDS up to the call, then the name id of its one tensor
+# and that tensor's row, or _MANY_LEAVES and a list of (leaf record, text or None)
+LOG_FIELDS = ("seq", "step", "phase", "path", "call", "name", "row")
+LOG_SEQ, LOG_STEP, LOG_PHASE, LOG_PATH, LOG_CALL, LOG_NAME, LOG_ROW = range(len(LOG_FIELDS))
+# Pending.written, per row: the lane and buffer row holding its sample (None, -1: none), its
+# RowPlan, and the exact values its hook took (EXACT_CELLS)
+WRITTEN_FIELDS = ("lane", "slot", "plan", "exact")
+WRITTEN_LANE, WRITTEN_SLOT, WRITTEN_PLAN, WRITTEN_EXACT = range(len(WRITTEN_FIELDS))
+# Pending.slots, per row: the lane and buffer row of its sample
+SLOT_FIELDS = ("lane", "row")
+SLOT_LANE, SLOT_ROW = range(len(SLOT_FIELDS))
+# The exact values of a row (a tuple in Pending.written, or Lane.exact's cells on the device):
+# min, max, NaN count, Inf count (NaN or NOT_COUNTED: not taken)
 EXACT_CELLS = ("min", "max", "nan", "inf")
+EXACT_MIN, EXACT_MAX, EXACT_NAN, EXACT_INF = range(len(EXACT_CELLS))
 
 
 class TensorType(NamedTuple):
@@ -82,14 +90,14 @@ class TensorType(NamedTuple):
     float32: bool
 
 
-# RowKind.mode, how _write keeps a tensor of that kind: no values (not summarisable, empty, or no
+# RowPlan.mode, how _write keeps a tensor of that plan: no values (not summarisable, empty, or no
 # statistics asked for); all its values; a sample
 NOT_KEPT, WHOLE, SAMPLED = range(3)
 
 
-class RowKind(NamedTuple):
-    """What _write needs to know about one (shape, dtype, layout) on one lane, made once, so that
-    a hook does one dictionary lookup where it would do a dozen steps."""
+class RowPlan(NamedTuple):
+    """How _write keeps one (shape, dtype, layout) on one lane, planned once, so that a hook
+    does one dictionary lookup where it would do a dozen steps."""
 
     shape_id: int
     # The row (ROW_FIELDS); a SAMPLED row with an exact pass lacks its last two, the counts.
@@ -167,15 +175,9 @@ class Lane:
         self.exact_written = False  # a hook wrote cells of ``exact`` since the last compute
         self._cells: list[tuple | None] = [None] * BUFFER_ROWS
         self.type_ids: dict[torch.dtype, TensorType] = {}
-        self.kinds: dict[tuple, RowKind] = {}  # (shape, dtype, layout) -> RowKind
+        self.plans: dict[tuple, RowPlan] = {}  # (shape, dtype, layout) -> RowPlan
         self._words = words
-        # Work space for the batched statistics (see _compute_slab).
-        self.work = torch.empty((2, MAX_SLAB, SAMPLE_SIZE), dtype=torch.float32, device=device)
-        self.bin_index = torch.empty((MAX_SLAB, SAMPLE_SIZE), dtype=torch.int32, device=device)
-        self.ones = torch.ones(SAMPLE_SIZE, dtype=torch.float32, device=device)
-        bins = HIST_BINS + 2
-        offsets = torch.arange(0, MAX_SLAB * bins, bins, dtype=torch.float32, device=device)
-        self.bin_offsets = offsets[:, None]
+        self.workspace: Any = None  # the batched statistics' work space (batch_stats makes it)
 
     def reset(self) -> None:
         """Free every row (their statistics were computed)."""
@@ -237,7 +239,7 @@ class Pending:
         (False saves the lookups when no tensor can be seen twice)."""
         self.need = need
         self.names, self.shapes, self.words = names, shapes, words
-        self.tensor_kind = words("tensor")
+        self.tensor_type = words("tensor")  # LEAF_TYPE of a tensor
         self.dedup_on = dedup
         self.lanes: dict[torch.device, Lane] = {}
         self._cpu: Lane | None = None
@@ -248,14 +250,14 @@ class Pending:
         # What hooks append (one entry per event, one per row), laid out by ``layout``:
         # hooks run between large ops, where caches are cold and each step costs several times
         # what it costs in a loop, so they append one tuple where the layout takes a dozen steps.
-        self.log: list[tuple] = []  # per event: (seq, step, phase, path, call, name id, row)
-        self.written: list[tuple] = []  # per row: (lane, buffer row, RowKind, exact values)
+        self.log: list[tuple] = []  # per event: LOG_FIELDS
+        self.written: list[tuple] = []  # per row: WRITTEN_FIELDS
         # The same, laid out in the store's columns (store.py) by ``layout``:
         self.events = array("q")
         self.leaves = array("q")
         self.rows = array("q")
         self.minmax = array("d")  # exact min, max per row (EXTREMES_WIDTH; NaN: none)
-        self.slots: list[tuple[Lane | None, int]] = []  # (lane, buffer row) per row
+        self.slots: list[tuple[Lane | None, int]] = []  # per row: SLOT_FIELDS
         for lane in self.lanes.values():
             lane.reset()
         self.tiny_rows: list[int] = []  # rows of tensors small enough to keep their values
@@ -280,9 +282,9 @@ class Pending:
                 name_id = self.names.index.get(name)
                 if name_id is None:
                     name_id = self.names(name)
-                kind = "None" if value is None else type(value).__name__
+                value_type = "None" if value is None else type(value).__name__
                 text = "None" if value is None else _short_repr(value)
-                found.append(((name_id, self.words(kind), NO_ROW, NO_ROW), text))
+                found.append(((name_id, self.words(value_type), NO_ROW, NO_ROW), text))
         self.log.append((seq, step, phase, path_id, call, _MANY_LEAVES, found))
 
     def add_tensor_event(
@@ -336,31 +338,33 @@ class Pending:
             row = self._write(value.detach())
             if self.dedup_on:
                 self.dedup[key] = (weakref.ref(value), row)
-        return name_id, self.tensor_kind, self.written[row][2].shape_id, row
+        return name_id, self.tensor_type, self.written[row][WRITTEN_PLAN].shape_id, row
 
     def layout(self) -> None:
         """Lay what hooks appended out in the store's columns (before statistics are computed)."""
         rows, minmax, slots, tiny = self.rows, self.minmax, self.slots, self.tiny_rows
-        for row, (lane, slot, kind, exact) in enumerate(self.written, start=len(slots)):
-            slots.append((lane, slot))
+        for row, (lane, slot, plan, exact) in enumerate(
+            self.written, start=len(slots)
+        ):  # WRITTEN_FIELDS
+            slots.append((lane, slot))  # SLOT_FIELDS
             if lane is not None:
                 lane.rows.append(row)
-            if kind.tiny:
+            if plan.tiny:
                 tiny.append(row)
-            rows.extend(kind.fields)  # in ROW_FIELDS order
-            if len(kind.fields) < ROW_WIDTH:  # sampled, with an exact pass: its NaN and Inf counts
-                rows.extend(exact[2:])
-            minmax.extend(exact[:2])
-        written, events, leaves, tensor_kind = (
+            rows.extend(plan.fields)  # in ROW_FIELDS order
+            if len(plan.fields) < ROW_WIDTH:  # sampled, with an exact pass: its NaN and Inf counts
+                rows.extend(exact[EXACT_NAN:])
+            minmax.extend(exact[:EXACT_NAN])  # min, max (EXTREMES_WIDTH)
+        written, events, leaves, tensor_type = (
             self.written,
             self.events,
             self.leaves,
-            self.tensor_kind,
+            self.tensor_type,
         )
-        for seq, step, phase, path_id, call, name_id, row in self.log:
+        for seq, step, phase, path_id, call, name_id, row in self.log:  # LOG_FIELDS
             first = len(leaves) // LEAF_WIDTH
             if name_id != _MANY_LEAVES:
-                leaves.extend((name_id, tensor_kind, written[row][2].shape_id, row))
+                leaves.extend((name_id, tensor_type, written[row][WRITTEN_PLAN].shape_id, row))
                 n = 1
             else:
                 for n, (leaf, text) in enumerate(row):
@@ -379,8 +383,8 @@ class Pending:
                 self._cpu = lane
         return lane
 
-    def _kind(self, lane: Lane, key: tuple) -> RowKind:
-        """The RowKind of ``key`` = (shape, dtype, layout) on ``lane``, made and kept."""
+    def _plan(self, lane: Lane, key: tuple) -> RowPlan:
+        """The RowPlan of ``key`` = (shape, dtype, layout) on ``lane``, made and kept."""
         shape, dtype, layout = key
         shape_id = self.shapes.index.get(shape)
         if shape_id is None:
@@ -403,12 +407,12 @@ class Pending:
             positions = lane.positions.get(n)
             if positions is None:
                 positions = lane.sample_positions(n)
-        if len(lane.kinds) > 256:
-            lane.kinds.clear()
-        kind = lane.kinds[key] = RowKind(
+        if len(lane.plans) > 256:
+            lane.plans.clear()
+        plan = lane.plans[key] = RowPlan(
             shape_id, fields, mode, positions, float32, floating, mode == WHOLE and n <= TINY
         )
-        return kind
+        return plan
 
     def _write(self, t: torch.Tensor) -> int:
         """Copy a sample of ``t`` into the next buffer row; for a large ``t``, one exact pass
@@ -418,43 +422,43 @@ class Pending:
         row = len(written)
         lane = self._cpu if t.is_cpu and self._cpu is not None else self._lane(t)
         key = (t.shape, t.dtype, t.layout)  # a torch.Size is a tuple: it hashes and compares as one
-        kind = lane.kinds.get(key)
-        if kind is None:
-            kind = self._kind(lane, key)
-        mode = kind.mode
+        plan = lane.plans.get(key)
+        if plan is None:
+            plan = self._plan(lane, key)
+        mode = plan.mode
         if mode == NOT_KEPT:
-            written.append((None, -1, kind, _NOT_TAKEN))
+            written.append((None, -1, plan, _NOT_TAKEN))
             return row
         slot = lane.used
         lane.used = slot + 1
         try:
-            if not kind.floating:
+            if not plan.floating:
                 t = t.to(torch.float64)
             if mode == WHOLE:
                 # The row's first n cells, viewed in t's shape: one copy_, no reshaping. The rest
                 # of the row stays NaN: padding the statistics skip.
                 target = lane.small.get((slot, key[0]))
                 if target is None:
-                    target = lane.small_view(slot, key[0], kind.fields[ROW_NUMEL])
+                    target = lane.small_view(slot, key[0], plan.fields[ROW_NUMEL])
                 target.copy_(t)
-                written.append((lane, slot, kind, _NOT_TAKEN))
+                written.append((lane, slot, plan, _NOT_TAKEN))
                 return row
-            # exact=False: the sample alone; _compute_slab estimates from it
+            # exact=False: the sample alone; batch_stats estimates from it
             exact = self._exact_pass(t, lane, slot) if self.need.exact else _NOT_TAKEN
             # One gather (take reads t in its logical order, whatever its strides), after the
             # exact pass: its scattered runs then hit cache and TLB entries, not memory.
-            if kind.float32:
-                torch.take(t, kind.positions, out=lane.row(slot))
+            if plan.float32:
+                torch.take(t, plan.positions, out=lane.row(slot))
             else:  # the buffer is float32: gather, then convert only the sample
-                lane.row(slot).copy_(torch.take(t, kind.positions))
+                lane.row(slot).copy_(torch.take(t, plan.positions))
         except BaseException as error:
             # The slot stays with a row no event names: a lane's rows must hold consecutive
             # slots, and cells this read filled must not pass to the next tensor's row.
-            written.append((lane, slot, kind, _NOT_TAKEN))
+            written.append((lane, slot, plan, _NOT_TAKEN))
             if isinstance(error, RuntimeError) and _inside_vmap():
                 raise RuntimeError(INSIDE_VMAP) from error
             raise
-        written.append((lane, slot, kind, exact))
+        written.append((lane, slot, plan, exact))
         return row
 
     def _count_non_finite(self, t: torch.Tensor) -> tuple[float, float, int, int]:
@@ -513,189 +517,6 @@ class Pending:
             torch.sum(torch.isnan(t), dtype=torch.float32, out=nan_cell)
             torch.sum(torch.isinf(t), dtype=torch.float32, out=inf_cell)
         return math.nan, math.nan, NOT_COUNTED, NOT_COUNTED
-
-
-def compute(pending: Pending) -> tuple[array, array, dict[int, list[float]]]:
-    """Statistics for every pending row: STAT_COLUMNS and ``HIST_BINS`` counts per row."""
-    pending.layout()
-    n = len(pending.slots)
-    table = array("d", [math.nan]) * (n * STAT_WIDTH)
-    hist = array("d", [0.0]) * (n * HIST_BINS)
-    values: dict[int, list[float]] = {}
-    by_lane = {lane: lane.rows for lane in pending.lanes.values() if lane.rows}
-    if by_lane:
-        meta = torch.frombuffer(pending.rows, dtype=torch.int64).view(-1, ROW_WIDTH)
-        exact = torch.frombuffer(pending.minmax, dtype=torch.float64).view(-1, EXTREMES_WIDTH)
-    for lane, rows in by_lane.items():
-        # Slabs of equal size, about SLAB rows each: the ~80 small ops of a slab cost the same
-        # for 9 rows as for 256, so the 9 rows past a flush's 512 join the others.
-        count = max(1, round(len(rows) / SLAB))  # at most MAX_SLAB rows a slab
-        bounds = [len(rows) * i // count for i in range(count + 1)]
-        for start, end in itertools.pairwise(bounds):
-            _compute_slab(pending, lane, rows[start:end], meta, exact, table, hist, values)
-        lane.buffer[: len(rows)].fill_(math.nan)  # ready for the next rows
-        if lane.exact_written:
-            lane.exact[: len(rows)].fill_(math.nan)
-            lane.exact_written = False
-    return table, hist, values
-
-
-def _compute_slab(
-    pending: Pending, lane: Lane, rows: list[int], meta, exact, table, hist, values
-) -> None:
-    """One slab: batched statistics of the samples, corrected by the exact values from the hooks.
-
-    Only what ``record(stats=...)`` asked for is computed; the other columns stay NaN.
-    """
-    need = pending.need
-    want = need.stats
-    n = len(rows)
-    first = pending.slots[rows[0]][1]
-    device = lane.device
-    sample = lane.buffer[first : first + n]  # a device's rows are consecutive
-    contiguous = rows[-1] - rows[0] == n - 1
-    index = slice(rows[0], rows[0] + n) if contiguous else torch.tensor(rows)
-    info = meta[index].to(device)
-    numel, length, sampled = (
-        info[:, ROW_NUMEL].double(),
-        info[:, ROW_LENGTH].double(),
-        info[:, ROW_SAMPLED].bool(),
-    )
-    nothing = torch.full((n,), math.nan, dtype=torch.float64, device=sample.device)
-
-    # Float ops only (on the CPU, bool masks and their sums cost 5-10x more), written into the
-    # lane's two work matrices: a fresh 256 KB temporary per op would be a fresh mmap, and
-    # page faults would cost more than the arithmetic.
-    width = sample.shape[1]
-    ones = lane.ones
-    clean, work = lane.work[0][:n], lane.work[1][:n]
-    torch.nan_to_num(sample, nan=0.0, posinf=0.0, neginf=0.0, out=clean)  # non-finite -> 0
-    torch.mul(sample, 0, out=work)  # 0 where finite, NaN where NaN or Inf
-    non_finite = (work.nan_to_num_(nan=1.0) @ ones).double()
-    count = width - non_finite  # the finite values (the NaN padding is non-finite)
-    mean = std = norm = zeros = nan = inf = lo = hi = range_lo = range_hi = nothing
-    if want & {"mean", "std"}:
-        mean = torch.where(count > 0, (clean @ ones).double() / count.clamp(min=1), math.nan)
-    if "std" in want:
-        # Two passes, centred: no cancellation. The non-finite cells hold 0, so each adds mean^2.
-        safe_mean = torch.nan_to_num(mean)
-        centered = torch.sub(clean, safe_mean.float()[:, None], out=work)
-        spread = (
-            torch.linalg.vector_norm(centered, dim=1).double().square()
-            - non_finite * safe_mean.square()
-        )
-        variance = (spread / (count - 1).clamp(min=1)).clamp(min=0)
-        std = torch.where(count > 1, variance.sqrt(), torch.where(count == 1, 0.0, math.nan))
-    if "norm" in want:
-        norm = torch.linalg.vector_norm(clean, dim=1).double() * (numel / length).sqrt()
-    if "zeros" in want:
-        nonzero = (torch.abs(clean, out=work).sign_() @ ones).double()
-        zeros = (count - nonzero) / length
-    if need.nonfinite:
-        ones_at_inf = torch.nan_to_num(sample, nan=0.0, posinf=1.0, neginf=1.0, out=work).sub_(
-            clean
-        )
-        infinite = (ones_at_inf @ ones).double()
-        inf = infinite
-        nan = non_finite - infinite - (SAMPLE_SIZE - length)  # the NaN padding is not data
-        # A sampled tensor's exact counts, taken in the hook, replace the sample's. Without them
-        # (exact=False) the sample's counts are scaled to the tensor's size: an estimate.
-        # (A whole tensor's scale is 1; on an accelerator, the device's exact cells replace both.)
-        scale = numel / length
-        nan, inf = (nan * scale).round(), (inf * scale).round()
-        if need.exact:
-            nan_exact, inf_exact = info[:, ROW_NAN].double(), info[:, ROW_INF].double()
-            nan = torch.where(sampled & (nan_exact >= 0), nan_exact, nan)
-            inf = torch.where(sampled & (inf_exact >= 0), inf_exact, inf)
-    # Over finite values; a sampled tensor's exact extremes (if taken) replace the sample's.
-    if need.minmax:
-        if need.lo:
-            lo = torch.nan_to_num(sample, nan=math.inf, neginf=math.inf, out=work).amin(1).double()
-        if need.hi:
-            hi = (
-                torch.nan_to_num(sample, nan=-math.inf, posinf=-math.inf, out=work).amax(1).double()
-            )
-        if need.exact:
-            lo_exact, hi_exact = exact[index].to(device).unbind(1)  # EXTREMES_WIDTH: min, max
-            has_exact = sampled & ~torch.isnan(lo_exact)
-            lo = torch.where(has_exact, lo_exact, lo) if need.lo else lo
-            hi = torch.where(has_exact, hi_exact, hi) if need.hi else hi
-    if lane.exact_written:
-        # Exact values the hooks reduced on the device replace the sample's.
-        cells = lane.exact[first : first + n].double().unbind(1)  # in EXACT_CELLS order
-        lo, hi, nan, inf = (
-            torch.where(torch.isnan(cell), column, cell)
-            for cell, column in zip(cells, (lo, hi, nan, inf), strict=True)
-        )
-    if need.minmax:
-        lo = torch.where(count == 0, math.nan, lo)
-        hi = torch.where(count == 0, math.nan, hi)
-    parts = []
-    if "histogram" in want:
-        # The bins span [min, max] (for a sampled tensor, the exact range, or with exact=False the
-        # sample's: every sampled value is inside either); a constant tensor lands in the middle
-        # bin; non-finite values go to a last, discarded bin.
-        ok = torch.isfinite(lo) & torch.isfinite(hi)
-        range_lo = torch.where(ok, lo, 0.0)
-        range_hi = torch.where(ok, hi, 0.0)
-        flat = range_hi <= range_lo
-        range_lo = torch.where(flat, range_lo - 0.5, range_lo)
-        range_hi = torch.where(flat, range_hi + 0.5, range_hi)
-        scale = (HIST_BINS / (range_hi - range_lo)).float()
-        # Per row: bins 0..B-1, then B (exactly the maximum: folded into B-1), then B+1 (dump).
-        bins = HIST_BINS + 2
-        u = torch.sub(sample, range_lo.float()[:, None], out=work).mul_(scale[:, None])
-        u.nan_to_num_(nan=bins - 1, posinf=bins - 1, neginf=bins - 1).clamp_(0, bins - 1)
-        u += lane.bin_offsets[:n]
-        index_of = lane.bin_index[:n]
-        index_of.copy_(u)  # to int32, in place
-        counts = torch.bincount(index_of.view(-1), minlength=n * bins).view(n, bins)
-        counts[:, HIST_BINS - 1] += counts[:, HIST_BINS]
-        parts.append(counts[:, :HIST_BINS].reshape(-1).double())
-    found = {
-        "count": count,
-        "mean": mean,
-        "std": std,
-        "norm": norm,
-        "zeros": zeros,
-        "nan": nan,
-        "inf": inf,
-        "min": lo,
-        "max": hi,
-        "hist_lo": range_lo,
-        "hist_hi": range_hi,
-    }
-    columns = torch.stack([found[name] for name in STAT_COLUMNS], 1)
-    parts.insert(0, columns.view(-1))
-    tiny = []
-    if "values" in want and pending.tiny_rows:
-        in_slab = set(rows)
-        tiny = [rows.index(r) for r in pending.tiny_rows if r in in_slab]
-    if tiny:
-        parts.append(sample[tiny, :TINY].double().reshape(-1))
-    host = torch.cat(parts).cpu().tolist()  # one transfer for the slab
-    at_hist = n * STAT_WIDTH
-    at_tiny = at_hist + (n * HIST_BINS if "histogram" in want else 0)
-    if contiguous:
-        r0 = rows[0]
-        table[r0 * STAT_WIDTH : (r0 + n) * STAT_WIDTH] = array("d", host[:at_hist])
-        if "histogram" in want:
-            hist[r0 * HIST_BINS : (r0 + n) * HIST_BINS] = array("d", host[at_hist:at_tiny])
-    else:
-        for i, r in enumerate(rows):
-            table[r * STAT_WIDTH : (r + 1) * STAT_WIDTH] = array(
-                "d", host[i * STAT_WIDTH : (i + 1) * STAT_WIDTH]
-            )
-            if "histogram" in want:
-                base = at_hist + i * HIST_BINS
-                hist[r * HIST_BINS : (r + 1) * HIST_BINS] = array(
-                    "d", host[base : base + HIST_BINS]
-                )
-    for k, i in enumerate(tiny):
-        r = rows[i]
-        values[r] = host[
-            at_tiny + k * TINY : at_tiny + k * TINY + pending.rows[r * ROW_WIDTH + ROW_NUMEL]
-        ]
 
 
 INSIDE_VMAP = (

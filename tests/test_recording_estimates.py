@@ -121,7 +121,7 @@ def test_each_tensor_of_a_model_is_flagged_by_its_own_size():
     x = torch.randn(4, 8)
     with hv.record(model, exact=False) as rec:
         model(x).sum().backward()
-    tensors = [t for e in rec.events for t in e.tensors if t.kind == "tensor"]
+    tensors = [t for e in rec.events for t in e.tensors if t.value_type == "tensor"]
     assert {t.phase for t in rec.events} == {"forward_pre", "forward", "backward_pre", "backward"}
     assert any(t.sampled for t in tensors) and any(not t.sampled for t in tensors)
     assert all(t.exact is (not t.sampled) for t in tensors)

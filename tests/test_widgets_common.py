@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import sys
 
@@ -105,48 +104,3 @@ def test_every_widget_has_a_static_picture_without_scripts():
         page = widget.to_html()
         assert page.startswith('<div class="hvs ') and page.endswith("</div>")
         assert "<script" not in page and "src=" not in page
-
-
-# -- the front-end files ----------------------------------------------------------------------
-
-WIDGET_FILES = ("apply_traversal", "hook_inventory", "hook_monitor", "hook_timeline", "prediction")
-
-
-def code_only(js: str) -> str:
-    """JavaScript without its comments and plain string literals (template literals stay)."""
-    js = re.sub(r"/\*.*?\*/", " ", js, flags=re.S)
-    js = re.sub(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'', '""', js)
-    return re.sub(r"//[^\n]*", " ", js)
-
-
-def shared_names() -> set[str]:
-    """What common.js defines at its top level: the helpers a widget file may use."""
-    common = (STATIC / "common.js").read_text()
-    return set(re.findall(r"^(?:function|const|let) ([A-Za-z_$][\w$]*)", common, flags=re.M))
-
-
-def used_names(js: str, names: set[str]) -> set[str]:
-    code = code_only(js)
-    own = set(re.findall(r"^(?:function|const|let) ([A-Za-z_$][\w$]*)", code, flags=re.M))
-    assert not own & names, f"a widget file redefines a shared helper: {own & names}"
-    return {n for n in names if re.search(rf"(?<![\w$.\\]){re.escape(n)}(?![\w$])(?!\s*:)", code)}
-
-
-@pytest.mark.parametrize("name", WIDGET_FILES)
-def test_each_widget_file_names_the_shared_helpers_it_uses_for_linters(name):
-    """A `/* global ... */` line near the top names exactly what the file takes from common.js
-    (sent before it as one module), so that ESLint's no-undef and no-unused-vars see them."""
-    js = (STATIC / f"{name}.js").read_text()
-    header = js.split("\n\n", 1)[0]  # the leading comment block
-    declared = re.findall(r"^/\* global ([\w$, ]+) \*/$", header, flags=re.M)
-    assert len(declared) == 1, f"{name}.js: one /* global ... */ line in its leading comment"
-    listed = [n.strip() for n in declared[0].split(",")]
-    assert len(listed) == len(set(listed))
-    assert set(listed) <= shared_names(), set(listed) - shared_names()
-    assert set(listed) == used_names(js, shared_names())
-
-
-def test_the_helper_check_sees_a_use_and_ignores_strings_comments_and_keys():
-    names = {"h", "button", "fmt"}
-    js = '// fmt(x) in a comment\nconst a = { button: 1, fmt: "h(" };\nconst b = a.h + h("button") + /\\h+/;\n'
-    assert used_names(js, names) == {"h"}

@@ -5,8 +5,9 @@
 (function () {
   "use strict";
 
-  const KERNEL_NOTE = "Removing or refreshing hooks needs a running kernel: "
-    + "open this notebook in JupyterLab or Colab and run it.";
+  const KERNEL_NOTE =
+    "Removing or refreshing hooks needs a running kernel: " +
+    "open this notebook in JupyterLab or Colab and run it.";
 
   // -- loading the modules ---------------------------------------------------------------------
 
@@ -33,18 +34,25 @@
   function loadWidget(name) {
     if (!loaded.has(name)) {
       const files = (window.HOOKVIZ_WIDGETS || {})[name];
-      if (!files) return Promise.reject(new Error(`no widget named ${JSON.stringify(name)} in hookviz-widgets.js`));
+      if (!files)
+        return Promise.reject(
+          new Error(`no widget named ${JSON.stringify(name)} in hookviz-widgets.js`),
+        );
       if (files.css) {
         const style = document.createElement("style");
         style.dataset.hookvizWidget = name;
         style.textContent = files.css;
         document.head.append(style);
       }
-      loaded.set(name, importText(files.esm).then((module) => {
-        const widget = typeof module.default === "function" ? module.default() : module.default;
-        if (!widget || typeof widget.render !== "function") throw new Error(`${name}: its module exports no render()`);
-        return widget;
-      }));
+      loaded.set(
+        name,
+        importText(files.esm).then((module) => {
+          const widget = typeof module.default === "function" ? module.default() : module.default;
+          if (!widget || typeof widget.render !== "function")
+            throw new Error(`${name}: its module exports no render()`);
+          return widget;
+        }),
+      );
     }
     return loaded.get(name);
   }
@@ -87,11 +95,16 @@
       on(name, callback) {
         for (const n of names(name)) listeners.set(n, [...(listeners.get(n) || []), callback]);
       },
-      off(name, callback) { // no name: every event; no callback: every callback of that event
+      off(name, callback) {
+        // no name: every event; no callback: every callback of that event
         const which = name === null || name === undefined ? [...listeners.keys()] : names(name);
         for (const n of which) {
           if (!callback) listeners.delete(n);
-          else listeners.set(n, (listeners.get(n) || []).filter((f) => f !== callback));
+          else
+            listeners.set(
+              n,
+              (listeners.get(n) || []).filter((f) => f !== callback),
+            );
         }
       },
       save_changes() {}, // nothing to sync: the page is the only copy of the state
@@ -107,16 +120,39 @@
   // -- what Python does on a message (model logic only) ------------------------------------------
 
   // Python's repr() and type().__name__ of a JSON value, for the same error texts.
-  const pyRepr = (v) => (v === null || v === undefined ? "None" : v === true ? "True" : v === false ? "False"
-    : typeof v === "string" ? `'${v}'` : JSON.stringify(v));
-  const pyType = (v) => (v === null || v === undefined ? "NoneType" : typeof v === "boolean" ? "bool"
-    : typeof v === "number" ? (Number.isInteger(v) ? "int" : "float") : typeof v === "string" ? "str"
-      : Array.isArray(v) ? "list" : "dict");
+  const pyRepr = (v) =>
+    v === null || v === undefined
+      ? "None"
+      : v === true
+        ? "True"
+        : v === false
+          ? "False"
+          : typeof v === "string"
+            ? `'${v}'`
+            : JSON.stringify(v);
+  const pyType = (v) =>
+    v === null || v === undefined
+      ? "NoneType"
+      : typeof v === "boolean"
+        ? "bool"
+        : typeof v === "number"
+          ? Number.isInteger(v)
+            ? "int"
+            : "float"
+          : typeof v === "string"
+            ? "str"
+            : Array.isArray(v)
+              ? "list"
+              : "dict";
 
   // hookviz.widgets.prediction.normalise: case folded (upper then lower, and one sigma: as
   // str.casefold does for ß, ligatures and ς), split on white space or commas, one space between.
   const casefold = (text) => text.toUpperCase().toLowerCase().replaceAll("ς", "σ");
-  const normalise = (text) => casefold(text).split(/[\s,]+/u).filter(Boolean).join(" ");
+  const normalise = (text) =>
+    casefold(text)
+      .split(/[\s,]+/u)
+      .filter(Boolean)
+      .join(" ");
 
   class TypeProblem extends Error {}
   class ValueProblem extends Error {}
@@ -126,30 +162,52 @@
   function predictionStandIn(model, extras) {
     const multiple = () => model.get("choices").length > 0;
     const answered = () => model.get("state") === "answered";
-    const reveal = (right, answerText, own) => model.set({ // in _reveal's order: state last
-      ...own, correct: right, answer_text: answerText, why: extras.why, status: "", state: "answered",
-    });
+    const reveal = (right, answerText, own) =>
+      model.set({
+        // in _reveal's order: state last
+        ...own,
+        correct: right,
+        answer_text: answerText,
+        why: extras.why,
+        status: "",
+        state: "answered",
+      });
     const choose = (choice) => {
       const choices = model.get("choices");
-      if (!multiple()) throw new TypeProblem("this prediction takes a short answer, not a choice: use answer_with(text).");
-      if (pyType(choice) !== "int") throw new TypeProblem(`choice must be the index of a choice (an int), got ${pyRepr(choice)}.`);
+      if (!multiple())
+        throw new TypeProblem(
+          "this prediction takes a short answer, not a choice: use answer_with(text).",
+        );
+      if (pyType(choice) !== "int")
+        throw new TypeProblem(
+          `choice must be the index of a choice (an int), got ${pyRepr(choice)}.`,
+        );
       if (!(choice >= 0 && choice < choices.length)) {
-        throw new ValueProblem(`choice=${choice} is not the index of a choice: pick 0 to ${choices.length - 1}.`);
+        throw new ValueProblem(
+          `choice=${choice} is not the index of a choice: pick 0 to ${choices.length - 1}.`,
+        );
       }
       const right = extras.answer_index;
       reveal(choice === right, choices[right], { chosen: choice, answer_index: right });
     };
     const answerWith = (text) => {
       if (multiple()) {
-        throw new TypeProblem(`this prediction is multiple choice: use choose(i) with i from 0 to ${model.get("choices").length - 1}.`);
+        throw new TypeProblem(
+          `this prediction is multiple choice: use choose(i) with i from 0 to ${model.get("choices").length - 1}.`,
+        );
       }
-      if (typeof text !== "string") throw new TypeProblem(`the answer must be a string, got ${pyType(text)}.`);
-      if (!normalise(text)) throw new ValueProblem("the answer is empty: write a prediction first.");
+      if (typeof text !== "string")
+        throw new TypeProblem(`the answer must be a string, got ${pyType(text)}.`);
+      if (!normalise(text))
+        throw new ValueProblem("the answer is empty: write a prediction first.");
       const right = extras.accepted.some((accepted) => normalise(accepted) === normalise(text));
       reveal(right, extras.accepted[0], { given: text.split(/\s+/u).filter(Boolean).join(" ") });
     };
     return (content) => {
-      const action = content && typeof content === "object" && !Array.isArray(content) ? content.action : undefined;
+      const action =
+        content && typeof content === "object" && !Array.isArray(content)
+          ? content.action
+          : undefined;
       if (action !== "choose" && action !== "answer") {
         model.set("status", `unknown action ${pyRepr(action)}; expected one of choose, answer`);
         return;
@@ -182,7 +240,7 @@
 
   function readData(container) {
     const script = container.querySelector(':scope > script[type="application/json"]');
-    if (!script) throw new Error("no <script type=\"application/json\"> with the widget's state");
+    if (!script) throw new Error('no <script type="application/json"> with the widget\'s state');
     const data = JSON.parse(script.textContent);
     return { state: data.state || {}, extras: data.extras || {} };
   }
@@ -204,7 +262,8 @@
       const cleanup = await widget.render({ model, el: view });
       if (typeof cleanup === "function") cleanups.push(cleanup);
       models.push(model);
-      for (const fallback of container.querySelectorAll(":scope > .hv-site-fallback")) fallback.remove();
+      for (const fallback of container.querySelectorAll(":scope > .hv-site-fallback"))
+        fallback.remove();
       container.dataset.hvMounted = "true";
     } catch (error) {
       view.remove(); // the fallback stays: the widget's repr is better than half a widget
@@ -225,9 +284,12 @@
     });
   }
 
-  const domReady = document.readyState === "loading"
-    ? new Promise((resolve) => document.addEventListener("DOMContentLoaded", resolve, { once: true }))
-    : Promise.resolve();
+  const domReady =
+    document.readyState === "loading"
+      ? new Promise((resolve) =>
+          document.addEventListener("DOMContentLoaded", resolve, { once: true }),
+        )
+      : Promise.resolve();
 
   window.hookvizHost = {
     ready: domReady.then(mountAll),

@@ -19,7 +19,9 @@ function copyButtons() {
         selection.addRange(range);
         button.textContent = "Selected: press Ctrl+C";
       }
-      setTimeout(() => { button.textContent = "Copy"; }, 2000);
+      setTimeout(() => {
+        button.textContent = "Copy";
+      }, 2000);
     });
   }
 }
@@ -46,7 +48,10 @@ function slashToSearch() {
 }
 
 function escapeHtml(text) {
-  return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+  return text.replace(
+    /[&<>"']/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c],
+  );
 }
 
 function searchPage() {
@@ -57,16 +62,27 @@ function searchPage() {
   const query = new URLSearchParams(window.location.search).get("q") || "";
   box.value = query;
   document.getElementById("search-box").value = query;
-  if (!query.trim()) { status.textContent = "Type a few words, then press Enter."; return; }
+  if (!query.trim()) {
+    status.textContent = "Type a few words, then press Enter.";
+    return;
+  }
   const index = window.lunr.Index.load(window.HOOKVIZ_SEARCH.index);
   // Each word as typed, and as a prefix: "post-order" finds post-order, "hook" finds hooks.
-  const words = query.toLowerCase().split(/[\s\-]+/).filter(Boolean).map((w) => w.replace(/[:~^+*]/g, ""));
+  const words = query
+    .toLowerCase()
+    .split(/[\s-]+/)
+    .filter(Boolean)
+    .map((w) => w.replace(/[:~^+*]/g, ""));
   let hits = [];
   try {
     hits = index.query((q) => {
       for (const word of words) {
         q.term(word, { boost: 10 });
-        q.term(word, { boost: 1, wildcard: window.lunr.Query.wildcard.TRAILING, usePipeline: false });
+        q.term(word, {
+          boost: 1,
+          wildcard: window.lunr.Query.wildcard.TRAILING,
+          usePipeline: false,
+        });
       }
     });
   } catch (error) {
@@ -74,13 +90,16 @@ function searchPage() {
   }
   const docs = window.HOOKVIZ_SEARCH.docs;
   const root = document.body.dataset.root || "";
-  list.replaceChildren(...hits.slice(0, 50).map((hit) => {
-    const doc = docs[hit.ref];
-    const item = document.createElement("li");
-    item.innerHTML = `<a href="${escapeHtml(root + doc.url)}">${escapeHtml(doc.title)}</a>` +
-      `<span class="site-muted"> · ${escapeHtml(doc.page)}</span><p>${escapeHtml(doc.snippet)}…</p>`;
-    return item;
-  }));
+  list.replaceChildren(
+    ...hits.slice(0, 50).map((hit) => {
+      const doc = docs[hit.ref];
+      const item = document.createElement("li");
+      item.innerHTML =
+        `<a href="${escapeHtml(root + doc.url)}">${escapeHtml(doc.title)}</a>` +
+        `<span class="site-muted"> · ${escapeHtml(doc.page)}</span><p>${escapeHtml(doc.snippet)}…</p>`;
+      return item;
+    }),
+  );
   status.textContent = hits.length
     ? `${hits.length} section${hits.length === 1 ? "" : "s"} match “${query}”${hits.length > 50 ? " (the first 50 shown)" : ""}.`
     : `Nothing matches “${query}”.`;

@@ -1,12 +1,18 @@
 // ApplyTraversal: the module tree, apply()'s visits played back in the browser, the call stack.
-/* global h, button, widgetRoot, onKeys, scrollable, announcer, followTheme, createPlayer, transport, playerKeys */
+// The helpers (h, button, ...) are common.js's, sent before this file as one module.
 
 const STRIP_PAGE = 30; // chips shown at once in the order strip of a long order
 const AUTO_COLLAPSE = 150; // trees bigger than this start with only the top level open
 
 function buildTree(rows) {
   const nodes = rows.map(([name, type, parent, params, shared], i) => ({
-    i, name, type, parent, params, shared: Boolean(shared), children: [],
+    i,
+    name,
+    type,
+    parent,
+    params,
+    shared: Boolean(shared),
+    children: [],
   }));
   for (const node of nodes) {
     const parent = node.parent >= 0 ? nodes[node.parent] : null;
@@ -30,12 +36,15 @@ function ancestors(nodes, i) {
 // What a screen reader hears after a step: what the tree and the "Now" panel show.
 function stepSentence(nodes, step, total, current, modules) {
   if (current < 0) {
-    return modules ? `modules(): nothing yielded yet, ${total} modules to step through`
+    return modules
+      ? `modules(): nothing yielded yet, ${total} modules to step through`
       : `apply(): nothing visited yet, ${total} visits to step through`;
   }
   const node = nodes[current];
   const what = node.parent >= 0 ? `${node.label}, ${node.type}` : node.label;
-  return modules ? `modules() yields ${step} of ${total}: ${what}` : `visit ${step} of ${total}: ${what}`;
+  return modules
+    ? `modules() yields ${step} of ${total}: ${what}`
+    : `visit ${step} of ${total}: ${what}`;
 }
 
 // The title, the step, the order switch (which order is shown) and "follow the current module".
@@ -47,16 +56,33 @@ function headerView(model, onFollow) {
     model.save_changes();
   };
   const status = h("span", { class: "hv-status" });
-  const applyButton = button("apply() post-order", () => setOrder("apply"),
-    { cls: "hv-order-apply", title: "Show the order apply() visits: children first, then the module (post-order)" });
-  const modulesButton = button("modules() pre-order", () => setOrder("modules"),
-    { cls: "hv-order-modules", title: "Show the order modules() yields: the module first, then its children (pre-order)" });
-  const follow = h("input", { type: "checkbox", checked: true, "aria-label": "follow the current module" });
+  const applyButton = button("apply() post-order", () => setOrder("apply"), {
+    cls: "hv-order-apply",
+    title: "Show the order apply() visits: children first, then the module (post-order)",
+  });
+  const modulesButton = button("modules() pre-order", () => setOrder("modules"), {
+    cls: "hv-order-modules",
+    title: "Show the order modules() yields: the module first, then its children (pre-order)",
+  });
+  const follow = h("input", {
+    type: "checkbox",
+    checked: true,
+    "aria-label": "follow the current module",
+  });
   follow.addEventListener("change", onFollow);
-  const node = h("div", { class: "hv-header" },
-    h("span", { class: "hv-title", text: model.get("title") }), status,
-    h("span", { class: "hv-switch", role: "group", "aria-label": "order" }, applyButton, modulesButton),
-    h("label", { class: "hv-muted hv-follow" }, follow, " follow"));
+  const node = h(
+    "div",
+    { class: "hv-header" },
+    h("span", { class: "hv-title", text: model.get("title") }),
+    status,
+    h(
+      "span",
+      { class: "hv-switch", role: "group", "aria-label": "order" },
+      applyButton,
+      modulesButton,
+    ),
+    h("label", { class: "hv-muted hv-follow" }, follow, " follow"),
+  );
   const draw = (step, total, modules) => {
     status.textContent = `step ${step} / ${total}`;
     applyButton.classList.toggle("hv-on", !modules);
@@ -88,43 +114,69 @@ function treeView(nodes, applyNumber, onToggle) {
 
   const makeNode = (node) => {
     const caret = node.children.length
-      ? button(`open or close ${node.label}`, () => {
-        autoOpened.delete(node.i);
-        setOpen(node, !isOpen(node));
-        dirty.add(node.i);
-        onToggle();
-      },
-        { iconName: "caret", cls: "hv-caret" })
+      ? button(
+          `open or close ${node.label}`,
+          () => {
+            autoOpened.delete(node.i);
+            setOpen(node, !isOpen(node));
+            dirty.add(node.i);
+            onToggle();
+          },
+          { iconName: "caret", cls: "hv-caret" },
+        )
       : h("span", { class: "hv-caret-space" });
     badgeOf[node.i] = h("span", { class: "hv-badge" });
     countOf[node.i] = h("span", { class: "hv-count hv-muted" });
-    const row = h("div", {
-      class: "hv-row", role: "treeitem", "data-path": node.path, style: `padding-left:${node.depth * 16}px`,
-    },
-    caret, badgeOf[node.i],
-    h("span", { class: "hv-name", text: node.parent < 0 ? node.type : node.name }),
-    node.parent < 0 ? null : h("span", { class: "hv-type", text: node.type }),
-    node.params ? h("span", { class: "hv-params", text: node.params }) : null,
-    node.shared ? h("span", { class: "hv-tag hv-shared", text: "shared", title: "reached through more than one parent" }) : null,
-    countOf[node.i]);
-    row.title = applyNumber.has(node.i) ? `apply() visits ${node.label} at #${applyNumber.get(node.i)}` : node.label;
+    const row = h(
+      "div",
+      {
+        class: "hv-row",
+        role: "treeitem",
+        "data-path": node.path,
+        style: `padding-left:${node.depth * 16}px`,
+      },
+      caret,
+      badgeOf[node.i],
+      h("span", { class: "hv-name", text: node.parent < 0 ? node.type : node.name }),
+      node.parent < 0 ? null : h("span", { class: "hv-type", text: node.type }),
+      node.params ? h("span", { class: "hv-params", text: node.params }) : null,
+      node.shared
+        ? h("span", {
+            class: "hv-tag hv-shared",
+            text: "shared",
+            title: "reached through more than one parent",
+          })
+        : null,
+      countOf[node.i],
+    );
+    row.title = applyNumber.has(node.i)
+      ? `apply() visits ${node.label} at #${applyNumber.get(node.i)}`
+      : node.label;
     rowOf[node.i] = row;
     const box = h("div", { class: "hv-node" }, row);
     boxOf[node.i] = box;
-    if (node.children.length) box.append(h("div", { class: "hv-children", role: "group" }, node.children.map(makeNode)));
+    if (node.children.length)
+      box.append(h("div", { class: "hv-children", role: "group" }, node.children.map(makeNode)));
     return box;
   };
-  const node = scrollable(h("div", { class: "hv-tree", role: "tree" }, makeNode(nodes[0])), "module tree");
-  if (nodes.length > AUTO_COLLAPSE) for (const n of nodes) if (n.depth >= 1 && n.children.length) setOpen(n, false);
+  const node = scrollable(
+    h("div", { class: "hv-tree", role: "tree" }, makeNode(nodes[0])),
+    "module tree",
+  );
+  if (nodes.length > AUTO_COLLAPSE)
+    for (const n of nodes) if (n.depth >= 1 && n.children.length) setOpen(n, false);
   for (const n of nodes) if (n.children.length && isOpen(n)) setOpen(n, true);
 
   function setNumber(i, value) {
     const was = numberOf[i];
-    if ((was > 0) !== (value > 0)) {
+    if (was > 0 !== value > 0) {
       const delta = value > 0 ? 1 : -1;
       doneOf[i] += delta;
       dirty.add(i);
-      for (const a of ancestors(nodes, i)) { doneOf[a] += delta; dirty.add(a); }
+      for (const a of ancestors(nodes, i)) {
+        doneOf[a] += delta;
+        dirty.add(a);
+      }
     }
     numberOf[i] = value;
     badgeOf[i].textContent = value ? String(value) : "";
@@ -133,7 +185,8 @@ function treeView(nodes, applyNumber, onToggle) {
 
   // Number the first `step` modules of `seq`, mark the current one; returns its index or -1.
   function paint(step, seq, follow) {
-    if (painted.seq !== seq) { // the order changed: clear the other order's numbers
+    if (painted.seq !== seq) {
+      // the order changed: clear the other order's numbers
       for (let k = painted.step - 1; k >= 0; k--) setNumber(painted.seq[k], 0);
       painted.step = 0;
       painted.seq = seq;
@@ -144,11 +197,26 @@ function treeView(nodes, applyNumber, onToggle) {
     const current = step ? seq[step - 1] : -1;
     if (current >= 0 && follow) {
       const keep = new Set([current, ...ancestors(nodes, current)]);
-      for (const i of [...autoOpened]) if (!keep.has(i)) { setOpen(nodes[i], false); autoOpened.delete(i); dirty.add(i); }
-      for (const i of ancestors(nodes, current)) if (!isOpen(nodes[i])) { setOpen(nodes[i], true); autoOpened.add(i); dirty.add(i); }
+      for (const i of [...autoOpened])
+        if (!keep.has(i)) {
+          setOpen(nodes[i], false);
+          autoOpened.delete(i);
+          dirty.add(i);
+        }
+      for (const i of ancestors(nodes, current))
+        if (!isOpen(nodes[i])) {
+          setOpen(nodes[i], true);
+          autoOpened.add(i);
+          dirty.add(i);
+        }
     }
     let hidden = -1; // the nearest visible ancestor of a current module inside a closed subtree
-    if (current >= 0) for (const a of ancestors(nodes, current).reverse()) if (!isOpen(nodes[a])) { hidden = a; break; }
+    if (current >= 0)
+      for (const a of ancestors(nodes, current).reverse())
+        if (!isOpen(nodes[a])) {
+          hidden = a;
+          break;
+        }
     if (painted.current >= 0) rowOf[painted.current].classList.remove("hv-current");
     if (current >= 0) rowOf[current].classList.add("hv-current");
     if (painted.hidden >= 0) rowOf[painted.hidden].classList.remove("hv-has-current");
@@ -184,20 +252,34 @@ function sideView(nodes, visits, applyNumber, visited) {
   const stack = h("div", { class: "hv-stack" });
   const printed = h("div");
   const changed = h("div");
-  const panel = (title, body, cls = "") => h("div", { class: `hv-panel ${cls}`.trim() }, h("h4", { text: title }), body);
+  const panel = (title, body, cls = "") =>
+    h("div", { class: `hv-panel ${cls}`.trim() }, h("h4", { text: title }), body);
   const stackPanel = panel("Call stack (innermost on top)", stack, "hv-stack-panel");
   const printedPanel = panel("fn printed", printed);
   const changedPanel = panel("fn changed", changed);
-  const node = h("div", { class: "hv-side" }, panel("Now", now), stackPanel, printedPanel, changedPanel);
+  const node = h(
+    "div",
+    { class: "hv-side" },
+    panel("Now", now),
+    stackPanel,
+    printedPanel,
+    changedPanel,
+  );
 
   function draw(step, total, current, modules) {
     stackPanel.hidden = modules;
     printedPanel.hidden = modules;
     changedPanel.hidden = modules;
     if (current < 0) {
-      now.replaceChildren(modules
-        ? h("p", { text: "modules() lists a module first, then its children (pre-order). It calls nothing." })
-        : h("p", { text: "Nothing visited yet. apply(fn) first calls apply(fn) on each child, and calls fn(module) only after all of them returned: children before parents (post-order)." }));
+      now.replaceChildren(
+        modules
+          ? h("p", {
+              text: "modules() lists a module first, then its children (pre-order). It calls nothing.",
+            })
+          : h("p", {
+              text: "Nothing visited yet. apply(fn) first calls apply(fn) on each child, and calls fn(module) only after all of them returned: children before parents (post-order).",
+            }),
+      );
       stack.replaceChildren(h("span", { class: "hv-muted", text: "apply has not started." }));
       printed.replaceChildren();
       changed.replaceChildren();
@@ -208,45 +290,90 @@ function sideView(nodes, visits, applyNumber, visited) {
     if (modules) {
       const at = applyNumber.get(current);
       now.replaceChildren(
-        h("div", {}, h("b", { text: `modules() yields ${n.label}` }), ` (${step} of ${total})`,
-          n.parent >= 0 ? h("span", { class: "hv-muted", text: ` · ${n.type}` }) : null),
-        h("p", { text: n.children.length ? `before its ${children}: pre-order.` : "a leaf: no children." }),
-        h("p", { class: "hv-muted", text: at ? `apply() visits it at #${at}.` : "apply() reaches it only through another parent path." }));
+        h(
+          "div",
+          {},
+          h("b", { text: `modules() yields ${n.label}` }),
+          ` (${step} of ${total})`,
+          n.parent >= 0 ? h("span", { class: "hv-muted", text: ` · ${n.type}` }) : null,
+        ),
+        h("p", {
+          text: n.children.length ? `before its ${children}: pre-order.` : "a leaf: no children.",
+        }),
+        h("p", {
+          class: "hv-muted",
+          text: at
+            ? `apply() visits it at #${at}.`
+            : "apply() reaches it only through another parent path.",
+        }),
+      );
       return;
     }
     const [, frames, text, changes] = visits[step - 1];
     now.replaceChildren(
-      h("div", {}, h("b", { text: `fn(${n.label})` }), ` visit ${step} of ${total}`,
-        n.parent >= 0 ? h("span", { class: "hv-muted", text: ` · ${n.type}` }) : null),
-      h("p", { text: n.children.length
-        ? `All ${children} returned first, so fn sees ${n.label} after them.`
-        : "A leaf: nothing below it, so fn runs as soon as apply reaches it." }));
+      h(
+        "div",
+        {},
+        h("b", { text: `fn(${n.label})` }),
+        ` visit ${step} of ${total}`,
+        n.parent >= 0 ? h("span", { class: "hv-muted", text: ` · ${n.type}` }) : null,
+      ),
+      h("p", {
+        text: n.children.length
+          ? `All ${children} returned first, so fn sees ${n.label} after them.`
+          : "A leaf: nothing below it, so fn runs as soon as apply reaches it.",
+      }),
+    );
     stack.replaceChildren(...stackLines(n, frames));
-    printed.replaceChildren(text ? scrollable(h("pre", { text }), "what fn printed")
-      : h("span", { class: "hv-muted", text: "(nothing)" }));
-    changed.replaceChildren(changes.length
-      ? h("ul", { class: "hv-changes" }, changes.map((c) => h("li", { class: "hv-mono", text: c })))
-      : h("span", { class: "hv-muted", text: "(no parameter changed)" }));
+    printed.replaceChildren(
+      text
+        ? scrollable(h("pre", { text }), "what fn printed")
+        : h("span", { class: "hv-muted", text: "(nothing)" }),
+    );
+    changed.replaceChildren(
+      changes.length
+        ? h(
+            "ul",
+            { class: "hv-changes" },
+            changes.map((c) => h("li", { class: "hv-mono", text: c })),
+          )
+        : h("span", { class: "hv-muted", text: "(no parameter changed)" }),
+    );
   }
 
   // fn on top, then each apply() frame down to the root's, with its children done or waiting.
   function stackLines(n, frames) {
-    const lines = [h("div", { class: "hv-frame hv-frame-fn" }, h("span", { class: "hv-mono", text: `fn(${n.label})` }),
-      h("span", { class: "hv-tag", text: "running" }))];
+    const lines = [
+      h(
+        "div",
+        { class: "hv-frame hv-frame-fn" },
+        h("span", { class: "hv-mono", text: `fn(${n.label})` }),
+        h("span", { class: "hv-tag", text: "running" }),
+      ),
+    ];
     for (let k = frames.length - 1; k >= 0; k--) {
       const frame = nodes[frames[k]];
       const inner = k + 1 < frames.length ? frames[k + 1] : -1;
       const kids = frame.children.map((c) => {
-        const state = inner === c.i ? "hv-kid-now" : (visited(c.i) ? "hv-kid-done" : "hv-kid-wait");
+        const state = inner === c.i ? "hv-kid-now" : visited(c.i) ? "hv-kid-done" : "hv-kid-wait";
         const mark = state === "hv-kid-done" ? "✓" : state === "hv-kid-now" ? "…" : "·";
         return h("span", { class: `hv-kid ${state}`, text: `${c.name} ${mark}` });
       });
-      const what = inner < 0 ? (frame.children.length ? "children done → fn(self)" : "no children → fn(self)")
-        : "waiting for a child";
-      lines.push(h("div", { class: "hv-frame" },
-        h("span", { class: "hv-mono", text: `${frame.label}.apply(fn)` }),
-        h("span", { class: "hv-muted", text: what }),
-        kids.length ? h("span", { class: "hv-kids" }, kids) : null));
+      const what =
+        inner < 0
+          ? frame.children.length
+            ? "children done → fn(self)"
+            : "no children → fn(self)"
+          : "waiting for a child";
+      lines.push(
+        h(
+          "div",
+          { class: "hv-frame" },
+          h("span", { class: "hv-mono", text: `${frame.label}.apply(fn)` }),
+          h("span", { class: "hv-muted", text: what }),
+          kids.length ? h("span", { class: "hv-kids" }, kids) : null,
+        ),
+      );
     }
     return lines;
   }
@@ -261,7 +388,11 @@ function stripView(nodes, applyOrder, preorder) {
     { label: "apply()", seq: applyOrder, key: null, chips: [] },
     { label: "modules()", seq: preorder, key: null, chips: [] },
   ];
-  const node = h("div", { class: "hv-strip" }, lines.map((line) => (line.el = h("div", { class: "hv-line" }))));
+  const node = h(
+    "div",
+    { class: "hv-strip" },
+    lines.map((line) => (line.el = h("div", { class: "hv-line" }))),
+  );
 
   function draw(step, modules) {
     lines.forEach((line, which) => {
@@ -281,7 +412,8 @@ function stripView(nodes, applyOrder, preorder) {
           parts.push(chip);
           if (k + 1 < to) parts.push(h("span", { class: "hv-arrow", text: "→" }));
         }
-        if (to < seq.length) parts.push(h("span", { class: "hv-muted", text: `… ${seq.length - to} more` }));
+        if (to < seq.length)
+          parts.push(h("span", { class: "hv-muted", text: `… ${seq.length - to} more` }));
         line.el.replaceChildren(...parts);
       }
       line.el.classList.toggle("hv-line-active", active);
@@ -304,17 +436,34 @@ function render({ model, el }) {
   const sequence = () => (model.get("order") === "modules" ? preorder : applyOrder);
 
   const root = widgetRoot("hv-apply", "apply traversal: space plays and pauses, arrows step");
-  const player = createPlayer(model, { length: () => sequence().length, show: (step) => show(step) });
+  const player = createPlayer(model, {
+    length: () => sequence().length,
+    show: (step) => show(step),
+  });
   const controls = transport(model, player, "steps");
   const header = headerView(model, () => show(player.step));
   const tree = treeView(nodes, applyNumber, () => show(player.step));
   const side = sideView(nodes, visits, applyNumber, tree.visited);
   const strip = stripView(nodes, applyOrder, preorder);
   const live = announcer();
-  const banner = model.get("complete") ? null
-    : h("div", { class: "hv-warn hv-banner", text: `fn raised at visit ${visits.length}: apply stopped there.` });
-  root.append(header.node, controls.bar, ...(banner ? [banner] : []), h("div", { class: "hv-main" }, tree.node, side.node), strip.node,
-    h("div", { class: "hv-keys", text: "space: play/pause · ←/→: step · Home/End: start/end · +/−: speed" }), live.node);
+  const banner = model.get("complete")
+    ? null
+    : h("div", {
+        class: "hv-warn hv-banner",
+        text: `fn raised at visit ${visits.length}: apply stopped there.`,
+      });
+  root.append(
+    header.node,
+    controls.bar,
+    ...(banner ? [banner] : []),
+    h("div", { class: "hv-main" }, tree.node, side.node),
+    strip.node,
+    h("div", {
+      class: "hv-keys",
+      text: "space: play/pause · ←/→: step · Home/End: start/end · +/−: speed",
+    }),
+    live.node,
+  );
   el.append(root);
 
   let announced = null; // what the live region last said (nothing on the first frame)
@@ -338,8 +487,14 @@ function render({ model, el }) {
 
   const onOrder = () => player.reset();
   model.on("change:order", onOrder);
-  const cleanups = [followTheme(root, model), () => player.dispose(), controls.dispose, live.dispose,
-    () => model.off("change:order", onOrder), onKeys(root, playerKeys(player, model))];
+  const cleanups = [
+    followTheme(root, model),
+    () => player.dispose(),
+    controls.dispose,
+    live.dispose,
+    () => model.off("change:order", onOrder),
+    onKeys(root, playerKeys(player, model)),
+  ];
   show(player.step);
   return () => cleanups.forEach((f) => f());
 }

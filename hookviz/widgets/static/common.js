@@ -38,19 +38,28 @@ const ICON_PATHS = {
   pause: "M4 2h3v12H4zM9 2h3v12H9z",
   forward: "M3 2v12l8-6zM11 2h2v12h-2z",
   end: "M2 2v12l8-6zM11 2h2v12h-2z",
-  remove: "M3.5 2.1L8 6.6l4.5-4.5 1.4 1.4L9.4 8l4.5 4.5-1.4 1.4L8 9.4l-4.5 4.5-1.4-1.4L6.6 8 2.1 3.5z",
+  remove:
+    "M3.5 2.1L8 6.6l4.5-4.5 1.4 1.4L9.4 8l4.5 4.5-1.4 1.4L8 9.4l-4.5 4.5-1.4-1.4L6.6 8 2.1 3.5z",
   caret: "M5 3l6 5-6 5z",
   refresh: "M8 2a6 6 0 1 0 6 6h-2a4 4 0 1 1-1.2-2.8L8.5 7.5H14V2l-1.8 1.8A6 6 0 0 0 8 2z",
 };
 
 function icon(name) {
-  return s("svg", { viewBox: "0 0 16 16", width: 14, height: 14, "aria-hidden": "true" },
-    s("path", { d: ICON_PATHS[name], fill: "currentColor" }));
+  return s(
+    "svg",
+    { viewBox: "0 0 16 16", width: 14, height: 14, "aria-hidden": "true" },
+    s("path", { d: ICON_PATHS[name], fill: "currentColor" }),
+  );
 }
 
 // A button that does not take focus on click, so the widget keeps its keyboard focus.
 function button(label, onClick, { iconName = null, cls = "", title = label } = {}) {
-  const b = h("button", { type: "button", class: `hv-button ${cls}`.trim(), title, "aria-label": title });
+  const b = h("button", {
+    type: "button",
+    class: `hv-button ${cls}`.trim(),
+    title,
+    "aria-label": title,
+  });
   if (iconName) b.append(icon(iconName));
   if (!iconName || cls.includes("hv-with-text")) b.append(h("span", { text: label }));
   b.addEventListener("mousedown", (event) => event.preventDefault());
@@ -87,8 +96,10 @@ function onKeys(root, keys) {
   });
   return takeKeys(root, (event) => {
     const tag = event.target.tagName;
-    if ((tag === "BUTTON" && (event.key === " " || event.key === "Enter"))
-      || ((tag === "INPUT" || tag === "SELECT") && event.key !== " ")) {
+    if (
+      (tag === "BUTTON" && (event.key === " " || event.key === "Enter")) ||
+      ((tag === "INPUT" || tag === "SELECT") && event.key !== " ")
+    ) {
       // The control's own key (a button's Enter, a slider's arrows): its default action goes
       // on, and the notebook does not also read it as a shortcut. Shift+Enter still runs the cell.
       if (!event.shiftKey && event.key !== "Tab") event.stopPropagation();
@@ -105,14 +116,23 @@ function onKeys(root, keys) {
 // region, unless it has a role already). Returns the node.
 function scrollable(node, label) {
   node.classList.add("hv-scroll");
-  setAttributes(node, { tabindex: 0, "aria-label": label, role: node.getAttribute("role") || "region" });
+  setAttributes(node, {
+    tabindex: 0,
+    "aria-label": label,
+    role: node.getAttribute("role") || "region",
+  });
   return node;
 }
 
 // A polite live region: screen readers read each step the widget shows. Steps that come faster
 // than `gap` ms (playing, a key held down) are read as the latest one once the gap has passed.
 function announcer(gap = 700) {
-  const node = h("div", { class: "hv-sr-only", role: "status", "aria-live": "polite", "aria-atomic": "true" });
+  const node = h("div", {
+    class: "hv-sr-only",
+    role: "status",
+    "aria-live": "polite",
+    "aria-atomic": "true",
+  });
   let last = -Infinity;
   let timer = null;
   let pending = null;
@@ -129,7 +149,9 @@ function announcer(gap = 700) {
     if (wait <= 0) flush();
     else if (timer === null) timer = setTimeout(flush, wait);
   };
-  const dispose = () => { if (timer !== null) clearTimeout(timer); };
+  const dispose = () => {
+    if (timer !== null) clearTimeout(timer);
+  };
   return { node, say, dispose };
 }
 
@@ -151,10 +173,17 @@ function followTheme(root, model) {
   };
   update();
   const observer = new MutationObserver(update);
-  observer.observe(document.body, { attributes: true, attributeFilter: ["data-jp-theme-light", "class"] });
+  observer.observe(document.body, {
+    attributes: true,
+    attributeFilter: ["data-jp-theme-light", "class"],
+  });
   system.addEventListener("change", update);
   model.on("change:theme", update);
-  return () => { observer.disconnect(); system.removeEventListener("change", update); model.off("change:theme", update); };
+  return () => {
+    observer.disconnect();
+    system.removeEventListener("change", update);
+    model.off("change:theme", update);
+  };
 }
 
 // Numbers as people read them; "nan" / "inf" arrive as text (strict JSON has no NaN).
@@ -167,19 +196,33 @@ function fmt(x) {
   return String(Number(x.toPrecision(4)));
 }
 
-function finite(x) { return typeof x === "number" && Number.isFinite(x); }
+function finite(x) {
+  return typeof x === "number" && Number.isFinite(x);
+}
 
 // A 16-bin histogram as small bars.
 function sparkline(counts, { width = 64, height = 18, cls = "hv-spark" } = {}) {
-  const box = s("svg", { class: cls, width, height, viewBox: `0 0 ${width} ${height}`, role: "img",
-    "aria-label": "histogram" });
+  const box = s("svg", {
+    class: cls,
+    width,
+    height,
+    viewBox: `0 0 ${width} ${height}`,
+    role: "img",
+    "aria-label": "histogram",
+  });
   if (!counts || !counts.length) return box;
   const top = Math.max(...counts, 1);
   const w = width / counts.length;
   counts.forEach((c, i) => {
     const bar = c ? Math.max(1, (c / top) * height) : 0;
-    box.append(s("rect", { x: (i * w + 0.5).toFixed(1), y: (height - bar).toFixed(1),
-      width: Math.max(1, w - 1).toFixed(1), height: bar.toFixed(1) }));
+    box.append(
+      s("rect", {
+        x: (i * w + 0.5).toFixed(1),
+        y: (height - bar).toFixed(1),
+        width: Math.max(1, w - 1).toFixed(1),
+        height: bar.toFixed(1),
+      }),
+    );
   });
   return box;
 }
@@ -202,17 +245,34 @@ function createPlayer(model, { length, show }) {
       model.save_changes();
     }
   };
-  const halt = () => { if (timer !== null) clearTimeout(timer); timer = null; };
+  const halt = () => {
+    if (timer !== null) clearTimeout(timer);
+    timer = null;
+  };
   const tick = () => {
     step = Math.min(step + 1, length());
-    if (step >= length()) { timer = null; commit(); } else schedule();
+    if (step >= length()) {
+      timer = null;
+      commit();
+    } else schedule();
     show(step);
   };
   const player = {
-    get step() { return step; },
-    get playing() { return timer !== null; },
-    go(to) { player.preview(to); commit(); },
-    preview(to) { halt(); step = Math.max(0, Math.min(length(), to)); show(step); }, // nothing sent yet
+    get step() {
+      return step;
+    },
+    get playing() {
+      return timer !== null;
+    },
+    go(to) {
+      player.preview(to);
+      commit();
+    },
+    preview(to) {
+      halt();
+      step = Math.max(0, Math.min(length(), to));
+      show(step);
+    }, // nothing sent yet
     play() {
       if (timer !== null) return;
       if (step >= length()) step = 0;
@@ -220,19 +280,46 @@ function createPlayer(model, { length, show }) {
       schedule();
       show(step);
     },
-    pause() { if (timer === null) return; halt(); commit(); show(step); },
-    toggle() { if (timer === null) player.play(); else player.pause(); },
-    forward() { player.go(step + 1); },
-    back() { player.go(step - 1); },
-    start() { player.go(0); },
-    end() { player.go(length()); },
-    reset() { halt(); step = model.get("step"); show(step); },
+    pause() {
+      if (timer === null) return;
+      halt();
+      commit();
+      show(step);
+    },
+    toggle() {
+      if (timer === null) player.play();
+      else player.pause();
+    },
+    forward() {
+      player.go(step + 1);
+    },
+    back() {
+      player.go(step - 1);
+    },
+    start() {
+      player.go(0);
+    },
+    end() {
+      player.go(length());
+    },
+    reset() {
+      halt();
+      step = model.get("step");
+      show(step);
+    },
   };
   const fromKernel = () => {
-    if (model.get("step") !== step) { halt(); step = model.get("step"); show(step); }
+    if (model.get("step") !== step) {
+      halt();
+      step = model.get("step");
+      show(step);
+    }
   };
   model.on("change:step", fromKernel);
-  player.dispose = () => { halt(); model.off("change:step", fromKernel); };
+  player.dispose = () => {
+    halt();
+    model.off("change:step", fromKernel);
+  };
   return player;
 }
 
@@ -240,29 +327,61 @@ const SPEEDS = [0.5, 1, 2, 4, 8, 16, 32, 64];
 
 // The transport bar: start, back, play/pause, forward, end, speed. Returns the bar and a refresher.
 function transport(model, player, noun) {
-  const play = button("Play", () => player.toggle(), { iconName: "play", cls: "hv-play", title: "Play (space)" });
-  const speed = h("select", { class: "hv-speed", title: `${noun} per second`, "aria-label": `${noun} per second` },
-    SPEEDS.map((v) => h("option", { value: v, text: `${v}/s` })));
-  speed.addEventListener("change", () => { model.set("speed", Number(speed.value)); model.save_changes(); });
+  const play = button("Play", () => player.toggle(), {
+    iconName: "play",
+    cls: "hv-play",
+    title: "Play (space)",
+  });
+  const speed = h(
+    "select",
+    { class: "hv-speed", title: `${noun} per second`, "aria-label": `${noun} per second` },
+    SPEEDS.map((v) => h("option", { value: v, text: `${v}/s` })),
+  );
+  speed.addEventListener("change", () => {
+    model.set("speed", Number(speed.value));
+    model.save_changes();
+  });
   const onSpeed = () => {
     const value = String(model.get("speed"));
-    if (![...speed.options].some((o) => o.value === value)) speed.append(h("option", { value, text: `${value}/s` }));
+    if (![...speed.options].some((o) => o.value === value))
+      speed.append(h("option", { value, text: `${value}/s` }));
     speed.value = value;
   };
   onSpeed();
   model.on("change:speed", onSpeed);
-  const slider = h("input", { type: "range", class: "hv-slider", min: 0, value: player.step,
-    "aria-label": `${noun}` });
+  const slider = h("input", {
+    type: "range",
+    class: "hv-slider",
+    min: 0,
+    value: player.step,
+    "aria-label": `${noun}`,
+  });
   // Dragging draws each step; the kernel hears of the step the slider is let go at.
   slider.addEventListener("input", () => player.preview(Number(slider.value)));
   slider.addEventListener("change", () => player.go(Number(slider.value)));
-  const bar = h("div", { class: "hv-transport" },
+  const bar = h(
+    "div",
+    { class: "hv-transport" },
     button("Start", () => player.start(), { iconName: "start", title: "Jump to start (Home)" }),
-    button("Back", () => player.back(), { iconName: "back", cls: "hv-back", title: "Step back (←)" }),
+    button("Back", () => player.back(), {
+      iconName: "back",
+      cls: "hv-back",
+      title: "Step back (←)",
+    }),
     play,
-    button("Forward", () => player.forward(), { iconName: "forward", cls: "hv-forward", title: "Step forward (→)" }),
-    button("End", () => player.end(), { iconName: "end", cls: "hv-end", title: "Jump to end (End)" }),
-    slider, speed);
+    button("Forward", () => player.forward(), {
+      iconName: "forward",
+      cls: "hv-forward",
+      title: "Step forward (→)",
+    }),
+    button("End", () => player.end(), {
+      iconName: "end",
+      cls: "hv-end",
+      title: "Jump to end (End)",
+    }),
+    slider,
+    speed,
+  );
   let shownPlaying = null;
   const refresh = (step, total) => {
     if (shownPlaying !== player.playing) {

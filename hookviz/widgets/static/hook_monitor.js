@@ -1,12 +1,16 @@
 // HookMonitor: a table of modules with live output statistics, a gradient view, a detail panel.
-/* global h, s, button, icon, widgetRoot, onKeys, scrollable, announcer, followTheme, fmt, finite, sparkline */
+// The helpers (h, button, fmt, ...) are common.js's, sent before this file as one module.
 
 const FLAG_TEXT = { vanishing: "▼ vanishing", exploding: "▲ exploding", "nan/inf": "⚠ NaN/Inf" };
 
-function badTensor(t) { return Boolean(t && (t.nan || t.inf)); }
+function badTensor(t) {
+  return Boolean(t && (t.nan || t.inf));
+}
 
 // min and max as shown: after "≈" when estimated from a sample (record's exact=False).
-function extreme(t, k) { return `${t.exact === false ? "≈" : ""}${fmt(t[k])}`; }
+function extreme(t, k) {
+  return `${t.exact === false ? "≈" : ""}${fmt(t[k])}`;
+}
 
 function warningText(row) {
   const notes = [];
@@ -19,23 +23,45 @@ function warningText(row) {
 
 // A histogram with its value range under it.
 function bigHistogram(t, { width = 260, height = 64 } = {}) {
-  const box = h("div", { class: "hv-bighist" }, sparkline(t.hist, { width, height, cls: "hv-spark hv-spark-big" }));
-  if (t.range) box.append(h("div", { class: "hv-axis" }, h("span", { text: fmt(t.range[0]) }), h("span", { text: fmt(t.range[1]) })));
+  const box = h(
+    "div",
+    { class: "hv-bighist" },
+    sparkline(t.hist, { width, height, cls: "hv-spark hv-spark-big" }),
+  );
+  if (t.range)
+    box.append(
+      h(
+        "div",
+        { class: "hv-axis" },
+        h("span", { text: fmt(t.range[0]) }),
+        h("span", { text: fmt(t.range[1]) }),
+      ),
+    );
   return box;
 }
 
 // Recent values as a line, oldest on the left.
 function trendLine(values, { width = 260, height = 40 } = {}) {
   const points = values.map((v, i) => [i, v]).filter(([, v]) => finite(v));
-  const box = s("svg", { class: "hv-trend", width, height, viewBox: `0 0 ${width} ${height}`, role: "img",
-    "aria-label": "recent values" });
+  const box = s("svg", {
+    class: "hv-trend",
+    width,
+    height,
+    viewBox: `0 0 ${width} ${height}`,
+    role: "img",
+    "aria-label": "recent values",
+  });
   if (points.length < 2) return box;
   const lo = Math.min(...points.map((p) => p[1]));
   const hi = Math.max(...points.map((p) => p[1]));
   const span = hi - lo || 1;
   const x = (i) => (i / Math.max(1, values.length - 1)) * (width - 4) + 2;
   const y = (v) => height - 3 - ((v - lo) / span) * (height - 6);
-  box.append(s("polyline", { points: points.map(([i, v]) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(" ") }));
+  box.append(
+    s("polyline", {
+      points: points.map(([i, v]) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(" "),
+    }),
+  );
   return box;
 }
 
@@ -43,17 +69,37 @@ function trendLine(values, { width = 260, height = 40 } = {}) {
 // rows; a vector wraps to the panel's width (each cell's title gives its index).
 function heatmap(values) {
   const vector = !Array.isArray(values) || !Array.isArray(values[0]) || values.length === 1;
-  const rows = !Array.isArray(values) ? [[values]] : vector ? [values.flat(Infinity)] : values.map((r) => r.flat(Infinity));
+  const rows = !Array.isArray(values)
+    ? [[values]]
+    : vector
+      ? [values.flat(Infinity)]
+      : values.map((r) => r.flat(Infinity));
   const top = Math.max(...rows.flat().filter(finite).map(Math.abs), 1e-12);
   const cell = (v, index) => {
     const a = finite(v) ? Math.min(1, Math.abs(v) / top) : 0;
     const colour = v < 0 ? "0, 114, 178" : "230, 159, 0";
-    return h("span", { class: finite(v) ? "hv-cell" : "hv-cell hv-warn", role: "cell", title: `[${index}] ${v}`,
-      style: finite(v) ? `background: rgba(${colour}, ${(a * 0.85).toFixed(2)})` : "", text: fmt(v) });
+    return h("span", {
+      class: finite(v) ? "hv-cell" : "hv-cell hv-warn",
+      role: "cell",
+      title: `[${index}] ${v}`,
+      style: finite(v) ? `background: rgba(${colour}, ${(a * 0.85).toFixed(2)})` : "",
+      text: fmt(v),
+    });
   };
-  return scrollable(h("div", { class: vector ? "hv-heatmap hv-heatmap-vector" : "hv-heatmap", role: "table" },
-    rows.map((row, i) => h("div", { class: "hv-heatmap-row", role: "row" },
-      row.map((v, j) => cell(v, vector ? j : `${i}, ${j}`))))), "values");
+  return scrollable(
+    h(
+      "div",
+      { class: vector ? "hv-heatmap hv-heatmap-vector" : "hv-heatmap", role: "table" },
+      rows.map((row, i) =>
+        h(
+          "div",
+          { class: "hv-heatmap-row", role: "row" },
+          row.map((v, j) => cell(v, vector ? j : `${i}, ${j}`)),
+        ),
+      ),
+    ),
+    "values",
+  );
 }
 
 // -- the heat map: each module's histogram over time -------------------------------------------
@@ -62,12 +108,24 @@ function heatmap(values) {
 // log(1 + count)); 0 is empty. levelTable(alphabet)[code of a character] is its level.
 function levelTable(alphabet) {
   const levelOf = new Uint8Array(128);
-  [...alphabet].forEach((c, i) => { levelOf[c.charCodeAt(0)] = i; });
+  [...alphabet].forEach((c, i) => {
+    levelOf[c.charCodeAt(0)] = i;
+  });
   return levelOf;
 }
 // viridis: dark to bright, readable by colour-blind readers and in grey.
-const VIRIDIS = [[68, 1, 84], [72, 40, 120], [62, 73, 137], [49, 104, 142], [38, 130, 142],
-  [31, 158, 137], [53, 183, 121], [110, 206, 88], [181, 222, 43], [253, 231, 37]];
+const VIRIDIS = [
+  [68, 1, 84],
+  [72, 40, 120],
+  [62, 73, 137],
+  [49, 104, 142],
+  [38, 130, 142],
+  [31, 158, 137],
+  [53, 183, 121],
+  [110, 206, 88],
+  [181, 222, 43],
+  [253, 231, 37],
+];
 const KIND_TEXT = { output: "outputs", gradient: "gradients w.r.t. the outputs" };
 
 function viridis(t) {
@@ -79,7 +137,9 @@ function viridis(t) {
 
 function topLevel(panels, levelOf) {
   let top = 1;
-  for (const p of panels) if (p) for (let i = 0; i < p.cells.length; i++) top = Math.max(top, levelOf[p.cells.charCodeAt(i)]);
+  for (const p of panels)
+    if (p)
+      for (let i = 0; i < p.cells.length; i++) top = Math.max(top, levelOf[p.cells.charCodeAt(i)]);
   return top;
 }
 
@@ -89,7 +149,10 @@ function paintHeat(canvas, panel, columns, top, levelOf) {
   canvas.width = Math.max(1, columns);
   canvas.height = bins;
   const context = canvas.getContext("2d");
-  if (!panel || !columns) { context.clearRect(0, 0, canvas.width, canvas.height); return; }
+  if (!panel || !columns) {
+    context.clearRect(0, 0, canvas.width, canvas.height);
+    return;
+  }
   const image = context.createImageData(columns, bins);
   const cells = panel.cells;
   for (let c = 0; c < columns; c++) {
@@ -98,7 +161,10 @@ function paintHeat(canvas, panel, columns, top, levelOf) {
       if (!level) continue; // empty: transparent, the theme's background shows
       const [r, g, bl] = viridis(level / top);
       const at = ((bins - 1 - b) * columns + c) * 4;
-      image.data[at] = r; image.data[at + 1] = g; image.data[at + 2] = bl; image.data[at + 3] = 255;
+      image.data[at] = r;
+      image.data[at + 1] = g;
+      image.data[at + 2] = bl;
+      image.data[at + 3] = 255;
     }
   }
   context.putImageData(image, 0, 0);
@@ -109,7 +175,9 @@ function paintHeat(canvas, panel, columns, top, levelOf) {
 function columnText(heat, column) {
   const first = column * (heat.span || 1);
   const last = Math.min(first + (heat.span || 1), heat.steps) - 1;
-  return last > first ? `steps ${first}–${last} of ${heat.steps}` : `step ${first} of ${heat.steps}`;
+  return last > first
+    ? `steps ${first}–${last} of ${heat.steps}`
+    : `step ${first} of ${heat.steps}`;
 }
 
 // The scrubbing cursor: one column marked on every panel, its steps read out (and announced).
@@ -118,7 +186,10 @@ function cursorView(markers) {
   const readout = h("span", { class: "hv-heat-cursor hv-mono" });
   const live = announcer();
   let step = null; // the first step of the column under the cursor; null: no cursor
-  const columnOf = (heat) => (step === null || !heat.columns ? -1 : Math.min(heat.columns - 1, Math.floor(step / (heat.span || 1))));
+  const columnOf = (heat) =>
+    step === null || !heat.columns
+      ? -1
+      : Math.min(heat.columns - 1, Math.floor(step / (heat.span || 1)));
   function draw(heat, box) {
     const column = columnOf(heat);
     markers.forEach((marker) => {
@@ -138,7 +209,10 @@ function cursorView(markers) {
     draw(heat, box);
     live.say(columnText(heat, column));
   }
-  const hide = (heat, box) => { step = null; draw(heat, box); };
+  const hide = (heat, box) => {
+    step = null;
+    draw(heat, box);
+  };
   return { readout, live, draw, move, hide };
 }
 
@@ -147,29 +221,76 @@ function heatView(model, modules, onPick) {
   const panels = modules.map(({ label, type_name: type }, i) => {
     const canvas = h("canvas", { class: "hv-heat-canvas", width: 1, height: 1, role: "img" });
     const marker = h("span", { class: "hv-heat-marker", hidden: true, "aria-hidden": "true" });
-    const hi = h("span"), lo = h("span");
+    const hi = h("span"),
+      lo = h("span");
     const note = h("span", { class: "hv-muted hv-heat-none" });
-    const figure = h("figure", { class: "hv-heat", "data-index": i, "data-path": label, onclick: () => onPick(i) },
-      h("figcaption", {}, h("span", { class: "hv-mono", text: label }), label === type ? null : h("span", { class: "hv-muted", text: ` ${type}` })),
-      h("div", { class: "hv-heat-body" }, h("div", { class: "hv-heat-axis hv-mono" }, hi, lo),
-        h("div", { class: "hv-heat-plot" }, canvas, marker)), note);
+    const figure = h(
+      "figure",
+      { class: "hv-heat", "data-index": i, "data-path": label, onclick: () => onPick(i) },
+      h(
+        "figcaption",
+        {},
+        h("span", { class: "hv-mono", text: label }),
+        label === type ? null : h("span", { class: "hv-muted", text: ` ${type}` }),
+      ),
+      h(
+        "div",
+        { class: "hv-heat-body" },
+        h("div", { class: "hv-heat-axis hv-mono" }, hi, lo),
+        h("div", { class: "hv-heat-plot" }, canvas, marker),
+      ),
+      note,
+    );
     return { figure, canvas, marker, hi, lo, note, label };
   });
   const cursor = cursorView(panels.map((p) => p.marker));
   const kindButtons = Object.entries(KIND_TEXT).map(([kind, text]) =>
-    button(text, () => { model.set("heatmap_kind", kind); model.save_changes(); },
-      { cls: "hv-kind hv-with-text", title: `Show ${text} (G switches)` }));
-  kindButtons.forEach((b, i) => { b.dataset.kind = Object.keys(KIND_TEXT)[i]; });
+    button(
+      text,
+      () => {
+        model.set("heatmap_kind", kind);
+        model.save_changes();
+      },
+      { cls: "hv-kind hv-with-text", title: `Show ${text} (G switches)` },
+    ),
+  );
+  kindButtons.forEach((b, i) => {
+    b.dataset.kind = Object.keys(KIND_TEXT)[i];
+  });
   const steps = h("span", { class: "hv-muted" });
   const legendBar = h("span", { class: "hv-heat-legend-bar" });
   const legendTop = h("span", { class: "hv-mono" });
-  const box = h("div", { class: "hv-heat-view" },
-    h("div", { class: "hv-heat-head" }, h("div", { class: "hv-switch", role: "group", "aria-label": "what the heat map shows" }, kindButtons), steps,
-      cursor.readout),
-    h("div", { class: "hv-heat-grid" }, panels.map((p) => p.figure)),
-    h("div", { class: "hv-heat-legend hv-muted" }, h("span", { text: "values per step in a bin (log colour): 0" }), legendBar, legendTop,
-      h("span", { text: " · steps across, values up; bins fixed per module, so a drift shows as a drift" })),
-    cursor.live.node);
+  const box = h(
+    "div",
+    { class: "hv-heat-view" },
+    h(
+      "div",
+      { class: "hv-heat-head" },
+      h(
+        "div",
+        { class: "hv-switch", role: "group", "aria-label": "what the heat map shows" },
+        kindButtons,
+      ),
+      steps,
+      cursor.readout,
+    ),
+    h(
+      "div",
+      { class: "hv-heat-grid" },
+      panels.map((p) => p.figure),
+    ),
+    h(
+      "div",
+      { class: "hv-heat-legend hv-muted" },
+      h("span", { text: "values per step in a bin (log colour): 0" }),
+      legendBar,
+      legendTop,
+      h("span", {
+        text: " · steps across, values up; bins fixed per module, so a drift shows as a drift",
+      }),
+    ),
+    cursor.live.node,
+  );
 
   let drawn = [{}];
   function draw(selected) {
@@ -195,18 +316,23 @@ function heatView(model, modules, onPick) {
       b.classList.toggle("hv-on", b.dataset.kind === kind);
     });
     const span = heat.span || 1;
-    steps.textContent = columns ? `steps 0–${heat.steps - 1}${span > 1 ? ` · a column is ${span} steps` : ""}` : "";
+    steps.textContent = columns
+      ? `steps 0–${heat.steps - 1}${span > 1 ? ` · a column is ${span} steps` : ""}`
+      : "";
     legendTop.textContent = `${fmt(Math.expm1(top / (heat.scale || 7)))}`;
     panels.forEach((p, i) => {
       const panel = shown[i];
       paintHeat(p.canvas, panel, columns, top, levelOf);
       p.hi.textContent = panel ? fmt(panel.hi) : "";
       p.lo.textContent = panel ? fmt(panel.lo) : "";
-      p.note.textContent = panel ? "" : (kind === "gradient" ? "no gradient yet" : "no output yet");
+      p.note.textContent = panel ? "" : kind === "gradient" ? "no gradient yet" : "no output yet";
       p.figure.dataset.filled = panel ? "true" : "false";
-      p.canvas.setAttribute("aria-label", panel
-        ? `${p.label}: histogram of its ${KIND_TEXT[kind]} over ${heat.steps} steps, values ${fmt(panel.lo)} to ${fmt(panel.hi)}`
-        : `${p.label}: nothing yet`);
+      p.canvas.setAttribute(
+        "aria-label",
+        panel
+          ? `${p.label}: histogram of its ${KIND_TEXT[kind]} over ${heat.steps} steps, values ${fmt(panel.lo)} to ${fmt(panel.hi)}`
+          : `${p.label}: nothing yet`,
+      );
       p.figure.classList.toggle("hv-selected", i === selected);
     });
   }
@@ -218,20 +344,46 @@ function heatView(model, modules, onPick) {
 
 // The title, the view switch (table or heat map), recording or stopped, freeze, warnings.
 function headerView(model, hasHeat, onFreeze) {
-  const setView = (view) => { model.set("view", view); model.save_changes(); };
+  const setView = (view) => {
+    model.set("view", view);
+    model.save_changes();
+  };
   const status = h("span", { class: "hv-status" });
-  const freeze = button("Freeze view", onFreeze, { cls: "hv-freeze hv-with-text", iconName: "pause", title: "Freeze or resume the view (space)" });
+  const freeze = button("Freeze view", onFreeze, {
+    cls: "hv-freeze hv-with-text",
+    iconName: "pause",
+    title: "Freeze or resume the view (space)",
+  });
   const warnCount = h("span", { class: "hv-warn hv-warncount" });
   const note = h("span", { class: "hv-muted hv-estimated" });
-  const viewTabs = [["table", "Table"], ["heatmap", "Heat map"]].map(([view, text]) => {
-    const tab = button(text, () => setView(view), { cls: "hv-tab hv-with-text", title: `${text} view (V switches)` });
+  const viewTabs = [
+    ["table", "Table"],
+    ["heatmap", "Heat map"],
+  ].map(([view, text]) => {
+    const tab = button(text, () => setView(view), {
+      cls: "hv-tab hv-with-text",
+      title: `${text} view (V switches)`,
+    });
     tab.setAttribute("role", "tab");
     tab.dataset.view = view;
     return tab;
   });
-  const tabs = h("div", { class: "hv-switch hv-tabs", role: "tablist", "aria-label": "view" }, viewTabs);
+  const tabs = h(
+    "div",
+    { class: "hv-switch hv-tabs", role: "tablist", "aria-label": "view" },
+    viewTabs,
+  );
   tabs.hidden = !hasHeat;
-  const node = h("div", { class: "hv-header" }, h("span", { class: "hv-title", text: model.get("title") }), tabs, status, note, freeze, warnCount);
+  const node = h(
+    "div",
+    { class: "hv-header" },
+    h("span", { class: "hv-title", text: model.get("title") }),
+    tabs,
+    status,
+    note,
+    freeze,
+    warnCount,
+  );
   let shownFrozen = false;
   const draw = (snap, view, frozen, warnings) => {
     status.textContent = `${snap.running ? "● recording" : "■ stopped"} · ${snap.steps || 0} steps${frozen ? " · view frozen" : ""}`;
@@ -243,29 +395,66 @@ function headerView(model, hasHeat, onFreeze) {
     if (frozen !== shownFrozen) {
       shownFrozen = frozen;
       freeze.classList.toggle("hv-on", frozen);
-      freeze.replaceChildren(icon(frozen ? "play" : "pause"), h("span", { text: frozen ? "Resume view" : "Freeze view" }));
+      freeze.replaceChildren(
+        icon(frozen ? "play" : "pause"),
+        h("span", { text: frozen ? "Resume view" : "Freeze view" }),
+      );
     }
-    warnCount.textContent = warnings ? `⚠ ${warnings} module${warnings === 1 ? "" : "s"} with warnings` : "";
+    warnCount.textContent = warnings
+      ? `⚠ ${warnings} module${warnings === 1 ? "" : "s"} with warnings`
+      : "";
   };
   return { node, draw, setView };
 }
 
 // The table: one row per module, cells updated in place.
 function tableView(modules, onPick) {
-  const columns = ["module", "class", "calls", "output", "mean", "std", "min", "max", "histogram", "‖grad‖", "warnings"];
+  const columns = [
+    "module",
+    "class",
+    "calls",
+    "output",
+    "mean",
+    "std",
+    "min",
+    "max",
+    "histogram",
+    "‖grad‖",
+    "warnings",
+  ];
   const numeric = new Set(["calls", "mean", "std", "min", "max", "‖grad‖"]);
   const cellsOf = [];
   const rowsEl = modules.map(({ label, type_name: type, depth }, i) => {
-    const cells = Object.fromEntries(columns.map((c) => [c, h("td", { class: numeric.has(c) ? "hv-num" : "" })]));
+    const cells = Object.fromEntries(
+      columns.map((c) => [c, h("td", { class: numeric.has(c) ? "hv-num" : "" })]),
+    );
     cells.module.append(h("span", { style: `padding-left:${depth * 12}px`, text: label }));
     cells.class.textContent = type;
     cellsOf.push(cells);
-    return h("tr", { class: "hv-mrow", "data-index": i, "data-path": label, onclick: () => onPick(i) }, columns.map((c) => cells[c]));
+    return h(
+      "tr",
+      { class: "hv-mrow", "data-index": i, "data-path": label, onclick: () => onPick(i) },
+      columns.map((c) => cells[c]),
+    );
   });
-  const table = h("table", { class: "hv-table" },
-    h("thead", {}, h("tr", {}, columns.map((c) => h("th", { class: numeric.has(c) ? "hv-num" : "", text: c })))),
-    h("tbody", {}, rowsEl));
-  const node = scrollable(h("div", { class: "hv-table-panel" }, table), "modules and their statistics");
+  const table = h(
+    "table",
+    { class: "hv-table" },
+    h(
+      "thead",
+      {},
+      h(
+        "tr",
+        {},
+        columns.map((c) => h("th", { class: numeric.has(c) ? "hv-num" : "", text: c })),
+      ),
+    ),
+    h("tbody", {}, rowsEl),
+  );
+  const node = scrollable(
+    h("div", { class: "hv-table-panel" }, table),
+    "modules and their statistics",
+  );
 
   // Returns how many modules have a warning.
   function draw(rows, selected) {
@@ -297,17 +486,44 @@ function tableView(modules, onPick) {
 }
 
 function tensorBlock(title, t, trendLabel, note) {
-  if (!t) return h("div", { class: "hv-block" }, h("h4", { text: title }), h("span", { class: "hv-muted", text: "not seen yet" }));
+  if (!t)
+    return h(
+      "div",
+      { class: "hv-block" },
+      h("h4", { text: title }),
+      h("span", { class: "hv-muted", text: "not seen yet" }),
+    );
   // A sampled tensor: mean, std, norm and histogram come from its sample; min, max and NaN/Inf
   // too when the recording is not exact (the snapshot's note says so).
   const sampleNote = t.exact === false ? ` · ${note}` : " · statistics from a sample";
-  const block = h("div", { class: "hv-block" }, h("h4", { text: title }),
-    h("div", { class: "hv-mono" }, `${t.dtype} [${t.shape}]`, t.sampled ? h("span", { class: "hv-muted hv-sample-note", text: sampleNote }) : null),
-    h("div", { class: "hv-mono hv-stats" }, `mean ${fmt(t.mean)} · std ${fmt(t.std)} · min ${extreme(t, "min")} · max ${extreme(t, "max")} · norm ${fmt(t.norm)}`),
-    bigHistogram(t));
-  if (t.nan || t.inf) block.append(h("div", { class: "hv-warn", text: `⚠ NaN in ${t.nan} and Inf in ${t.inf} recorded tensors, first at step ${t.bad_step}` }));
-  if (t.trend && t.trend.length > 1) block.append(h("div", { class: "hv-muted", text: trendLabel }), trendLine(t.trend));
-  if (t.values !== null && t.values !== undefined) block.append(h("div", { class: "hv-muted", text: "values" }), heatmap(t.values));
+  const block = h(
+    "div",
+    { class: "hv-block" },
+    h("h4", { text: title }),
+    h(
+      "div",
+      { class: "hv-mono" },
+      `${t.dtype} [${t.shape}]`,
+      t.sampled ? h("span", { class: "hv-muted hv-sample-note", text: sampleNote }) : null,
+    ),
+    h(
+      "div",
+      { class: "hv-mono hv-stats" },
+      `mean ${fmt(t.mean)} · std ${fmt(t.std)} · min ${extreme(t, "min")} · max ${extreme(t, "max")} · norm ${fmt(t.norm)}`,
+    ),
+    bigHistogram(t),
+  );
+  if (t.nan || t.inf)
+    block.append(
+      h("div", {
+        class: "hv-warn",
+        text: `⚠ NaN in ${t.nan} and Inf in ${t.inf} recorded tensors, first at step ${t.bad_step}`,
+      }),
+    );
+  if (t.trend && t.trend.length > 1)
+    block.append(h("div", { class: "hv-muted", text: trendLabel }), trendLine(t.trend));
+  if (t.values !== null && t.values !== undefined)
+    block.append(h("div", { class: "hv-muted", text: "values" }), heatmap(t.values));
   return block;
 }
 
@@ -319,9 +535,17 @@ function detailView(model, modules) {
     if (!row) return;
     const { label, type_name: type } = modules[i];
     node.replaceChildren(
-      h("div", { class: "hv-detail-title" }, h("b", { text: label }), h("span", { class: "hv-muted", text: ` ${type} · ${row.calls} calls` })),
+      h(
+        "div",
+        { class: "hv-detail-title" },
+        h("b", { text: label }),
+        h("span", { class: "hv-muted", text: ` ${type} · ${row.calls} calls` }),
+      ),
       tensorBlock("output", row.out, "mean over recent calls", note),
-      model.get("gradients") ? tensorBlock("gradient w.r.t. the output", row.grad, "norm over recent steps", note) : null);
+      model.get("gradients")
+        ? tensorBlock("gradient w.r.t. the output", row.grad, "norm over recent steps", note)
+        : null,
+    );
   }
   return { node, draw };
 }
@@ -343,16 +567,32 @@ function gradientsView(model, modules) {
       if (typeof v === "string") fraction = 1;
       else if (finite(v) && v > 0) fraction = (Math.log10(v) - lo) / Math.max(1e-9, hi - lo);
       const cls = row.flag ? "hv-gbar hv-gbar-flag" : "hv-gbar";
-      return h("div", { class: "hv-gline", "data-path": modules[i].label },
+      return h(
+        "div",
+        { class: "hv-gline", "data-path": modules[i].label },
         h("span", { class: "hv-glabel", text: modules[i].label }),
-        h("span", { class: "hv-gtrack" }, h("span", { class: cls, style: `width:${(Math.max(0, Math.min(1, fraction)) * 100).toFixed(1)}%` })),
+        h(
+          "span",
+          { class: "hv-gtrack" },
+          h("span", {
+            class: cls,
+            style: `width:${(Math.max(0, Math.min(1, fraction)) * 100).toFixed(1)}%`,
+          }),
+        ),
         h("span", { class: "hv-gvalue hv-mono", text: v === null ? "–" : fmt(v) }),
-        h("span", { class: "hv-warn", text: row.flag ? FLAG_TEXT[row.flag] || row.flag : "" }));
+        h("span", { class: "hv-warn", text: row.flag ? FLAG_TEXT[row.flag] || row.flag : "" }),
+      );
     });
     node.replaceChildren(
-      h("h4", { text: `gradient norm w.r.t. each module's output (log scale, 1e${lo} to 1e${hi})` }),
+      h("h4", {
+        text: `gradient norm w.r.t. each module's output (log scale, 1e${lo} to 1e${hi})`,
+      }),
       ...lines,
-      h("div", { class: "hv-muted hv-legend", text: `flagged below ${fmt(limits.vanishing)} (▼ vanishing) and above ${fmt(limits.exploding)} (▲ exploding)` }));
+      h("div", {
+        class: "hv-muted hv-legend",
+        text: `flagged below ${fmt(limits.vanishing)} (▼ vanishing) and above ${fmt(limits.exploding)} (▲ exploding)`,
+      }),
+    );
   }
   return { node, draw };
 }
@@ -361,22 +601,45 @@ function render({ model, el }) {
   const modules = model.get("modules");
   const hasHeat = Object.keys(model.get("heatmap") || {}).length > 0;
   let frozen = false;
-  const select = (i) => { model.set("selected", i === model.get("selected") ? -1 : i); model.save_changes(); };
-  const toggleFreeze = () => { frozen = !frozen; draw(); };
+  const select = (i) => {
+    model.set("selected", i === model.get("selected") ? -1 : i);
+    model.save_changes();
+  };
+  const toggleFreeze = () => {
+    frozen = !frozen;
+    draw();
+  };
 
-  const root = widgetRoot("hv-monitor", "hook monitor: arrows choose a module, space freezes the view, V switches table and heat map"
-    + (hasHeat ? ", left and right arrows scrub the heat map's steps" : ""));
+  const root = widgetRoot(
+    "hv-monitor",
+    "hook monitor: arrows choose a module, space freezes the view, V switches table and heat map" +
+      (hasHeat ? ", left and right arrows scrub the heat map's steps" : ""),
+  );
   const header = headerView(model, hasHeat, toggleFreeze);
   const table = tableView(modules, select);
   const detail = detailView(model, modules);
   const grads = gradientsView(model, modules);
   const heat = heatView(model, modules, select);
-  const empty = h("div", { class: "hv-muted hv-empty",
-    text: "Nothing recorded yet: run your training loop inside `with monitor:` (or call monitor.start())." });
+  const empty = h("div", {
+    class: "hv-muted hv-empty",
+    text: "Nothing recorded yet: run your training loop inside `with monitor:` (or call monitor.start()).",
+  });
   const lower = h("div", { class: "hv-lower" }, grads.node, detail.node);
-  root.append(header.node, empty, table.node, lower, heat.box,
-    h("div", { class: "hv-keys", text: "click a row or use ↑/↓ for details · space: freeze/resume the view"
-      + (hasHeat ? " · V: table/heat map · G: outputs/gradients · ←/→, Home/End: scrub the heat map's steps" : "") }));
+  root.append(
+    header.node,
+    empty,
+    table.node,
+    lower,
+    heat.box,
+    h("div", {
+      class: "hv-keys",
+      text:
+        "click a row or use ↑/↓ for details · space: freeze/resume the view" +
+        (hasHeat
+          ? " · V: table/heat map · G: outputs/gradients · ←/→, Home/End: scrub the heat map's steps"
+          : ""),
+    }),
+  );
   el.append(root);
 
   function draw() {
@@ -400,24 +663,36 @@ function render({ model, el }) {
   const move = (delta) => {
     const n = modules.length;
     const current = model.get("selected");
-    const next = current < 0 ? (delta > 0 ? 0 : n - 1) : Math.max(0, Math.min(n - 1, current + delta));
+    const next =
+      current < 0 ? (delta > 0 ? 0 : n - 1) : Math.max(0, Math.min(n - 1, current + delta));
     model.set("selected", next);
     model.save_changes();
   };
   // In the heat map, ←/→ move the cursor a column (the first press: to the first or last one),
   // Home/End to the first or last column; in the table, Home/End choose the first or last module.
   const heatShown = () => hasHeat && model.get("view") === "heatmap";
-  const step = (delta) => heat.scrub((at, columns) => (at < 0 ? (delta > 0 ? 0 : columns - 1) : at + delta));
+  const step = (delta) =>
+    heat.scrub((at, columns) => (at < 0 ? (delta > 0 ? 0 : columns - 1) : at + delta));
   const keys = {
     " ": () => toggleFreeze(),
     ArrowDown: () => move(1),
     ArrowUp: () => move(-1),
-    ArrowRight: () => { if (heatShown()) step(1); },
-    ArrowLeft: () => { if (heatShown()) step(-1); },
+    ArrowRight: () => {
+      if (heatShown()) step(1);
+    },
+    ArrowLeft: () => {
+      if (heatShown()) step(-1);
+    },
     Home: () => (heatShown() ? heat.scrub(() => 0) : move(-modules.length)),
     End: () => (heatShown() ? heat.scrub((at, columns) => columns - 1) : move(modules.length)),
-    Escape: () => { heat.unscrub(); model.set("selected", -1); model.save_changes(); },
-    v: () => { if (hasHeat) header.setView(model.get("view") === "heatmap" ? "table" : "heatmap"); },
+    Escape: () => {
+      heat.unscrub();
+      model.set("selected", -1);
+      model.save_changes();
+    },
+    v: () => {
+      if (hasHeat) header.setView(model.get("view") === "heatmap" ? "table" : "heatmap");
+    },
     g: () => {
       if (!hasHeat || !model.get("gradients")) return;
       model.set("heatmap_kind", model.get("heatmap_kind") === "output" ? "gradient" : "output");
@@ -426,13 +701,28 @@ function render({ model, el }) {
   };
 
   const onView = () => draw();
-  const onHeatmap = () => { if (!frozen && model.get("view") === "heatmap") heat.draw(model.get("selected")); };
-  const onSnapshot = () => { if (!frozen) draw(); };
-  const listeners = { "change:view": onView, "change:heatmap_kind": onView, "change:heatmap": onHeatmap,
-    "change:selected": onView, "change:snapshot": onSnapshot };
+  const onHeatmap = () => {
+    if (!frozen && model.get("view") === "heatmap") heat.draw(model.get("selected"));
+  };
+  const onSnapshot = () => {
+    if (!frozen) draw();
+  };
+  const listeners = {
+    "change:view": onView,
+    "change:heatmap_kind": onView,
+    "change:heatmap": onHeatmap,
+    "change:selected": onView,
+    "change:snapshot": onSnapshot,
+  };
   for (const [name, f] of Object.entries(listeners)) model.on(name, f);
-  const cleanups = [followTheme(root, model), onKeys(root, keys), heat.dispose,
-    () => { for (const [name, f] of Object.entries(listeners)) model.off(name, f); }];
+  const cleanups = [
+    followTheme(root, model),
+    onKeys(root, keys),
+    heat.dispose,
+    () => {
+      for (const [name, f] of Object.entries(listeners)) model.off(name, f);
+    },
+  ];
   draw();
   return () => cleanups.forEach((f) => f());
 }

@@ -1,20 +1,27 @@
 // Prediction: the reader commits to an answer first. The page sends the choice (or the words)
 // to Python, which checks it and only then sends the verdict, the answer and the why: before
 // that, nothing of the answer is in the page.
-/* global h, button, widgetRoot, takeKeys, followTheme */
+// The helpers (h, button, ...) are common.js's, sent before this file as one module.
 
 const LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
 
 // Text with `code spans` in backticks: <code> for those, text nodes for the rest (never HTML).
 function inline(text) {
   const parts = text.split("`");
-  if (parts.length % 2 === 0) parts.splice(-2, 2, `${parts[parts.length - 2]}\`${parts[parts.length - 1]}`);
-  return parts.map((part, i) => (i % 2 ? h("code", { text: part }) : document.createTextNode(part)));
+  if (parts.length % 2 === 0)
+    parts.splice(-2, 2, `${parts[parts.length - 2]}\`${parts[parts.length - 1]}`);
+  return parts.map((part, i) =>
+    i % 2 ? h("code", { text: part }) : document.createTextNode(part),
+  );
 }
 
 // Paragraphs split at blank lines; inside one, any run of white space is one space.
 function paragraphs(text) {
-  return text.trim().split(/\n[ \t]*\n/).map((p) => p.trim()).filter(Boolean)
+  return text
+    .trim()
+    .split(/\n[ \t]*\n/)
+    .map((p) => p.trim())
+    .filter(Boolean)
     .map((p) => h("p", {}, inline(p.split(/\s+/).join(" "))));
 }
 
@@ -35,15 +42,28 @@ function questionView(model) {
 function choicesView(model, commit) {
   const items = model.get("choices").map((choice, i) => {
     const mark = h("span", { class: "hv-mark" });
-    const node = h("button", { type: "button", class: "hv-choice", "data-index": i,
-      "aria-label": `${LETTERS[i]}: ${spoken(choice)}` },
-    h("span", { class: "hv-letter", "aria-hidden": "true", text: LETTERS[i] }),
-    h("span", { class: "hv-choice-text" }, inline(choice)), mark);
+    const node = h(
+      "button",
+      {
+        type: "button",
+        class: "hv-choice",
+        "data-index": i,
+        "aria-label": `${LETTERS[i]}: ${spoken(choice)}`,
+      },
+      h("span", { class: "hv-letter", "aria-hidden": "true", text: LETTERS[i] }),
+      h("span", { class: "hv-choice-text" }, inline(choice)),
+      mark,
+    );
     node.addEventListener("click", () => commit({ action: "choose", choice: i }));
     return { node, mark, choice };
   });
-  const node = h("div", { class: "hv-choices", role: "group", "aria-label": "choices" }, items.map((it) => it.node));
-  const key = (event) => { // true when the key was one of ours
+  const node = h(
+    "div",
+    { class: "hv-choices", role: "group", "aria-label": "choices" },
+    items.map((it) => it.node),
+  );
+  const key = (event) => {
+    // true when the key was one of ours
     const at = items.findIndex((it) => it.node === event.target);
     if (at < 0) return false;
     let to = null;
@@ -65,10 +85,24 @@ function choicesView(model, commit) {
       it.node.classList.toggle("hv-chosen", isChosen);
       it.node.classList.toggle("hv-right", isRight);
       it.node.classList.toggle("hv-wrong", isChosen && !isRight);
-      const says = isChosen ? (isRight ? "your choice, right" : "your choice, not right")
-        : (isRight ? "the right answer" : "");
-      it.mark.textContent = isChosen ? (isRight ? "✓ your choice" : "✗ your choice") : (isRight ? "✓ answer" : "");
-      it.node.setAttribute("aria-label", `${LETTERS[i]}: ${spoken(it.choice)}${says ? ` (${says})` : ""}`);
+      const says = isChosen
+        ? isRight
+          ? "your choice, right"
+          : "your choice, not right"
+        : isRight
+          ? "the right answer"
+          : "";
+      it.mark.textContent = isChosen
+        ? isRight
+          ? "✓ your choice"
+          : "✗ your choice"
+        : isRight
+          ? "✓ answer"
+          : "";
+      it.node.setAttribute(
+        "aria-label",
+        `${LETTERS[i]}: ${spoken(it.choice)}${says ? ` (${says})` : ""}`,
+      );
       if (phase === "open") it.node.removeAttribute("aria-disabled");
       else it.node.setAttribute("aria-disabled", "true"); // still focusable: the keys keep their place
     });
@@ -78,17 +112,31 @@ function choicesView(model, commit) {
 
 // Short answer: an input and a Check button; Enter checks.
 function shortAnswerView(model, commit, note) {
-  const input = h("input", { type: "text", class: "hv-answer-input", "aria-label": "your prediction",
-    placeholder: "your prediction", autocomplete: "off", spellcheck: "false" });
+  const input = h("input", {
+    type: "text",
+    class: "hv-answer-input",
+    "aria-label": "your prediction",
+    placeholder: "your prediction",
+    autocomplete: "off",
+    spellcheck: "false",
+  });
   const submit = () => {
     if (input.readOnly) return;
     const text = input.value.trim();
-    if (!text) { note("Write a prediction first."); input.focus(); return; }
+    if (!text) {
+      note("Write a prediction first.");
+      input.focus();
+      return;
+    }
     commit({ action: "answer", text });
   };
-  const check = button("Check", submit, { cls: "hv-with-text hv-check", title: "Check my prediction (Enter)" });
+  const check = button("Check", submit, {
+    cls: "hv-with-text hv-check",
+    title: "Check my prediction (Enter)",
+  });
   const mark = h("span", { class: "hv-mark" });
-  const key = (event) => { // Enter in the input checks
+  const key = (event) => {
+    // Enter in the input checks
     if (event.target !== input || event.key !== "Enter") return false;
     submit();
     return true;
@@ -117,26 +165,47 @@ function resultView(model) {
   const draw = (phase) => {
     const answered = phase === "answered";
     node.classList.toggle("hv-shown", answered);
-    if (!answered) { verdict.textContent = ""; answer.replaceChildren(); why.replaceChildren(); return; }
+    if (!answered) {
+      verdict.textContent = "";
+      answer.replaceChildren();
+      why.replaceChildren();
+      return;
+    }
     const correct = model.get("correct") === true;
     const choices = model.get("choices");
     const right = model.get("answer_index");
-    const label = choices.length ? `${LETTERS[right]}: ${choices[right]}` : model.get("answer_text");
-    const yours = choices.length ? `you chose ${LETTERS[model.get("chosen")]}` : `you wrote “${model.get("given")}”`;
-    verdict.textContent = correct ? `✓ Right! The answer is ${spoken(label)}.`
+    const label = choices.length
+      ? `${LETTERS[right]}: ${choices[right]}`
+      : model.get("answer_text");
+    const yours = choices.length
+      ? `you chose ${LETTERS[model.get("chosen")]}`
+      : `you wrote “${model.get("given")}”`;
+    verdict.textContent = correct
+      ? `✓ Right! The answer is ${spoken(label)}.`
       : `✗ Not quite: ${yours}; the answer is ${spoken(label)}.`;
     verdict.classList.toggle("hv-right", correct);
     verdict.classList.toggle("hv-wrong", !correct);
-    answer.replaceChildren(h("span", { class: "hv-label", text: "Answer " },
-      choices.length ? h("span", { class: "hv-letter", text: LETTERS[right] }) : null),
-    h("span", {}, inline(choices.length ? choices[right] : `\`${model.get("answer_text")}\``)));
-    why.replaceChildren(h("div", { class: "hv-label", text: "Why" }), ...paragraphs(model.get("why")));
+    answer.replaceChildren(
+      h(
+        "span",
+        { class: "hv-label", text: "Answer " },
+        choices.length ? h("span", { class: "hv-letter", text: LETTERS[right] }) : null,
+      ),
+      h("span", {}, inline(choices.length ? choices[right] : `\`${model.get("answer_text")}\``)),
+    );
+    why.replaceChildren(
+      h("div", { class: "hv-label", text: "Why" }),
+      ...paragraphs(model.get("why")),
+    );
   };
   return { node, draw };
 }
 
 function render({ model, el }) {
-  const root = widgetRoot("hv-prediction", "prediction: commit to an answer, then see the right one and why");
+  const root = widgetRoot(
+    "hv-prediction",
+    "prediction: commit to an answer, then see the right one and why",
+  );
   const cleanups = [followTheme(root, model)];
   const note = h("div", { class: "hv-muted hv-note" });
   let pending = false;
@@ -149,12 +218,24 @@ function render({ model, el }) {
   };
   const question = questionView(model);
   const multiple = model.get("choices").length > 0;
-  const ask = multiple ? choicesView(model, commit) : shortAnswerView(model, commit, (text) => { note.textContent = text; });
+  const ask = multiple
+    ? choicesView(model, commit)
+    : shortAnswerView(model, commit, (text) => {
+        note.textContent = text;
+      });
   const result = resultView(model);
   root.append(
-    h("div", { class: "hv-header" }, h("span", { class: "hv-title", text: "Predict, then run" }),
-      h("span", { class: "hv-muted hv-kind", text: multiple ? "choose one" : "short answer" })),
-    question.node, ask.node, note, result.node);
+    h(
+      "div",
+      { class: "hv-header" },
+      h("span", { class: "hv-title", text: "Predict, then run" }),
+      h("span", { class: "hv-muted hv-kind", text: multiple ? "choose one" : "short answer" }),
+    ),
+    question.node,
+    ask.node,
+    note,
+    result.node,
+  );
   el.append(root);
 
   function draw() {
@@ -174,7 +255,10 @@ function render({ model, el }) {
   };
   const onStatus = () => {
     note.textContent = model.get("status");
-    if (model.get("state") === "open") { pending = false; draw(); } // Python turned the message down
+    if (model.get("state") === "open") {
+      pending = false;
+      draw();
+    } // Python turned the message down
   };
   model.on("change:state", onState);
   model.on("change:status", onStatus);
@@ -184,14 +268,16 @@ function render({ model, el }) {
     model.off("change:status", onStatus);
     model.off("change:question", question.draw);
   });
-  cleanups.push(takeKeys(root, (event) => {
-    if (event.shiftKey) return false; // Shift+Enter and Shift+Tab keep their meaning
-    if (event.target === root && (event.key === "ArrowDown" || event.key === "ArrowRight")) {
-      ask.first().focus(); // from the widget into its choices (or its input)
-      return true;
-    }
-    return ask.key(event);
-  }));
+  cleanups.push(
+    takeKeys(root, (event) => {
+      if (event.shiftKey) return false; // Shift+Enter and Shift+Tab keep their meaning
+      if (event.target === root && (event.key === "ArrowDown" || event.key === "ArrowRight")) {
+        ask.first().focus(); // from the widget into its choices (or its input)
+        return true;
+      }
+      return ask.key(event);
+    }),
+  );
   note.textContent = model.get("status");
   draw();
   return () => cleanups.forEach((f) => f());

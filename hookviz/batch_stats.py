@@ -1,0 +1,307 @@
+"""The batched statistics of record(): every pending row's statistics, a slab of rows at a time.
+
+What the hooks left (``summaries.Pending``: a sample of each tensor in a lane's buffer, exact
+extremes and counts where a hook took them) becomes the store's statistics columns here, in a
+few batched float ops on the tensor's device and one transfer to the host per slab (never one
+per module). Only what ``record(stats=...)`` asked for is computed; the other columns stay NaN.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from array import array
+from dataclasses import dataclass
+
+import torch
+
+from .store import (
+    EXTREMES_WIDTH,
+    HIST_BINS,
+    ROW_INF,
+    ROW_LENGTH,
+    ROW_NAN,
+    ROW_NUMEL,
+    ROW_SAMPLED,
+    ROW_WIDTH,
+    STAT_COLUMNS,
+    STAT_WIDTH,
+)
+from .summaries import (
+    EXACT_CELLS,
+    SAMPLE_SIZE,
+    SLOT_ROW,
+    TINY,
+    Lane,
+    Needs,
+    Pending,
+)
+
+__all__ = ["SLAB", "compute"]
+
+SLAB = 256  # rows computed together, give or take half (few ops per row, the work space small)
+MAX_SLAB = SLAB + SLAB // 2
+_BINS = HIST_BINS + 2  # per row: bins 0..B-1, then B (exactly the maximum), then B+1 (dump)
+
+
+class Workspace:
+    """A device's work space for its slabs, made once and kept: float ops only (on the CPU, bool
+    masks and their sums cost 5-10x more), written into two work matrices, because a fresh
+    256 KB temporary per op would be a fresh mmap, and page faults would cost more than the
+    arithmetic."""
+
+    def __init__(self, device: torch.device):
+        self.work = torch.empty((2, MAX_SLAB, SAMPLE_SIZE), dtype=torch.float32, device=device)
+        self.bin_index = torch.empty((MAX_SLAB, SAMPLE_SIZE), dtype=torch.int32, device=device)
+        self.ones = torch.ones(SAMPLE_SIZE, dtype=torch.float32, device=device)
+        offsets = torch.arange(0, MAX_SLAB * _BINS, _BINS, dtype=torch.float32, device=device)
+        self.bin_offsets = offsets[:, None]
+
+
+def compute(pending: Pending) -> tuple[array, array, dict[int, list[float]]]:
+    """Statistics for every pending row: STAT_COLUMNS and ``HIST_BINS`` counts per row."""
+    pending.layout()
+    n = len(pending.slots)
+    table = array("d", [math.nan]) * (n * STAT_WIDTH)
+    hist = array("d", [0.0]) * (n * HIST_BINS)
+    values: dict[int, list[float]] = {}
+    by_lane = {lane: lane.rows for lane in pending.lanes.values() if lane.rows}
+    if by_lane:
+        meta = torch.frombuffer(pending.rows, dtype=torch.int64).view(-1, ROW_WIDTH)
+        exact = torch.frombuffer(pending.minmax, dtype=torch.float64).view(-1, EXTREMES_WIDTH)
+    for lane, rows in by_lane.items():
+        if lane.workspace is None:
+            lane.workspace = Workspace(lane.device)
+        # Slabs of equal size, about SLAB rows each: the ~80 small ops of a slab cost the same
+        # for 9 rows as for 256, so the 9 rows past a flush's 512 join the others.
+        count = max(1, round(len(rows) / SLAB))  # at most MAX_SLAB rows a slab
+        bounds = [len(rows) * i // count for i in range(count + 1)]
+        for start, end in itertools.pairwise(bounds):
+            slab = Slab.of(pending, lane, rows[start:end], meta)
+            columns, histograms = _statistics(slab, pending.need, exact)
+            _store(slab, columns, histograms, pending, (table, hist, values))
+        lane.buffer[: len(rows)].fill_(math.nan)  # ready for the next rows
+        if lane.exact_written:
+            lane.exact[: len(rows)].fill_(math.nan)
+            lane.exact_written = False
+    return table, hist, values
+
+
+@dataclass
+class Slab:
+    """Consecutive buffer rows of one lane, with what the statistics read of them."""
+
+    lane: Lane
+    rows: list[int]  # the pending rows, in order
+    index: slice | torch.Tensor  # those rows in the pending columns
+    contiguous: bool  # rows[i] == rows[0] + i
+    first: int  # the buffer row of rows[0] (a lane's rows are consecutive in its buffer)
+    sample: torch.Tensor  # (n, SAMPLE_SIZE) float32, NaN past each row's length
+    info: torch.Tensor  # the rows' ROW_FIELDS, on the device
+    clean: torch.Tensor  # work matrix: the sample with every non-finite value 0
+    work: torch.Tensor  # work matrix for each op's result in turn
+    # float64 per row: the tensor's size, the sample's length, whether it is a sample (bool);
+    # the sample's non-finite cells (the NaN padding included) and finite values
+    numel: torch.Tensor
+    length: torch.Tensor
+    sampled: torch.Tensor
+    non_finite: torch.Tensor
+    count: torch.Tensor
+
+    @classmethod
+    def of(cls, pending: Pending, lane: Lane, rows: list[int], meta: torch.Tensor) -> Slab:
+        n = len(rows)
+        first = pending.slots[rows[0]][SLOT_ROW]
+        contiguous = rows[-1] - rows[0] == n - 1
+        index = slice(rows[0], rows[0] + n) if contiguous else torch.tensor(rows)
+        space = lane.workspace
+        sample, info = lane.buffer[first : first + n], meta[index].to(lane.device)
+        clean, work = space.work[0][:n], space.work[1][:n]
+        torch.nan_to_num(sample, nan=0.0, posinf=0.0, neginf=0.0, out=clean)  # non-finite -> 0
+        torch.mul(sample, 0, out=work)  # 0 where finite, NaN where NaN or Inf
+        non_finite = (work.nan_to_num_(nan=1.0) @ space.ones).double()
+        return cls(
+            lane,
+            rows,
+            index,
+            contiguous,
+            first,
+            sample,
+            info,
+            clean,
+            work,
+            info[:, ROW_NUMEL].double(),
+            info[:, ROW_LENGTH].double(),
+            info[:, ROW_SAMPLED].bool(),
+            non_finite,
+            sample.shape[1] - non_finite,  # the NaN padding is non-finite
+        )
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+
+def _statistics(
+    slab: Slab, need: Needs, exact: torch.Tensor
+) -> tuple[dict[str, torch.Tensor], torch.Tensor | None]:
+    """The slab's STAT_COLUMNS (float64, one value per row) and, if asked for, its histograms."""
+    n, count = len(slab), slab.count
+    nothing = torch.full((n,), math.nan, dtype=torch.float64, device=slab.sample.device)
+    found = dict.fromkeys(STAT_COLUMNS, nothing)
+    found["count"] = count
+    _moments(slab, need.stats, found)
+    if need.nonfinite:
+        found["nan"], found["inf"] = _non_finite(slab, need)
+    if need.minmax:
+        found["min"], found["max"] = _extremes(slab, need, exact)
+    if slab.lane.exact_written:
+        # Exact values the hooks reduced on the device replace the sample's.
+        cells = slab.lane.exact[slab.first : slab.first + n].double().unbind(1)  # EXACT_CELLS
+        for cell, name in zip(cells, EXACT_CELLS, strict=True):
+            found[name] = torch.where(torch.isnan(cell), found[name], cell)
+    if need.minmax:
+        found["min"] = torch.where(count == 0, math.nan, found["min"])
+        found["max"] = torch.where(count == 0, math.nan, found["max"])
+    histograms = None
+    if "histogram" in need.stats:
+        found["hist_lo"], found["hist_hi"], histograms = _histogram(
+            slab, found["min"], found["max"]
+        )
+    return found, histograms
+
+
+def _moments(slab: Slab, want: frozenset[str], found: dict[str, torch.Tensor]) -> None:
+    """Mean, std, norm and zero fraction over the finite values, as far as they were asked for."""
+    clean, work, ones = slab.clean, slab.work, slab.lane.workspace.ones
+    count, non_finite, numel, length = slab.count, slab.non_finite, slab.numel, slab.length
+    if want & {"mean", "std"}:
+        found["mean"] = torch.where(
+            count > 0, (clean @ ones).double() / count.clamp(min=1), math.nan
+        )
+    if "std" in want:
+        # Two passes, centred: no cancellation. The non-finite cells hold 0, so each adds mean^2.
+        safe_mean = torch.nan_to_num(found["mean"])
+        centered = torch.sub(clean, safe_mean.float()[:, None], out=work)
+        spread = (
+            torch.linalg.vector_norm(centered, dim=1).double().square()
+            - non_finite * safe_mean.square()
+        )
+        variance = (spread / (count - 1).clamp(min=1)).clamp(min=0)
+        found["std"] = torch.where(
+            count > 1, variance.sqrt(), torch.where(count == 1, 0.0, math.nan)
+        )
+    if "norm" in want:
+        found["norm"] = torch.linalg.vector_norm(clean, dim=1).double() * (numel / length).sqrt()
+    if "zeros" in want:
+        nonzero = (torch.abs(clean, out=work).sign_() @ ones).double()
+        found["zeros"] = (count - nonzero) / length
+
+
+def _non_finite(slab: Slab, need: Needs) -> tuple[torch.Tensor, torch.Tensor]:
+    """The NaN and Inf counts: the sample's, scaled to the tensor's size (a whole tensor's scale
+    is 1), unless the hook's exact counts replace them (a sampled tensor, exact=True)."""
+    ones_at_inf = torch.nan_to_num(
+        slab.sample, nan=0.0, posinf=1.0, neginf=1.0, out=slab.work
+    ).sub_(slab.clean)
+    inf = (ones_at_inf @ slab.lane.workspace.ones).double()
+    numel, length, sampled = slab.numel, slab.length, slab.sampled
+    nan = slab.non_finite - inf - (SAMPLE_SIZE - length)  # the NaN padding is not data
+    # Without exact counts (exact=False) the sample's counts are scaled: an estimate. (On an
+    # accelerator, the device's exact cells replace both, in _statistics.)
+    scale = numel / length
+    nan, inf = (nan * scale).round(), (inf * scale).round()
+    if need.exact:
+        nan_exact, inf_exact = slab.info[:, ROW_NAN].double(), slab.info[:, ROW_INF].double()
+        nan = torch.where(sampled & (nan_exact >= 0), nan_exact, nan)
+        inf = torch.where(sampled & (inf_exact >= 0), inf_exact, inf)
+    return nan, inf
+
+
+def _extremes(slab: Slab, need: Needs, exact: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Min and max over the finite values; a sampled tensor's exact extremes (if the hook took
+    them) replace the sample's."""
+    nothing = torch.full((len(slab),), math.nan, dtype=torch.float64, device=slab.sample.device)
+    lo = hi = nothing
+    if need.lo:
+        lo = torch.nan_to_num(slab.sample, nan=math.inf, neginf=math.inf, out=slab.work)
+        lo = lo.amin(1).double()
+    if need.hi:
+        hi = torch.nan_to_num(slab.sample, nan=-math.inf, posinf=-math.inf, out=slab.work)
+        hi = hi.amax(1).double()
+    if need.exact:
+        lo_exact, hi_exact = exact[slab.index].to(slab.lane.device).unbind(1)  # EXTREMES_WIDTH
+        has_exact = slab.sampled & ~torch.isnan(lo_exact)
+        lo = torch.where(has_exact, lo_exact, lo) if need.lo else lo
+        hi = torch.where(has_exact, hi_exact, hi) if need.hi else hi
+    return lo, hi
+
+
+def _histogram(slab: Slab, lo: torch.Tensor, hi: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    """(range_lo, range_hi, counts): HIST_BINS bins per row over [min, max] (for a sampled
+    tensor, the exact range, or with exact=False the sample's: every sampled value is inside
+    either); a constant tensor lands in the middle bin; non-finite values go to a last,
+    discarded bin."""
+    n, space = len(slab), slab.lane.workspace
+    ok = torch.isfinite(lo) & torch.isfinite(hi)
+    range_lo = torch.where(ok, lo, 0.0)
+    range_hi = torch.where(ok, hi, 0.0)
+    flat = range_hi <= range_lo
+    range_lo = torch.where(flat, range_lo - 0.5, range_lo)
+    range_hi = torch.where(flat, range_hi + 0.5, range_hi)
+    scale = (HIST_BINS / (range_hi - range_lo)).float()
+    u = torch.sub(slab.sample, range_lo.float()[:, None], out=slab.work).mul_(scale[:, None])
+    u.nan_to_num_(nan=_BINS - 1, posinf=_BINS - 1, neginf=_BINS - 1).clamp_(0, _BINS - 1)
+    u += space.bin_offsets[:n]
+    index_of = space.bin_index[:n]
+    index_of.copy_(u)  # to int32, in place
+    counts = torch.bincount(index_of.view(-1), minlength=n * _BINS).view(n, _BINS)
+    counts[:, HIST_BINS - 1] += counts[:, HIST_BINS]  # exactly the maximum: the last bin
+    return range_lo, range_hi, counts[:, :HIST_BINS].reshape(-1).double()
+
+
+def _tiny(slab: Slab, pending: Pending) -> list[int]:
+    """Positions in the slab of the rows whose values are kept (at most TINY elements)."""
+    if "values" not in pending.need.stats or not pending.tiny_rows:
+        return []
+    in_slab = set(slab.rows)
+    return [slab.rows.index(r) for r in pending.tiny_rows if r in in_slab]
+
+
+def _store(
+    slab: Slab,
+    columns: dict[str, torch.Tensor],
+    histograms: torch.Tensor | None,
+    pending: Pending,
+    into: tuple[array, array, dict[int, list[float]]],
+) -> None:
+    """One transfer to the host for the slab, then its rows into the flush's tables."""
+    table, hist, values = into
+    n, rows = len(slab), slab.rows
+    tiny = _tiny(slab, pending)
+    parts = [torch.stack([columns[name] for name in STAT_COLUMNS], 1).view(-1)]
+    if histograms is not None:
+        parts.append(histograms)
+    if tiny:
+        parts.append(slab.sample[tiny, :TINY].double().reshape(-1))
+    host = torch.cat(parts).cpu().tolist()  # one transfer for the slab
+    at_hist = n * STAT_WIDTH
+    at_tiny = at_hist + (n * HIST_BINS if histograms is not None else 0)
+    if slab.contiguous:
+        r0 = rows[0]
+        table[r0 * STAT_WIDTH : (r0 + n) * STAT_WIDTH] = array("d", host[:at_hist])
+        if histograms is not None:
+            hist[r0 * HIST_BINS : (r0 + n) * HIST_BINS] = array("d", host[at_hist:at_tiny])
+    else:
+        for i, r in enumerate(rows):
+            table[r * STAT_WIDTH : (r + 1) * STAT_WIDTH] = array(
+                "d", host[i * STAT_WIDTH : (i + 1) * STAT_WIDTH]
+            )
+            if histograms is not None:
+                base = at_hist + i * HIST_BINS
+                hist[r * HIST_BINS : (r + 1) * HIST_BINS] = array(
+                    "d", host[base : base + HIST_BINS]
+                )
+    for k, i in enumerate(tiny):
+        r = rows[i]
+        start = at_tiny + k * TINY
+        values[r] = host[start : start + pending.rows[r * ROW_WIDTH + ROW_NUMEL]]
