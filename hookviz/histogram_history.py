@@ -29,6 +29,7 @@ Two ways to fix a module's bins:
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -36,22 +37,38 @@ import torch
 
 from .store import BACKWARD_PRE, FORWARD, HistogramBatch
 
-KINDS = ("output", "gradient")
-# The phase (id) whose events each kind reads: a module's output, the gradient w.r.t. that output.
-KIND_PHASES = {"output": FORWARD, "gradient": BACKWARD_PRE}
+# What a histogram counts, its signal: a module's output, or the gradient w.r.t. that output;
+# and the phase (id) whose events each signal reads.
+SIGNALS = ("output", "gradient")
+SIGNAL_PHASES = {"output": FORWARD, "gradient": BACKWARD_PRE}
 STATIC_BINS = 40  # value bins per module in a figure (fastai's "colourful dimension" has 40)
 LIVE_BINS = 32  # value bins per module in the live view
 LIVE_COLUMNS = 100  # time columns in the live view (even: they merge in pairs)
 
 
-def check_kind(kind) -> str:
-    """Return ``kind`` if it is one of KINDS; otherwise raise a ValueError naming them."""
-    if kind not in KINDS:
+def check_signal(signal, name: str = "signal") -> str:
+    """Return ``signal`` if it is one of SIGNALS; otherwise raise a ValueError naming them
+    (``name``: what the caller calls it)."""
+    if signal not in SIGNALS:
         raise ValueError(
-            "kind must be 'output' (each module's output) or 'gradient' (the gradient w.r.t. each "
-            f"module's output), got {kind!r}."
+            f"{name} must be 'output' (each module's output) or 'gradient' (the gradient w.r.t. "
+            f"each module's output), got {signal!r}."
         )
-    return kind
+    return signal
+
+
+def signal_or_kind(signal, kind, function: str) -> str:
+    """``signal``, checked; or the value of ``kind=``, its deprecated name, with a warning that
+    names the new one (``function``: the caller, as the user wrote it)."""
+    if kind is not None:
+        warnings.warn(
+            f"{function}(kind=...) is now {function}(signal=...), 'output' or 'gradient' "
+            "(kind= will be removed in a later release).",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        signal = kind
+    return check_signal(signal)
 
 
 @dataclass(frozen=True, eq=False)
@@ -62,11 +79,22 @@ class HistogramHistory:
 
     path: str
     name: str  # the path, or the class name for the root
-    kind: str  # 'output' or 'gradient'
+    signal: str  # 'output' or 'gradient'
     step_edges: tuple[int, ...]  # column c covers steps step_edges[c] up to step_edges[c + 1]
     value_edges: tuple[float, ...]  # bin b covers values value_edges[b] up to value_edges[b + 1]
     counts: torch.Tensor  # float64, (columns, bins)
     events: int  # events folded in
+
+    @property
+    def kind(self) -> str:
+        """Deprecated: ``signal``."""
+        warnings.warn(
+            "HistogramHistory.kind is now HistogramHistory.signal, 'output' or 'gradient' "
+            "(kind will be removed in a later release).",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.signal
 
     @property
     def columns(self) -> int:
@@ -79,7 +107,7 @@ class HistogramHistory:
     def __repr__(self) -> str:
         lo, hi = self.value_edges[0], self.value_edges[-1]
         return (
-            f"HistogramHistory({self.name!r} {self.kind}: {self.columns} columns over steps "
+            f"HistogramHistory({self.name!r} {self.signal}: {self.columns} columns over steps "
             f"{self.step_edges[0]}-{self.step_edges[-1] - 1}, {self.bins} bins over [{lo:.4g}, {hi:.4g}], "
             f"{self.events} events)"
         )
@@ -115,7 +143,7 @@ def from_batches(
     phase_id: int,
     targets: Sequence[tuple[str, object]],
     names: Sequence[str],
-    kind: str,
+    signal: str,
     bins: int = STATIC_BINS,
 ) -> list[HistogramHistory]:
     """One history per module with events of ``phase_id``, in the targets' order: ``bins``
@@ -158,7 +186,7 @@ def from_batches(
         path = targets[path_id][0]
         histories.append(
             HistogramHistory(
-                path, names[path_id], kind, (*starts, last), tuple(edges.tolist()), grid, events
+                path, names[path_id], signal, (*starts, last), tuple(edges.tolist()), grid, events
             )
         )
     return histories
@@ -270,7 +298,7 @@ class RollingHistograms:
             self._first_edge[stream] + self._width[stream] * self._steps[first : last + 2]
         ).tolist()
 
-    def history(self, stream: int, path: str, name: str, kind: str) -> HistogramHistory | None:
+    def history(self, stream: int, path: str, name: str, signal: str) -> HistogramHistory | None:
         """The stream as a HistogramHistory over its occupied bins (None: nothing yet)."""
         span = self.occupied()[stream]
         if span is None:
@@ -284,7 +312,7 @@ class RollingHistograms:
         return HistogramHistory(
             path,
             name,
-            kind,
+            signal,
             step_edges,
             tuple(self.edges(stream, first, last)),
             counts,

@@ -15,6 +15,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import NullFormatter
 
+from .histogram_history import signal_or_kind
 from .hook_kinds import BACKWARD, CIRCLE, DIAMOND, KINDS, SQUARE, TORCH
 from .timeline import HookTrace
 from .tracing import ApplyTrace
@@ -191,12 +192,13 @@ def monitor(snapshot: dict[str, Any], modules: list[dict], *, title: str = "Hook
     return fig
 
 
-def activation_heatmap(source: Any, kind: str = "output") -> Figure:
+def activation_heatmap(source: Any, signal: str = "output", *, kind: str | None = None) -> Figure:
     """Each module's histogram over training steps, one panel per module: steps across, value
     bins up, colour log(1 + count), as fastai's "colourful dimension" plot.
 
-    ``source`` is a ``Recording`` (from ``hookviz.record``) or a ``HookMonitor``; ``kind`` is
-    'output' (each module's output) or 'gradient' (the gradient w.r.t. each module's output).
+    ``source`` is a ``Recording`` (from ``hookviz.record``) or a ``HookMonitor``; ``signal`` is
+    'output' (each module's output) or 'gradient' (the gradient w.r.t. each module's output);
+    ``kind=`` is its deprecated name.
 
     No tensor is read again: it draws the 16-bin histogram ``record()`` kept for every event
     (of a 256-value sample, for larger tensors), over that tensor's own exact [min, max] (the
@@ -218,7 +220,8 @@ def activation_heatmap(source: Any, kind: str = "output") -> Figure:
             "activation_heatmap needs a Recording (from hookviz.record) or a HookMonitor, "
             f"got {type(source).__name__}."
         )
-    histories = read(kind)
+    signal = signal_or_kind(signal, kind, "activation_heatmap")
+    histories = read(signal)
     columns = min(len(histories), 4)
     rows = math.ceil(len(histories) / columns)
     fig, axes = plt.subplots(
@@ -241,7 +244,7 @@ def activation_heatmap(source: Any, kind: str = "output") -> Figure:
         ax.set_title(history.name, fontsize=9, family="monospace")
         ax.tick_params(labelsize=7)
         if k % columns == 0:
-            ax.set_ylabel(f"{kind} value", fontsize=8)
+            ax.set_ylabel(f"{signal} value", fontsize=8)
         if k // columns == rows - 1 or k + columns >= len(histories):
             ax.set_xlabel("step", fontsize=8)
             ax.xaxis.set_tick_params(labelbottom=True)
@@ -250,7 +253,7 @@ def activation_heatmap(source: Any, kind: str = "output") -> Figure:
     fig.colorbar(mesh, ax=axes, shrink=0.9, label="log(1 + values per step in the bin)")
     first = min(h.step_edges[0] for h in histories)
     last = max(h.step_edges[-1] for h in histories) - 1
-    what = "outputs" if kind == "output" else "gradients w.r.t. the outputs"
+    what = "outputs" if signal == "output" else "gradients w.r.t. the outputs"
     # With exact=False each event's bins span its sample's range, not the tensor's: say so.
     estimated = (
         "\n(≈ each event's range from its sample: exact=False)"

@@ -28,7 +28,13 @@ import torch
 from torch import nn
 
 from .batch_stats import compute
-from .histogram_history import KIND_PHASES, STATIC_BINS, HistogramHistory, check_kind, from_batches
+from .histogram_history import (
+    SIGNAL_PHASES,
+    STATIC_BINS,
+    HistogramHistory,
+    from_batches,
+    signal_or_kind,
+)
 from .store import (
     BACKWARD,
     BACKWARD_PRE,
@@ -290,13 +296,14 @@ class Recording:
                 yield batch
 
     def histogram_history(
-        self, kind: str = "output", *, bins: int = STATIC_BINS
+        self, signal: str = "output", *, bins: int = STATIC_BINS, kind: str | None = None
     ) -> list[HistogramHistory]:
-        """Each module's histogram over the recorded steps (``kind``: 'output' or 'gradient',
+        """Each module's histogram over the recorded steps (``signal``: 'output' or 'gradient',
         the gradient w.r.t. the module's output), on ``bins`` fixed bins per module; what
-        ``hookviz.plots.activation_heatmap`` draws. See ``hookviz.histogram_history``."""
-        kind = check_kind(kind)
-        phase = KIND_PHASES[kind]
+        ``hookviz.plots.activation_heatmap`` draws. See ``hookviz.histogram_history``.
+        (``kind=`` is ``signal``'s deprecated name.)"""
+        signal = signal_or_kind(signal, kind, "Recording.histogram_history")
+        phase = SIGNAL_PHASES[signal]
         if not len(self):
             raise ValueError(
                 "this Recording has no events yet: run the model inside `with hv.record(model) as rec:` first."
@@ -309,20 +316,20 @@ class Recording:
         if phase not in self._phase_ids:
             fix = (
                 "gradients=True (the default)"
-                if kind == "gradient"
+                if signal == "gradient"
                 else "phases=None (all of them)"
             )
             raise ValueError(
-                f"this Recording has no {kind} histograms: they come from the {PHASES[phase]!r} phase, and it "
+                f"this Recording has no {signal} histograms: they come from the {PHASES[phase]!r} phase, and it "
                 f"recorded {', '.join(self.phases)}. Record with {fix}."
             )
         names = [display_name(path, module) for path, module in self.targets]
-        histories = from_batches(self.histogram_batches(), phase, self.targets, names, kind, bins)
+        histories = from_batches(self.histogram_batches(), phase, self.targets, names, signal, bins)
         if not histories:
             raise ValueError(
                 "no gradient reached any recorded module: call loss.backward() inside the with block "
                 "(and record with gradients=True, the default)."
-                if kind == "gradient"
+                if signal == "gradient"
                 else "no recorded output holds a finite value to place in a histogram."
             )
         return histories

@@ -121,14 +121,14 @@ def test_colour_is_the_log_of_one_plus_the_count_and_empty_bins_stay_blank():
     assert low == 0 and high == pytest.approx(math.log1p(history.counts.max().item()))
 
 
-def test_gradient_kind_draws_the_gradient_wrt_each_output():
+def test_the_gradient_signal_draws_the_gradient_wrt_each_output():
     model = hv.examples.mlp((4, 8, 2))
     x = torch.randn(6, 4, generator=torch.Generator().manual_seed(0))
     with hv.record(model) as rec:
         (model(x).sum() * 3).backward()
     histories = {h.name: h for h in rec.histogram_history("gradient")}
     root = histories["Sequential"]
-    assert root.kind == "gradient" and root.counts.sum().item() == pytest.approx(12)
+    assert root.signal == "gradient" and root.counts.sum().item() == pytest.approx(12)
     (full_bin,) = root.counts[0].nonzero().flatten().tolist()
     assert (
         root.value_edges[full_bin] <= 3.0 < root.value_edges[full_bin + 1]
@@ -139,7 +139,7 @@ def test_gradient_kind_draws_the_gradient_wrt_each_output():
     assert (first.value_edges[0], first.value_edges[-1]) == pytest.approx(
         (grad.min().item(), grad.max().item())
     )
-    figure = hv.plots.activation_heatmap(rec, kind="gradient")
+    figure = hv.plots.activation_heatmap(rec, signal="gradient")
     assert panels(figure)[0].get_ylabel() == "gradient value"
     assert "gradients w.r.t. the outputs" in figure.get_suptitle()
 
@@ -150,16 +150,16 @@ def test_a_monitor_draws_the_same_panels_from_its_live_bins():
         for _ in range(5):
             model.zero_grad()
             model(torch.randn(5, 4)).sum().backward()
-    for kind in ("output", "gradient"):
-        figure = hv.plots.activation_heatmap(monitor, kind)
+    for signal in ("output", "gradient"):
+        figure = hv.plots.activation_heatmap(monitor, signal)
         assert [ax.get_title() for ax in panels(figure)] == ["Sequential", "0", "1", "2"]
-    assert [ax.get_title() for ax in panels(monitor.plot(view="heatmap", kind="gradient"))][
+    assert [ax.get_title() for ax in panels(monitor.plot(view="heatmap", signal="gradient"))][
         -1
     ] == "2"
 
 
 @pytest.mark.parametrize(
-    ("make_source", "kind", "error", "message"),
+    ("make_source", "signal", "error", "message"),
     [
         (lambda m: hv.record(m), "output", ValueError, "has no events yet"),
         (
@@ -169,7 +169,7 @@ def test_a_monitor_draws_the_same_panels_from_its_live_bins():
             "Record with gradients=True",
         ),
         (lambda m: hv.record(m, stats=["mean"]), "output", ValueError, "include 'histogram'"),
-        (lambda m: hv.record(m), "grad", ValueError, "kind must be 'output' .* or 'gradient'"),
+        (lambda m: hv.record(m), "grad", ValueError, "signal must be 'output' .* or 'gradient'"),
         (lambda m: hv.HookMonitor(m), "output", ValueError, "seen no steps yet"),
         (
             lambda m: hv.HookMonitor(m, gradients=False),
@@ -181,7 +181,7 @@ def test_a_monitor_draws_the_same_panels_from_its_live_bins():
     ],
 )
 def test_a_source_without_what_the_heat_map_needs_says_what_to_do(
-    make_source, kind, error, message
+    make_source, signal, error, message
 ):
     model = hv.examples.mlp((4, 8, 2))
     source = make_source(model)
@@ -189,7 +189,7 @@ def test_a_source_without_what_the_heat_map_needs_says_what_to_do(
         with source:
             model(torch.randn(3, 4))  # forward only
     with pytest.raises(error, match=message):
-        hv.plots.activation_heatmap(source, kind)
+        hv.plots.activation_heatmap(source, signal)
 
 
 @pytest.mark.parametrize("make_source", [hv.record, hv.HookMonitor])
@@ -277,3 +277,24 @@ def test_live_bins_only_merge_in_pairs_when_the_range_grows():
     # Step 0's values are still in the one new bin that holds their old bin.
     (column_0,) = live.counts[0, 0].nonzero().flatten().tolist()
     assert after[column_0] <= old_bin[0] and old_bin[1] <= after[column_0 + 1]
+
+
+def test_kind_the_old_name_of_signal_still_works_and_names_the_new_one():
+    model = hv.examples.mlp((4, 8, 2))
+    with hv.record(model) as rec, hv.HookMonitor(model) as monitor:
+        model(torch.randn(5, 4)).sum().backward()
+    calls = {
+        "activation_heatmap": lambda: hv.plots.activation_heatmap(rec, kind="gradient"),
+        "Recording.histogram_history": lambda: rec.histogram_history(kind="gradient"),
+        "HookMonitor.histogram_history": lambda: monitor.histogram_history(kind="gradient"),
+        "HookMonitor.plot": lambda: monitor.plot(view="heatmap", kind="gradient"),
+    }
+    for name, call in calls.items():
+        with pytest.warns(DeprecationWarning, match=rf"{name}\(kind=\.\.\.\) is now .*signal="):
+            found = call()
+        histories = found if isinstance(found, list) else None
+        if histories is not None:  # the gradient's histograms, as signal="gradient" gives them
+            assert {h.signal for h in histories} == {"gradient"}
+    history = rec.histogram_history(signal="gradient")[0]
+    with pytest.warns(DeprecationWarning, match="HistogramHistory.kind is now"):
+        assert history.kind == "gradient"

@@ -21,7 +21,14 @@ import torch
 import traitlets
 from torch import nn
 
-from ..histogram_history import KIND_PHASES, KINDS, HistogramHistory, RollingHistograms, check_kind
+from ..histogram_history import (
+    SIGNAL_PHASES,
+    SIGNALS,
+    HistogramHistory,
+    RollingHistograms,
+    check_signal,
+    signal_or_kind,
+)
 from ..recording import ESTIMATED_NOTE, Recording, TensorStats, check_every, check_exact, record
 from ..store import FORWARD, PHASES, HistogramBatch
 from ..tree import ModuleSelector, check_model, display_name, select_modules
@@ -187,7 +194,7 @@ class HookMonitor(HookvizWidget):
         self._interval = 1.0 / _check_rate(updates_per_second)
         self._vanishing, self._exploding = _check_thresholds(vanishing_below, exploding_above)
         self._keeps_heatmap = _check_heatmap(heatmap, view)
-        self._kinds = KINDS if gradients else KINDS[:1]
+        self._kinds = SIGNALS if gradients else SIGNALS[:1]
         # A recording is made at each start(): check now what it would refuse.
         self._every = check_every(every)
         self._exact = check_exact(exact)
@@ -239,7 +246,7 @@ class HookMonitor(HookvizWidget):
     def _valid_heatmap_kind(self, proposal):
         kind = proposal["value"]
         try:
-            check_kind(kind)
+            check_signal(kind, "heatmap_kind")
         except ValueError as error:
             raise traitlets.TraitError(str(error)) from None
         if kind == "gradient" and not self.gradients:
@@ -391,7 +398,7 @@ class HookMonitor(HookvizWidget):
             kind_streams = self._kind_streams(kind)
             for path_id, (path, _) in enumerate(recording.targets):
                 if path in position:
-                    streams[KIND_PHASES[kind], path_id] = kind_streams[position[path]]
+                    streams[SIGNAL_PHASES[kind], path_id] = kind_streams[position[path]]
         return streams
 
     def _take_histograms(self, batch: HistogramBatch) -> None:
@@ -406,15 +413,18 @@ class HookMonitor(HookvizWidget):
             batch.hi[keep],
         )
 
-    def histogram_history(self, kind: str = "output") -> list[HistogramHistory]:
-        """Each watched module's histogram over the steps so far (``kind``: 'output' or
-        'gradient'), on its live bins; what ``hookviz.plots.activation_heatmap`` draws."""
-        kind = check_kind(kind)
+    def histogram_history(
+        self, signal: str = "output", *, kind: str | None = None
+    ) -> list[HistogramHistory]:
+        """Each watched module's histogram over the steps so far (``signal``: 'output' or
+        'gradient'), on its live bins; what ``hookviz.plots.activation_heatmap`` draws.
+        (``kind=`` is ``signal``'s deprecated name.)"""
+        signal = signal_or_kind(signal, kind, "HookMonitor.histogram_history")
         if not self._keeps_heatmap:
             raise ValueError(
                 "this HookMonitor keeps no histograms over time (heatmap=False); make it with heatmap=True."
             )
-        if kind not in self._kinds:
+        if signal not in self._kinds:
             raise ValueError(
                 "this HookMonitor watches no gradients (gradients=False); make it with gradients=True."
             )
@@ -425,16 +435,16 @@ class HookMonitor(HookvizWidget):
                 "this HookMonitor has seen no steps yet: run your training loop inside `with monitor:` first."
             )
         histories = [
-            self._heat.history(stream, path, shown["label"], kind)
+            self._heat.history(stream, path, shown["label"], signal)
             for stream, path, shown in zip(
-                self._kind_streams(kind), self._summaries, self.modules, strict=True
+                self._kind_streams(signal), self._summaries, self.modules, strict=True
             )
         ]
         histories = [h for h in histories if h is not None]
         if not histories:
             raise ValueError(
                 "no gradient has reached a watched module yet: call loss.backward() inside the with block."
-                if kind == "gradient"
+                if signal == "gradient"
                 else "no watched module's output has held a finite value yet."
             )
         return histories
@@ -598,15 +608,16 @@ class HookMonitor(HookvizWidget):
         )
         return static_html.page("monitor", body)
 
-    def plot(self, view: str = "table", kind: str = "output"):
+    def plot(self, view: str = "table", signal: str = "output", *, kind: str | None = None):
         """A matplotlib Figure (needs matplotlib) of the table view (output mean ± std and gradient
-        norm per module) or, with ``view='heatmap'``, of each module's ``kind`` histogram over time."""
+        norm per module) or, with ``view='heatmap'``, of each module's ``signal`` histogram over
+        time (``kind=``: its deprecated name)."""
         from .. import plots
 
         if view not in VIEWS:
             raise ValueError(f"view must be 'table' or 'heatmap', got {view!r}.")
         if view == "heatmap":
-            return plots.activation_heatmap(self, kind)
+            return plots.activation_heatmap(self, signal_or_kind(signal, kind, "HookMonitor.plot"))
         return plots.monitor(self.snapshot, self.modules, title=self.title)
 
 
