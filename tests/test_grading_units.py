@@ -16,6 +16,7 @@ import pytest
 
 from hookviz.course import regions
 from hookviz.course.build import exercise_from_solution
+from hookviz.course.conventions import HIDDEN_TEST_FAILED, Flag
 from hookviz.course.notebooks import NotebookError, grade_id, is_check
 from hookviz.grading import probe
 from hookviz.grading.engine import CheckResult, SubmissionResult, hidden_failure
@@ -105,7 +106,7 @@ def test_a_hidden_test_failure_is_told_apart_from_a_visible_one(assignment) -> N
     assert hidden_failure(outputs("✗ double(2) is 5\n", "AssertionError", 4), check_double) == ""
     assert hidden_failure(outputs("", "AssertionError", 1), check_double) == ""
     assert (
-        hidden_failure(outputs("", "HiddenTestFailed", 9), check_double)
+        hidden_failure(outputs("", HIDDEN_TEST_FAILED, 9), check_double)
         == "double(-3) should be -6"
     )
 
@@ -144,9 +145,9 @@ def test_a_check_cell_from_an_older_exercise_is_not_called_edited(assignment) ->
         "Your copy of the check cell check_shout is an older version (the assignment changed "
         "after you got it); the current one was used."
     ]
-    assert merged.flags == ["check-outdated (check_shout)"]
+    assert merged.flags == [Flag("check-outdated", "check_shout")]
     cell(handed_out, "check_shout").source += "\nprint('mine')"  # and now edited by the student
-    assert merge(assignment, handed_out).flags == ["check-edited (check_shout)"]
+    assert merge(assignment, handed_out).flags == [Flag("check-edited", "check_shout")]
 
 
 def test_answers_without_metadata_match_by_functions_then_position(assignment) -> None:
@@ -210,7 +211,7 @@ def test_duplicated_answer_cells_grade_the_last_one(assignment) -> None:
     ],
 )
 def test_suspicious_answers_are_flagged(source: str, flag: str) -> None:
-    assert f"{flag} (answer)" in scan_answers({"answer": source})
+    assert Flag(flag, "answer") in scan_answers({"answer": source})
 
 
 @pytest.mark.parametrize(
@@ -229,7 +230,7 @@ def test_suspicious_answers_are_flagged(source: str, flag: str) -> None:
 )
 def test_attribute_assignments_on_imported_modules_and_classes_are_flagged(source, patched) -> None:
     assert patched in monkeypatches(source, imported=["torch", "nn", "hv"])
-    assert "monkeypatch (answer)" in scan_answers(
+    assert Flag("monkeypatch", "answer") in scan_answers(
         {"answer": source}, imported=["torch", "nn", "hv"]
     )
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from . import regions
+from .conventions import ends_with_sentinel, outputs_text, sentinel_grade_id, sentinel_line
 from .notebooks import (
     OUTPUTS_SOURCE_KEY,
     SCHEMA_VERSION,
@@ -146,7 +147,9 @@ def sentinel_problem(source: str, gid: str) -> str | None:
         if found is not None:
             named.append(found)
     if not named:
-        return f"a check cell without its sentinel line: {fix}, which prints '[hookviz] {gid}: finished'."
+        return (
+            f"a check cell without its sentinel line: {fix}, which prints '{sentinel_line(gid)}'."
+        )
     for found in named:
         if found is _NOT_LITERAL:
             return f"checks.sentinel needs the grade_id as a string literal: {fix}."
@@ -164,7 +167,6 @@ def sentinel_problem(source: str, gid: str) -> str | None:
 
 
 _NOT_LITERAL = object()
-_SENTINEL_LINE = re.compile(r"^\[hookviz\] (\S+): finished$")
 
 
 def _sentinel_call(node: ast.AST) -> object:
@@ -182,8 +184,7 @@ def _sentinel_call(node: ast.AST) -> object:
     if name == "sentinel":
         return literal if literal is not None else _NOT_LITERAL
     if name == "print" and literal is not None:
-        match = _SENTINEL_LINE.match(literal)
-        return match.group(1) if match else None
+        return sentinel_grade_id(literal)
     return None
 
 
@@ -214,24 +215,11 @@ def validate_stored_outputs(notebook: Any, context: Context) -> None:
                 f"{where}: the check cell was edited after its output was stored, so students "
                 f"would be graded against a stale output; {rerun}."
             )
-        sentinel = f"[hookviz] {gid}: finished"
-        if not _outputs_text(cell.outputs).rstrip("\n").endswith(sentinel):
+        if not ends_with_sentinel(outputs_text(cell.outputs), gid):
             raise NotebookError(
-                f"{where}: its stored output does not end with its sentinel line {sentinel!r} "
+                f"{where}: its stored output does not end with its sentinel line {sentinel_line(gid)!r} "
                 f"(the cell raised, or printed after it); fix the cell, then {rerun}."
             )
-
-
-def _outputs_text(outputs: list) -> str:
-    parts = []
-    for output in outputs:
-        if output.get("output_type") == "stream":
-            parts.append(output.get("text", ""))
-        elif output.get("output_type") in ("display_data", "execute_result"):
-            parts.append(str(output.get("data", {}).get("text/plain", "")) + "\n")
-        elif output.get("output_type") == "error":
-            parts.append(f"{output.get('ename')}: {output.get('evalue')}\n")
-    return "".join(parts)
 
 
 def replace_solutions(notebook: Any, context: Context) -> None:

@@ -16,6 +16,7 @@ from typing import TextIO
 
 from tqdm import tqdm
 
+from ..course.conventions import Status
 from ..course.notebooks import NotebookError
 from .engine import GradeSettings, SubmissionResult, grade_submission
 from .gradebook import GRADEBOOK_CSV, GRADEBOOK_JSON, OutFolder
@@ -162,7 +163,7 @@ def _already_graded(
     if stored is None or stored.assignment_sha256 != assignment.sha256:
         return None
     if submission.path is None:
-        return stored if stored.status == "missing" else None
+        return stored if stored.status == Status.MISSING else None
     try:
         current = file_sha256(submission.path)
     except OSError:

@@ -6,21 +6,24 @@ import ast
 import hashlib
 import json
 import os
+import re
 import secrets
 import shutil
 import stat
 import sys
 import time
 import traceback
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
 from ..course import regions
+from ..course.conventions import HIDDEN_TEST_FAILED, Flag, Outcome, Status, outputs_text
 from ..course.notebooks import is_answer, notebook_text
 from . import probe
 from .flags import imported_names, scan_answers
-from .merge import Assignment, CheckCell, merge, outputs_text
+from .merge import Assignment, CheckCell, Renamed, merge
 from .sandbox import ChildResult, Limits, Sandbox
 from .submissions import Submission, SubmissionError, file_sha256, read_submission
 
@@ -32,9 +35,6 @@ BOOT = (
     "import pytest; raise SystemExit(pytest.main(sys.argv[1:]))"
 )
 FEEDBACK_OUTPUT_LIMIT = 4_000
-HIDDEN_TEST_FAILED = (
-    "HiddenTestFailed"  # hookviz.course.checks raises it; grading never imports course code
-)
 
 
 @dataclass
@@ -44,7 +44,7 @@ class CheckResult:
     grade_id: str
     max_points: float
     points: float = 0.0
-    outcome: str = "not-run"
+    outcome: str = Outcome.NOT_RUN  # an Outcome, or the Status of a submission that never ran
     detail: str = ""
     expected: str = ""
     actual: str = ""
@@ -52,6 +52,7 @@ class CheckResult:
     tamper: list[str] = field(default_factory=list)
     nbval_outcome: str = ""  # what the output comparison alone said, before integrity checks
     hidden_failure: str = ""  # the message of a failed hidden test, when one failed
+    error: str = ""  # the exception the cell raised, as ``Name: message``, when it raised
 
 
 @dataclass
@@ -69,7 +70,7 @@ class SubmissionResult:
     max_total: float
     checks: list[CheckResult]
     notes: list[str] = field(default_factory=list)
-    flags: list[str] = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)  # each Flag's text form, sorted
     matched_by: dict[str, str] = field(default_factory=dict)
     seconds: float = 0.0
     sandbox: str = ""
@@ -96,7 +97,7 @@ class GradeSettings:
 
 
 def empty_result(
-    submission: Submission, assignment: Assignment, status: str, detail: str, sha: str = ""
+    submission: Submission, assignment: Assignment, status: Status, detail: str, sha: str = ""
 ) -> SubmissionResult:
     """A row for a submission that was not run: every check scores 0 with the reason."""
     checks = [
@@ -135,7 +136,7 @@ def grade_submission(
         result = empty_result(
             submission,
             assignment,
-            "error",
+            Status.ERROR,
             "the grader failed: " + traceback.format_exc(limit=6)[-3000:],
         )
     result.seconds = round(time.monotonic() - started, 3)
@@ -152,7 +153,9 @@ def _grade(
     scratch: Path,
 ) -> SubmissionResult:
     if submission.path is None:
-        return empty_result(submission, assignment, "missing", submission.note or "no notebook")
+        return empty_result(
+            submission, assignment, Status.MISSING, submission.note or "no notebook"
+        )
     try:
         student_notebook, sha = read_submission(submission.path)
     except SubmissionError as error:
@@ -160,10 +163,10 @@ def _grade(
             sha = file_sha256(submission.path)
         except OSError:
             sha = ""
-        return empty_result(submission, assignment, error.status, str(error), sha)
+        return empty_result(submission, assignment, Status(error.status), str(error), sha)
     merged = merge(assignment, student_notebook)
     notes = ([submission.note] if submission.note else []) + merged.notes
-    flags = merged.flags + (["notebook-renamed"] if submission.note else [])
+    flags = merged.flags + ([Flag("notebook-renamed")] if submission.note else [])
     present = {
         gid: src for gid, src in merged.answers.items() if merged.matched_by.get(gid) != "missing"
     }
@@ -175,9 +178,9 @@ def _grade(
             if present
             else "no answer cell was found in the notebook"
         )
-        result = empty_result(submission, assignment, "no-answers", detail, sha)
+        result = empty_result(submission, assignment, Status.NO_ANSWERS, detail, sha)
         result.notes = notes
-        result.flags = sorted(set(flags))
+        result.flags = _flag_texts(flags)
         result.matched_by = merged.matched_by
         return result
 
@@ -186,7 +189,7 @@ def _grade(
         child = _run(merged.notebook, assignment, sandbox, settings, slot, workdir)
     finally:
         _remove_tree(workdir)
-    result = score(assignment, child, settings.limits)
+    result = score(assignment, child, settings.limits, merged.renamed)
     result.student = submission.student
     result.submission = str(submission.path)
     result.submission_sha256 = sha
@@ -194,9 +197,31 @@ def _grade(
     imported = set().union(
         *(imported_names(c.source) for c in assignment.notebook.cells if c.cell_type == "code")
     )
-    result.flags = sorted(set(scan_answers(present, imported)) | set(result.flags) | set(flags))
+    result.flags = _flag_texts([*scan_answers(present, imported), *result.flags, *flags])
     result.matched_by = merged.matched_by
     return result
+
+
+def _flag_texts(flags: list[Flag | str]) -> list[str]:
+    """Flags as the result stores them: their text forms, sorted, each once."""
+    return sorted({str(flag) for flag in flags})
+
+
+def _explain_renamed(
+    checks: list[CheckResult], assignment: Assignment, renamed: Sequence[Renamed]
+) -> None:
+    """A check that calls a function the student renamed says so, naming both names."""
+    sources = {c.grade_id: c.exercise_source for c in assignment.checks}
+    for check in checks:
+        if check.outcome == Outcome.PASSED or check.detail:
+            continue
+        for found in renamed:
+            if any(
+                re.search(rf"\b{re.escape(name)}\b", sources.get(check.grade_id, ""))
+                for name in found.missing
+            ):
+                check.detail = found.explain()
+                break
 
 
 def _normalized(source: str) -> str:
@@ -320,27 +345,37 @@ def instructor_imports(assignment: Assignment) -> list[str]:
 
 
 ADVICE = {
-    "mismatch": "Compare your output with what the check looks for, above.",
-    "error": "The check stopped with an error (shown above); your answer raised it or made the check fail.",
-    "timeout": "This check ran out of time: look for a loop that never ends, or work that is far too slow.",
-    "kernel-died": "Python stopped while this check ran (os._exit, a crash, or too much memory).",
-    "not-run": "This check did not run, because of what happened earlier in the notebook.",
-    "tampered": "The grader's tools were changed while this check ran; the check counts for nothing.",
-    "grader-error": "The grader could not run this check; ask your instructor.",
-    "skipped": "This check was skipped.",
+    Outcome.MISMATCH: "Compare your output with what the check looks for, above.",
+    Outcome.ERROR: "The check stopped with an error (shown above); your answer raised it or made the check fail.",
+    Outcome.TIMEOUT: "This check ran out of time: look for a loop that never ends, or work that is far too slow.",
+    Outcome.KERNEL_DIED: "Python stopped while this check ran (os._exit, a crash, or too much memory).",
+    Outcome.NOT_RUN: "This check did not run, because of what happened earlier in the notebook.",
+    Outcome.TAMPERED: "The grader's tools were changed while this check ran; the check counts for nothing.",
+    Outcome.GRADER_ERROR: "The grader could not run this check; ask your instructor.",
+    Outcome.SKIPPED: "This check was skipped.",
 }
 
 
-def score(assignment: Assignment, child: ChildResult, limits: Limits) -> SubmissionResult:
-    """Points per check from the plugin's records, and the submission's status."""
+def score(
+    assignment: Assignment, child: ChildResult, limits: Limits, renamed: Sequence[Renamed] = ()
+) -> SubmissionResult:
+    """Points per check from the plugin's records, and the submission's status.
+
+    ``renamed``: answer cells that define other functions than their checks look for (merge
+    finds them); a check that did not pass and calls one of those names says so.
+    """
     cells = {r.get("index"): r for r in child.records if r.get("event") == "cell"}
     done = any(r.get("event") == "done" for r in child.records)
     checks, notes, flags = [], [], []
-    died_in = next((r for r in cells.values() if r.get("outcome") == "kernel-died"), None)
+    died_in = next((r for r in cells.values() if r.get("outcome") == Outcome.KERNEL_DIED), None)
     check_ids = {c.grade_id for c in assignment.checks}
     for answer in assignment.answers:
         record = cells.get(answer.index)
-        if record and record.get("outcome") in ("error", "timeout", "kernel-died"):
+        if record and record.get("outcome") in (
+            Outcome.ERROR,
+            Outcome.TIMEOUT,
+            Outcome.KERNEL_DIED,
+        ):
             notes.append(
                 f"Your answer cell {answer.grade_id} failed when it ran: {_failure_line(record)}"
             )
@@ -358,19 +393,20 @@ def score(assignment: Assignment, child: ChildResult, limits: Limits) -> Submiss
             continue
         result.actual = outputs_text(record.get("outputs", []))
         result.hidden_failure = hidden_failure(record.get("outputs", []), check)
+        result.error = _error_line(record)
         result.seconds = float(record.get("seconds") or 0)
         result.tamper = [str(t) for t in record.get("tamper", [])]
-        result.outcome = result.nbval_outcome = record.get("outcome", "grader-error")
+        result.outcome = result.nbval_outcome = _outcome(record.get("outcome"))
         result.detail = str(record.get("detail") or "")
-        if result.outcome == "timeout":
+        if result.outcome == Outcome.TIMEOUT:
             result.detail = f"the check ran longer than {limits.cell_timeout:g} s"
-        elif result.outcome == "error" and "NotImplementedError" in _failure_line(record):
+        elif result.outcome == Outcome.ERROR and "NotImplementedError" in result.error:
             result.detail = "an answer this check uses is not written yet (NotImplementedError)"
         if result.tamper:
-            result.outcome = "tampered"
+            result.outcome = Outcome.TAMPERED
             result.detail = "; ".join(result.tamper)
-            flags.append(f"tampered ({check.grade_id})")
-        elif result.outcome == "passed":
+            flags.append(Flag(Outcome.TAMPERED.value, check.grade_id))
+        elif result.outcome == Outcome.PASSED:
             result.points = check.points
         checks.append(result)
     outcomes = {c.outcome for c in checks} | {
@@ -378,22 +414,23 @@ def score(assignment: Assignment, child: ChildResult, limits: Limits) -> Submiss
     }
     if child.timed_out:
         status, detail = (
-            "timeout",
+            Status.TIMEOUT,
             f"the submission ran longer than {limits.submission_timeout:g} s and was stopped",
         )
     elif died_in is not None:
         where = died_in.get("grade_id") or f"code cell {died_in.get('index')}"
-        status, detail = "crashed", f"the kernel died in {where}"
+        status, detail = Status.CRASHED, f"the kernel died in {where}"
     elif not done:
-        status = "crashed"
+        status = Status.CRASHED
         detail = f"the grading run stopped unexpectedly (exit code {child.returncode})"
     elif not cells:  # the run finished but ran no cell: pytest could not collect the notebook
-        status = "error"
+        status = Status.ERROR
         detail = f"no cell of the notebook ran (pytest exited with code {child.returncode})"
-    elif "timeout" in outcomes:
-        status, detail = "timeout", f"a cell ran longer than {limits.cell_timeout:g} s"
+    elif Outcome.TIMEOUT in outcomes:
+        status, detail = Status.TIMEOUT, f"a cell ran longer than {limits.cell_timeout:g} s"
     else:
-        status, detail = "ok", ""
+        status, detail = Status.OK, ""
+    _explain_renamed(checks, assignment, renamed)
     result = SubmissionResult(
         student="",
         assignment=assignment.name,
@@ -409,7 +446,7 @@ def score(assignment: Assignment, child: ChildResult, limits: Limits) -> Submiss
         flags=flags,
         graded_at=_now(),
     )
-    if status in ("crashed", "error") and not cells:
+    if status in (Status.CRASHED, Status.ERROR) and not cells:
         result.notes.append("The grader's log ends with: " + child.output_tail[-800:].strip())
     return result
 
@@ -439,11 +476,24 @@ def hidden_failure(outputs: list[dict], check: CheckCell) -> str:
     return ""
 
 
-def _failure_line(record: dict) -> str:
+def _outcome(value: object) -> Outcome:
+    """The plugin's outcome; one it does not know is the grader's error."""
+    try:
+        return Outcome(value)
+    except ValueError:
+        return Outcome.GRADER_ERROR
+
+
+def _error_line(record: dict) -> str:
+    """The exception a cell raised, as ``Name: message`` ("" when it raised none)."""
     for output in record.get("outputs", []):
         if output.get("type") == "error":
             return f"{output.get('ename')}: {str(output.get('evalue'))[:200]}"
-    return record.get("outcome", "?")
+    return ""
+
+
+def _failure_line(record: dict) -> str:
+    return _error_line(record) or record.get("outcome", "?")
 
 
 def _sha256(path: Path) -> str:

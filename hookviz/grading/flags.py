@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable
 
 from ..course import regions
+from ..course.conventions import SENTINEL_LIKE, Flag
 
 # flag -> names (identifiers or dotted attribute chains) that raise it
 NAME_RULES: dict[str, tuple[str, ...]] = {
@@ -53,7 +54,6 @@ NAME_RULES: dict[str, tuple[str, ...]] = {
         "sys._getframe",
     ),
 }
-SENTINEL_PATTERN = re.compile(r"\[hookviz\]|:\s*finished\b")
 _DOTTED = re.compile(r"[A-Za-z_][\w]*(?:\s*\.\s*[A-Za-z_][\w]*)*")
 
 
@@ -198,8 +198,8 @@ def _namespace(node: ast.AST) -> bool:
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "vars"
 
 
-def scan_answers(answers: dict[str, str], imported: Iterable[str] = ()) -> list[str]:
-    """Sorted flags for the answer sources, each as ``flag (grade_id)``.
+def scan_answers(answers: dict[str, str], imported: Iterable[str] = ()) -> list[Flag]:
+    """Sorted flags for the answer sources, each naming its answer's grade_id.
 
     ``imported``: names the instructor's cells import, for the monkeypatch rule (the imports
     of every answer cell count as well).
@@ -210,9 +210,9 @@ def scan_answers(answers: dict[str, str], imported: Iterable[str] = ()) -> list[
         names = _names(source)
         for flag, needles in NAME_RULES.items():
             if any(needle in names for needle in needles):
-                flags.add(f"{flag} ({gid})")
-        if any(SENTINEL_PATTERN.search(text) for text in _strings(source)):
-            flags.add(f"prints-sentinel ({gid})")
+                flags.add(Flag(flag, gid))
+        if any(SENTINEL_LIKE.search(text) for text in _strings(source)):
+            flags.add(Flag("prints-sentinel", gid))
         if monkeypatches(source, known):
-            flags.add(f"monkeypatch ({gid})")
+            flags.add(Flag("monkeypatch", gid))
     return sorted(flags)

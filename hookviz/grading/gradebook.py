@@ -17,12 +17,12 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from ..course.conventions import HIDDEN_TEST_FAILED, Outcome, Status, in_words
 from ..course.notebooks import NotebookError, atomic_write_text
-from .engine import ADVICE, FEEDBACK_OUTPUT_LIMIT, HIDDEN_TEST_FAILED, SubmissionResult
+from .engine import ADVICE, FEEDBACK_OUTPUT_LIMIT, SubmissionResult
 from .merge import Assignment
 
 GRADEBOOK_CSV, GRADEBOOK_JSON = "gradebook.csv", "gradebook.json"
-HIDDEN_FAILED = HIDDEN_TEST_FAILED
 
 
 def safe_name(student: str) -> str:
@@ -206,7 +206,7 @@ def _header(result: SubmissionResult, title: str) -> list[str]:
         "",
         f"**Score: {_number(result.total)} / {_number(result.max_total)}**",
     ]
-    if result.status != "ok":
+    if result.status != Status.OK:
         lines += [
             "",
             f"Status: **{result.status}**" + (f": {result.detail}" if result.detail else "."),
@@ -218,24 +218,31 @@ def _header(result: SubmissionResult, title: str) -> list[str]:
 
 def _check_heading(check) -> str:
     mark = (
-        "passed" if check.outcome == "passed" and check.points == check.max_points else "not passed"
+        "passed"
+        if check.outcome == Outcome.PASSED and check.points == check.max_points
+        else "not passed"
     )
     return f"## {check.grade_id}: {_number(check.points)} / {_number(check.max_points)} ({mark})"
 
 
 def _what_happened(check) -> list[str]:
-    if check.detail:
-        return ["", f"What happened: {check.outcome.replace('-', ' ')}: {check.detail}."]
+    """The outcome in words, and what the grader knows of why (the error the cell raised)."""
+    raised = check.error if check.outcome == Outcome.ERROR else ""
+    if raised.startswith(HIDDEN_TEST_FAILED):
+        raised = ""  # the feedback explains a hidden test below
+    why = check.detail or raised
+    if why:
+        return ["", f"What happened: {in_words(check.outcome)}: {why.rstrip('.')}."]
     if check.outcome in ADVICE:
-        return ["", f"What happened: {check.outcome.replace('-', ' ')}."]
+        return ["", f"What happened: {in_words(check.outcome)}."]
     return []
 
 
 def _hidden_failure(actual: str) -> str | None:
     """The message of a failed hidden test in a check's output, if one failed."""
     for line in actual.splitlines():
-        if line.startswith(f"{HIDDEN_FAILED}: "):
-            return line[len(HIDDEN_FAILED) + 2 :]
+        if line.startswith(f"{HIDDEN_TEST_FAILED}: "):
+            return line[len(HIDDEN_TEST_FAILED) + 2 :]
     return None
 
 
@@ -248,7 +255,7 @@ def feedback_markdown(result: SubmissionResult) -> str:
     lines = _header(result, "feedback")
     for check in result.checks:
         lines += ["", _check_heading(check)]
-        if check.outcome == "passed":
+        if check.outcome == Outcome.PASSED:
             continue
         lines += _what_happened(check)
         claims = [line[2:] for line in check.expected.splitlines() if line.startswith("✓ ")]
@@ -298,7 +305,7 @@ def review_markdown(result: SubmissionResult) -> str:
         lines += ["", "Flags: " + "; ".join(result.flags)]
     for check in result.checks:
         lines += ["", _check_heading(check)]
-        if check.outcome == "passed":
+        if check.outcome == Outcome.PASSED:
             continue
         lines += _what_happened(check)
         lines += ["", "Expected output:", "", _fence(check.expected)]

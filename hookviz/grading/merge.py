@@ -17,6 +17,7 @@ from typing import Any
 
 from ..course import regions
 from ..course.build import Context, validate_grading_metadata, validate_stored_outputs
+from ..course.conventions import Flag, ends_with_sentinel, outputs_text, sentinel_line
 from ..course.notebooks import (
     NotebookError,
     cell_checksum,
@@ -30,7 +31,6 @@ from ..course.notebooks import (
 )
 from ..course.stamp import INSTALL_FIRST_LINE
 
-SENTINEL = "[hookviz] {grade_id}: finished"
 _NBVAL_OFF = re.compile(
     r"^\s*#\s*(NBVAL_SKIP|NBVAL_IGNORE_OUTPUT|PYTEST_VALIDATE_IGNORE_OUTPUT)\s*$", re.M
 )
@@ -77,22 +77,6 @@ class Assignment:
         return sum(c.points for c in self.checks)
 
 
-def outputs_text(outputs: list) -> str:
-    """Outputs as a person reads them: streams, text results, and errors as ``Name: value``."""
-    parts = []
-    for output in outputs or []:
-        kind = output.get("output_type") or output.get("type")
-        if kind == "stream":
-            parts.append(output.get("text", ""))
-        elif kind in ("display_data", "execute_result"):
-            data = output.get("data")
-            text = data.get("text/plain", "") if isinstance(data, dict) else output.get("text", "")
-            parts.append(text if text.endswith("\n") else text + "\n")
-        elif kind == "error":
-            parts.append(f"{output.get('ename')}: {output.get('evalue')}\n")
-    return "".join(parts)
-
-
 def defined_functions(source: str) -> tuple[str, ...]:
     """Names of the functions and classes a cell defines at its top level."""
     try:
@@ -126,10 +110,10 @@ def load_assignment(path: Path) -> Assignment:
         gid = grade_id(cell)
         if is_check(cell):
             expected = outputs_text(cell.outputs)
-            sentinel = SENTINEL.format(grade_id=gid)
-            if cell.execution_count is None or not expected.rstrip("\n").endswith(sentinel):
+            if cell.execution_count is None or not ends_with_sentinel(expected, gid):
                 raise NotebookError(
-                    f"{where}: a check cell's stored output must end with its sentinel line {sentinel!r}. "
+                    f"{where}: a check cell's stored output must end with its sentinel line "
+                    f"{sentinel_line(gid)!r}. "
                     "End the cell with checks.sentinel(grade_id), run the notebook and save it."
                 )
             tags = set(cell.metadata.get("tags", []))
@@ -186,9 +170,28 @@ class Merged:
     answers: dict[str, str]  # grade_id -> the student's source that went in
     matched_by: dict[str, str]  # grade_id -> "grade_id" | "functions" | "position" | "missing"
     notes: list[str] = field(default_factory=list)
-    flags: list[str] = field(
-        default_factory=list
-    )  # the notes, short, for the gradebook's flags column
+    flags: list[Flag] = field(default_factory=list)  # the notes, short, for the flags column
+    renamed: list[Renamed] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Renamed:
+    """An answer cell that defines other functions than the ones its checks look for."""
+
+    grade_id: str
+    missing: tuple[str, ...]  # the names the checks look for, not defined in the cell
+    defined: tuple[str, ...]  # what the cell defines instead
+
+    def explain(self) -> str:
+        """Which names the checks look for, and which the cell defines instead."""
+        return (
+            f"the checks look for {_names(self.missing)}, which your answer cell {self.grade_id} "
+            f"does not define (it defines {_names(self.defined)}): name it {_names(self.missing)}"
+        )
+
+
+def _names(names: tuple[str, ...]) -> str:
+    return ", ".join(names)
 
 
 def _normalized(source: str) -> str:
@@ -207,7 +210,7 @@ def merge(assignment: Assignment, student: Any) -> Merged:
             by_id.setdefault(gid, []).append(cell)
 
     notes: list[str] = []
-    flags: list[str] = []
+    flags: list[Flag] = []
     used: set[int] = set()
     chosen: dict[str, Any] = {}
     matched_by: dict[str, str] = {}
@@ -221,7 +224,7 @@ def merge(assignment: Assignment, student: Any) -> Merged:
                 notes.append(
                     f"Your notebook has {len(candidates)} answer cells for {answer.grade_id}; the last one was graded."
                 )
-                flags.append(f"answer-duplicated ({answer.grade_id})")
+                flags.append(Flag("answer-duplicated", answer.grade_id))
             chosen[answer.grade_id] = candidates[-1]
             used.add(id(candidates[-1]))
             matched_by[answer.grade_id] = "grade_id"
@@ -252,7 +255,7 @@ def merge(assignment: Assignment, student: Any) -> Merged:
             chosen[answer.grade_id] = same[-1]
             used.add(id(same[-1]))
             matched_by[answer.grade_id] = "functions"
-            flags.append(f"answer-found-by-functions ({answer.grade_id})")
+            flags.append(Flag("answer-found-by-functions", answer.grade_id))
             notes.append(
                 f"The answer cell {answer.grade_id} had lost its metadata; the cell that defines "
                 f"{', '.join(answer.functions)} was graded."
@@ -272,16 +275,25 @@ def merge(assignment: Assignment, student: Any) -> Merged:
             chosen[answer.grade_id] = theirs[k]
             used.add(id(theirs[k]))
             matched_by[answer.grade_id] = "position"
-            flags.append(f"answer-found-by-position ({answer.grade_id})")
+            flags.append(Flag("answer-found-by-position", answer.grade_id))
             notes.append(
                 f"Warning: no cell carried the answer {answer.grade_id}; your code cell "
                 f"{code_cells.index(theirs[k]) + 1} was graded as that answer, by its position."
             )
         else:
             matched_by[answer.grade_id] = "missing"
-            flags.append(f"answer-missing ({answer.grade_id})")
+            flags.append(Flag("answer-missing", answer.grade_id))
             notes.append(f"No answer for {answer.grade_id} was found; it was graded as not done.")
 
+    renamed = _renamed(assignment, chosen)
+    for found in renamed:
+        flags.append(
+            Flag(
+                "answer-renamed",
+                f"{found.grade_id}: defines {_names(found.defined)}, not {_names(found.missing)}",
+            )
+        )
+        notes.append(f"Your answer {found.grade_id} was graded as written; {found.explain()}.")
     _note_check_changes(assignment, code_cells, by_id, notes, flags)
 
     notebook = copy.deepcopy(assignment.notebook)
@@ -300,11 +312,25 @@ def merge(assignment: Assignment, student: Any) -> Merged:
         # Only check cells are compared: other outputs earn nothing, so they cannot cost anything.
         cell.outputs = []
         cell.execution_count = None
-    return Merged(notebook, sources, matched_by, notes, flags)
+    return Merged(notebook, sources, matched_by, notes, flags, renamed)
+
+
+def _renamed(assignment: Assignment, chosen: dict[str, Any]) -> list[Renamed]:
+    """Answer cells that lack a function the solution defines, but define others."""
+    found = []
+    for answer in assignment.answers:
+        if answer.grade_id not in chosen:
+            continue
+        defined = defined_functions(chosen[answer.grade_id].get("source", ""))
+        missing = tuple(name for name in answer.functions if name not in defined)
+        others = tuple(name for name in defined if name not in answer.functions)
+        if missing and others:
+            found.append(Renamed(answer.grade_id, missing, others))
+    return found
 
 
 def _note_check_changes(
-    assignment: Assignment, code_cells: list, by_id: dict, notes: list[str], flags: list[str]
+    assignment: Assignment, code_cells: list, by_id: dict, notes: list[str], flags: list[Flag]
 ) -> None:
     """Tell the student which check cells they changed (the originals were used regardless)."""
     order = []
@@ -314,13 +340,13 @@ def _note_check_changes(
             notes.append(
                 f"The check cell {check.grade_id} was missing from your notebook; the original was used."
             )
-            flags.append(f"check-missing ({check.grade_id})")
+            flags.append(Flag("check-missing", check.grade_id))
             continue
         if len(copies) > 1:
             notes.append(
                 f"The check cell {check.grade_id} appears {len(copies)} times; the original was used once."
             )
-            flags.append(f"check-duplicated ({check.grade_id})")
+            flags.append(Flag("check-duplicated", check.grade_id))
         theirs = copies[0]
         if _normalized(theirs.get("source", "")) != _normalized(check.exercise_source):
             if nbgrader(theirs).get("checksum") == cell_checksum(theirs):
@@ -329,18 +355,18 @@ def _note_check_changes(
                     f"Your copy of the check cell {check.grade_id} is an older version (the "
                     "assignment changed after you got it); the current one was used."
                 )
-                flags.append(f"check-outdated ({check.grade_id})")
+                flags.append(Flag("check-outdated", check.grade_id))
             else:
                 notes.append(f"You edited the check cell {check.grade_id}; the original was used.")
-                flags.append(f"check-edited ({check.grade_id})")
+                flags.append(Flag("check-edited", check.grade_id))
         claimed = nbgrader(theirs).get("points")
         if claimed is not None and claimed != check.points:
             notes.append(
                 f"The points of {check.grade_id} were changed to {claimed!r} in your notebook; "
                 f"it is worth {check.points:g}."
             )
-            flags.append(f"points-changed ({check.grade_id})")
+            flags.append(Flag("points-changed", check.grade_id))
         order.append(next(i for i, cell in enumerate(code_cells) if cell is theirs))
     if order != sorted(order):
         notes.append("Your check cells were in another order; the original order was used.")
-        flags.append("checks-reordered")
+        flags.append(Flag("checks-reordered"))

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..course.conventions import Status
 from ..course.notebooks import NotebookError, parse_notebook
 
 MAX_SUBMISSION_BYTES = 20 * 2**20
@@ -24,7 +25,7 @@ class Submission:
 class SubmissionError(ValueError):
     """A submission that cannot be graded; ``status`` names the kind for the gradebook."""
 
-    def __init__(self, status: str, message: str):
+    def __init__(self, status: Status, message: str):
         super().__init__(message)
         self.status = status
 
@@ -89,23 +90,23 @@ def read_submission(path: Path) -> tuple[Any, str]:
         size = path.stat().st_size
         if size > MAX_SUBMISSION_BYTES:
             raise SubmissionError(
-                "invalid",
+                Status.INVALID,
                 f"the file is {size / 2**20:.0f} MB; notebooks over {MAX_SUBMISSION_BYTES // 2**20} MB are not graded",
             )
         data = path.read_bytes()
     except OSError as error:
-        raise SubmissionError("invalid", f"cannot read the file ({error})") from error
+        raise SubmissionError(Status.INVALID, f"cannot read the file ({error})") from error
     digest = hashlib.sha256(data).hexdigest()
     if not data.strip():
-        raise SubmissionError("empty", "the file is empty")
+        raise SubmissionError(Status.EMPTY, "the file is empty")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise SubmissionError("invalid", f"not UTF-8 text ({error})") from error
+        raise SubmissionError(Status.INVALID, f"not UTF-8 text ({error})") from error
     try:
         notebook = parse_notebook(text, path.name)
     except NotebookError as error:
-        raise SubmissionError("invalid", str(error)) from error
+        raise SubmissionError(Status.INVALID, str(error)) from error
     return notebook, digest
 
 

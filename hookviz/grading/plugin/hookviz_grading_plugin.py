@@ -1,7 +1,9 @@
 """The grader's pytest plugin: records each cell's outcome by grade_id for `hookviz grade`.
 
 Loaded by path in the grading child (``pytest -p hookviz_grading_plugin``), next to nbval. It
-imports neither hookviz nor torch, so it adds nothing to pytest's start-up. What it does:
+imports neither hookviz nor torch, so it adds nothing to pytest's start-up; the conventions it
+shares with the grader (``hookviz/course/conventions.py``, standard library only) it loads by
+their file's path. What it does:
 
 - reads its settings file, then deletes it; deletes the notebook once nbval has collected it,
   so the student's kernel cannot read the expected outputs or hidden tests;
@@ -17,9 +19,11 @@ imports neither hookviz nor torch, so it adds nothing to pytest's start-up. What
 from __future__ import annotations
 
 import ast
+import importlib.util
 import json
 import os
 import re
+import sys
 import time
 from queue import Empty
 from typing import Any
@@ -27,6 +31,25 @@ from typing import Any
 import pytest
 
 _SETTINGS_OPTION = "--hookviz-config"
+_CONVENTIONS = (
+    "hookviz_conventions"  # the name it has in this process, where hookviz is not imported
+)
+
+
+def _load_conventions() -> Any:
+    """hookviz/course/conventions.py, loaded by its path (importing hookviz would import torch)."""
+    if _CONVENTIONS in sys.modules:
+        return sys.modules[_CONVENTIONS]
+    here = os.path.dirname(os.path.abspath(__file__))
+    path = os.path.join(here, os.pardir, os.pardir, "course", "conventions.py")
+    spec = importlib.util.spec_from_file_location(_CONVENTIONS, os.path.normpath(path))
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[_CONVENTIONS] = module  # a dataclass looks its module up while it is made
+    spec.loader.exec_module(module)
+    return module
+
+
+Outcome = _load_conventions().Outcome
 
 
 class KernelDied(RuntimeError):
@@ -185,30 +208,30 @@ def _cell_line(traceback: Any) -> int | None:
     return None
 
 
-def _classify(excinfo: Any) -> tuple[str, str]:
-    """(outcome, detail) for a cell from the exception nbval raised, if any."""
+def _classify(excinfo: Any) -> tuple[Any, str]:
+    """(Outcome, detail) for a cell from the exception nbval raised, if any."""
     if excinfo is None:
-        return "passed", ""
+        return Outcome.PASSED, ""
     error = excinfo.value
     message = str(error)
     if excinfo.errisinstance(pytest.skip.Exception):
-        return "skipped", message
+        return Outcome.SKIPPED, message
     if isinstance(error, KernelDied):
-        return "kernel-died", message
+        return Outcome.KERNEL_DIED, message
     name = type(error).__name__
     if name == "NbCellError":
         if message.startswith("Cell outputs differ"):
-            return "mismatch", ""
+            return Outcome.MISMATCH, ""
         if message.startswith("Timeout"):
-            return "timeout", message
+            return Outcome.TIMEOUT, message
         if message.startswith("Cell execution caused an exception"):
-            return "error", ""
-        return "error", message
+            return Outcome.ERROR, ""
+        return Outcome.ERROR, message
     if message.startswith("Kernel dead on test start"):
-        return "not-run", "the kernel had already died"
+        return Outcome.NOT_RUN, "the kernel had already died"
     if message.startswith("Timed out waiting for idle kernel"):
-        return "timeout", message
-    return "grader-error", f"{name}: {message}"[:2000]
+        return Outcome.TIMEOUT, message
+    return Outcome.GRADER_ERROR, f"{name}: {message}"[:2000]
 
 
 class Recorder:
@@ -261,9 +284,9 @@ class Recorder:
         yield
         if call.when == "call" or (call.when == "setup" and call.excinfo is not None):
             outcome, detail = _classify(call.excinfo)
-            if call.when == "setup" and outcome != "skipped":
+            if call.when == "setup" and outcome != Outcome.SKIPPED:
                 outcome, detail = (
-                    "not-run",
+                    Outcome.NOT_RUN,
                     f"setting up failed: {detail or call.excinfo.value}"[:2000],
                 )
             cell = getattr(item, "cell", {}) or {}
@@ -273,7 +296,7 @@ class Recorder:
                     "event": "cell",
                     "index": getattr(item, "cell_num", None),
                     "grade_id": meta.get("grade_id") if isinstance(meta, dict) else None,
-                    "outcome": outcome,
+                    "outcome": outcome.value,
                     "detail": detail,
                     "seconds": round(call.duration, 3),
                     "outputs": _outputs_as_records(getattr(item, "test_outputs", None), self.limit),
