@@ -21,7 +21,8 @@ from hookviz.cli import main
 from hookviz.grading.engine import CheckResult, SubmissionResult
 from hookviz.grading.gradebook import OutFolder
 from hookviz.grading.merge import load_assignment
-from hookviz.grading.report import NOT_SUBMITTED, write_report
+from hookviz.grading.report import write_report
+from hookviz.grading.report_analysis import NOT_SUBMITTED
 from hookviz.grading.similarity import near_identical
 from tests.tiny_course import TINY
 

@@ -7,7 +7,10 @@ fallbacks elsewhere.
 
 from __future__ import annotations
 
-import html
+from .. import markup
+from ..markup import escape, tag
+
+__all__ = ["STYLE", "bars", "escape", "page", "table", "tag"]
 
 STYLE = """
 .hvs{font-family:var(--jp-ui-font-family,system-ui,sans-serif);font-size:13px;line-height:1.4;
@@ -33,22 +36,6 @@ border:1px solid var(--jp-border-color2,#d4d4d4);border-radius:6px;padding:8px 1
 """
 
 
-def tag(
-    name: str, content: str = "", *, cls: str = "", style: str = "", raw: bool = False, **attrs: str
-) -> str:
-    """``<name class=... style=...>content</name>``; content is escaped unless ``raw`` (already HTML)."""
-    parts = [name]
-    if cls:
-        parts.append(f'class="{html.escape(cls)}"')
-    if style:
-        parts.append(f'style="{html.escape(style)}"')
-    parts += [
-        f'{key.rstrip("_").replace("_", "-")}="{html.escape(str(v))}"' for key, v in attrs.items()
-    ]
-    body = content if raw else html.escape(content)
-    return f"<{' '.join(parts)}>{body}</{name}>"
-
-
 def page(kind: str, body: str) -> str:
     """Wrap a picture's body with its stylesheet in one ``div``."""
     return f'<div class="hvs hvs-{kind}"><style>{STYLE}</style>{body}</div>'
@@ -56,19 +43,7 @@ def page(kind: str, body: str) -> str:
 
 def table(headers: list[str], rows: list[list[str]], numeric: set[int] = frozenset()) -> str:
     """An HTML table; cells are already HTML; columns in ``numeric`` are right-aligned."""
-    head = "".join(
-        tag("th", html.escape(h), cls="hvs-num" if i in numeric else "", raw=True)
-        for i, h in enumerate(headers)
-    )
-    body = "".join(
-        "<tr>"
-        + "".join(
-            tag("td", c, cls="hvs-num" if i in numeric else "", raw=True) for i, c in enumerate(row)
-        )
-        + "</tr>"
-        for row in rows
-    )
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    return markup.table(headers, rows, numeric=numeric, numeric_class="hvs-num")
 
 
 def bars(
@@ -95,8 +70,3 @@ def bars(
         f'<svg width="{width}" height="{height}" viewBox="0 0 {width} {height}" role="img" '
         f'aria-label="histogram">{"".join(rects)}</svg>'
     )
-
-
-def escape(text: str) -> str:
-    """HTML-escape text."""
-    return html.escape(text)
