@@ -449,7 +449,7 @@ def test_heat_map_draws_each_modules_histogram_over_time_from_the_kernel(lab):
     assert data(widget, "view") == "heatmap" and data(widget, "steps") == "120"
     assert widget.locator(".hv-table-panel").is_hidden() and view.is_visible()
     kernel = lab.notebook.execute(
-        "h = heat.heatmap\nprint(h['columns'], h['span'], *[p['bins'] for p in h['output']], *[m[0] for m in heat.modules])"
+        "h = heat.heatmap\nprint(h['columns'], h['span'], *[p['bins'] for p in h['output']], *[m['label'] for m in heat.modules])"
     ).split()
     columns, span, bins, paths = kernel[0], kernel[1], kernel[2:11], kernel[11:]
     assert (columns, span) == ("60", "2") and data(
