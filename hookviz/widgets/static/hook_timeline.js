@@ -1,5 +1,5 @@
 // HookTimeline: modules down, time across; each hook firing is a mark, played in order.
-/* global h, s, widgetRoot, onKeys, scrollable, announcer, followTheme, createPlayer, transport, playerKeys */
+// The helpers (h, button, ...) are common.js's, sent before this file as one module.
 
 const COL = 18;
 const ROW = 22;
