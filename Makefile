@@ -34,7 +34,8 @@ test-colab: $(COLAB_STAMP)  ## the notebooks and widgets pinned like Google Cola
 
 # The edit loop: no browser, notebook or slow test, on every core.
 test-fast: $(STAMP)  ## the quick tests in parallel (a minute or two), for the edit loop
-	$(PY) -m pytest -n auto -m "not browser and not notebook and not slow" tests
+	$(PY) -m pytest -n auto -m "not browser and not notebook and not slow and not serial" tests
+	$(PY) -m pytest -m "serial and not browser and not notebook and not slow" tests
 
 setup: $(STAMP)  ## make the venv (.venv) and install hookviz with its dev tools
 

@@ -67,6 +67,8 @@ _left_behind: list[tuple[int, str]] = []
 def pytest_sessionfinish(session, exitstatus):
     if os.environ.get("HOOKVIZ_FORBID_SKIPS") == "1" and _not_run:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    if hasattr(session.config, "workerinput"):
+        return  # a pytest-xdist worker: its siblings carry the tag too; the controller checks last
     # Nothing the tests started may outlive them: a few seconds for kernels to finish exiting.
     deadline = time.monotonic() + 10
     left = tagged(os.environ[RUN_TAG])

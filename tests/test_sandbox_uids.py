@@ -48,6 +48,7 @@ def test_no_free_block_is_a_clear_error(tmp_path):
         claim_uid_block(set(UID_RANGE), locks=tmp_path)
 
 
+@pytest.mark.serial  # a sandboxed test running beside it holds a uid of the range
 def test_the_range_is_clear_of_this_machines_accounts_and_processes():
     used = uids_in_use()
     assert 0 in used and os.getuid() in used  # root's account, this process
