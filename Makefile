@@ -84,10 +84,12 @@ lint: $(STAMP)  ## check the Python and the JavaScript (ruff, ESLint, Prettier)
 	@[ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund
 	npm run --silent lint
 
-# ruff rewrites the Python; the JS formatter is part of `make lint`'s tools.
-format: $(STAMP)  ## format the Python in place
+# ruff rewrites the Python, Prettier the JavaScript (the tools `make lint` installs).
+format: $(STAMP)  ## format the Python and the JavaScript in place
 	$(VENV)/bin/ruff format hookviz tests bench tools
 	$(VENV)/bin/ruff check --fix hookviz tests bench tools
+	@[ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund
+	npm run --silent format
 
 clean:  ## remove the venvs and build output
 	rm -rf $(VENV) $(COLAB_VENV) build *.egg-info
