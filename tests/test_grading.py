@@ -22,6 +22,7 @@ import pytest
 
 from hookviz.course.build import exercise_from_solution
 from hookviz.grading.batch import GradeOptions, grade_folder
+from hookviz.grading.sandbox import Limits
 from tests.grading_env import grading_processes_left, private_jupyter_dirs
 from tests.tiny_course import CASES, CELL_TIMEOUT, CONFIG, OPTIONS, REPO, TINY, student
 
@@ -177,7 +178,11 @@ def test_a_flood_of_output_is_cut_and_fails_only_its_check(batch) -> None:
 def test_a_fork_bomb_hits_the_process_limit(batch) -> None:
     total, double, shout, _, _ = points(batch, "fork_bomb")
     assert (double, shout) == ("2", "0")
-    assert "BlockingIOError" in check(batch, "fork_bomb", "check_shout")["actual"]
+    actual = check(batch, "fork_bomb", "check_shout")["actual"]
+    assert "BlockingIOError" in actual, actual
+    # The limit, not the machine, stopped it: fewer processes than the limit allows a submission.
+    started = int(re.search(r"(\d+) processes started", actual).group(1))
+    assert 0 < started < Limits().processes
 
 
 def test_outputs_pasted_from_the_solution_count_for_nothing(batch) -> None:

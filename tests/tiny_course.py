@@ -141,8 +141,13 @@ CASES = {
     ),
     "fork_bomb": student(
         {
-            "shout": "import os, time\n\ndef shout(text):\n    for _ in range(3000):\n        if os.fork() == 0:\n"
-            "            time.sleep(120)\n            os._exit(0)\n    return text.upper() + '!'\n"
+            # posix_spawn, not os.fork: forking a kernel with torch loaded takes some 70 ms on a
+            # busy 2-core machine, and 240 forks outlast the cell timeout before the limit bites.
+            "shout": "import os\n\ndef shout(text):\n    started = 0\n    try:\n"
+            "        for _ in range(3000):\n"
+            "            os.posix_spawn('/bin/sleep', ['sleep', '120'], {})\n            started += 1\n"
+            "    finally:\n        print(f'{started} processes started')\n"
+            "    return text.upper() + '!'\n"
         }
     ),
     "pasted_outputs": student(  # only shout written; every check's output pasted
