@@ -53,6 +53,7 @@ import torch
 
 from ..inventory import list_hooks, remove_hook
 from . import diagnose
+from .conventions import HiddenTestFailed, sentinel_line
 from .diagnose import Hint
 
 try:  # Python 3.11+
@@ -88,10 +89,6 @@ class _Stopped:
 
 
 STOPPED = _Stopped()
-
-
-class HiddenTestFailed(AssertionError):
-    """A visible check, re-run by the grader on an instance the student never saw, failed."""
 
 
 @dataclass
@@ -254,9 +251,7 @@ def capture(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Captured:
 
 def sentinel(grade_id: str) -> None:
     """Print the check cell's last line, ``[hookviz] <grade_id>: finished``."""
-    if type(grade_id) is not str or not grade_id:
-        raise TypeError(f"sentinel needs the check cell's grade_id as a string, got {grade_id!r}.")
-    print(f"[hookviz] {grade_id}: finished")
+    print(sentinel_line(grade_id))
 
 
 def try_it(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
