@@ -12,22 +12,47 @@ function markShape(kind, kinds, x, y) {
   const { shape, colour } = kinds[kind];
   const style = `fill: var(--hv-${colour})`;
   if (shape === "diamond") {
-    return s("path", { d: `M${x} ${y - 4}L${x + 4} ${y}L${x} ${y + 4}L${x - 4} ${y}Z`, class: `hv-mark hv-torch hv-k-${kind}`, style });
+    return s("path", {
+      d: `M${x} ${y - 4}L${x + 4} ${y}L${x} ${y + 4}L${x - 4} ${y}Z`,
+      class: `hv-mark hv-torch hv-k-${kind}`,
+      style,
+    });
   }
-  if (shape === "square") return s("rect", { x: x - 5, y: y - 5, width: 10, height: 10, class: `hv-mark hv-k-${kind}`, style });
+  if (shape === "square")
+    return s("rect", {
+      x: x - 5,
+      y: y - 5,
+      width: 10,
+      height: 10,
+      class: `hv-mark hv-k-${kind}`,
+      style,
+    });
   return s("circle", { cx: x, cy: y, r: 5, class: `hv-mark hv-k-${kind}`, style });
 }
 
 function symbol(...shapes) {
-  return s("svg", { width: 14, height: 14, viewBox: "-7 -7 14 14", "aria-hidden": "true" }, ...shapes);
+  return s(
+    "svg",
+    { width: 14, height: 14, viewBox: "-7 -7 14 14", "aria-hidden": "true" },
+    ...shapes,
+  );
 }
 
 // The legend's entries ([label, kind]) come from Python in the "legend" trait.
 function legendView(legend, kinds) {
-  return h("div", { class: "hv-legend" },
+  return h(
+    "div",
+    { class: "hv-legend" },
     legend.map(([label, k]) =>
-      h("span", { class: "hv-legend-item" }, symbol(markShape(k, kinds, 0, 0)), ` ${label}`)),
-    h("span", { class: "hv-legend-item" }, symbol(s("circle", { r: 6, class: "hv-replaced" })), " replaced a value"));
+      h("span", { class: "hv-legend-item" }, symbol(markShape(k, kinds, 0, 0)), ` ${label}`),
+    ),
+    h(
+      "span",
+      { class: "hv-legend-item" },
+      symbol(s("circle", { r: 6, class: "hv-replaced" })),
+      " replaced a value",
+    ),
+  );
 }
 
 // The title, the firing shown, and the switch for torch's own markers.
@@ -40,8 +65,13 @@ function headerView(model) {
     model.set("show_torch", torch.checked);
     model.save_changes();
   });
-  const node = h("div", { class: "hv-header" }, h("span", { class: "hv-title", text: model.get("title") }), status,
-    h("label", { class: "hv-muted" }, torch, " show forward() and gradient-ready markers"));
+  const node = h(
+    "div",
+    { class: "hv-header" },
+    h("span", { class: "hv-title", text: model.get("title") }),
+    status,
+    h("label", { class: "hv-muted" }, torch, " show forward() and gradient-ready markers"),
+  );
   const draw = (step, total) => {
     torch.checked = model.get("show_torch");
     status.textContent = `firing ${step} / ${total}`;
@@ -51,7 +81,10 @@ function headerView(model) {
 
 // The diagram: one lane per module, one column per firing, forward() as an interval on its lane.
 function diagramView(lanes, meaning, backward, kinds, onPick) {
-  const node = scrollable(h("div", { class: "hv-diagram" }), "hook firings, modules down and time across");
+  const node = scrollable(
+    h("div", { class: "hv-diagram" }),
+    "hook firings, modules down and time across",
+  );
   let marks = [];
   let intervals = []; // [index of forward() starting, bar]
   let cursor = null;
@@ -61,14 +94,31 @@ function diagramView(lanes, meaning, backward, kinds, onPick) {
   function build(seq) {
     const width = GUTTER + Math.max(1, seq.length) * COL + 20;
     const height = TOP + lanes.length * ROW + 6;
-    const svg = s("svg", { class: "hv-svg", width, height, viewBox: `0 0 ${width} ${height}`, role: "img",
-      "aria-label": "hook firings: modules down, time across" });
+    const svg = s("svg", {
+      class: "hv-svg",
+      width,
+      height,
+      viewBox: `0 0 ${width} ${height}`,
+      role: "img",
+      "aria-label": "hook firings: modules down, time across",
+    });
     const firstBack = seq.findIndex((f) => backward.has(f.kind));
     const split = firstBack < 0 ? seq.length : firstBack;
     svg.append(
       s("rect", { x: GUTTER, y: 0, width: split * COL, height, class: "hv-band hv-band-forward" }),
-      s("rect", { x: GUTTER + split * COL, y: 0, width: (seq.length - split) * COL, height, class: "hv-band hv-band-backward" }));
-    const label = (text, at) => { const t = s("text", { x: at, y: 14, class: "hv-band-label" }); t.textContent = text; return t; };
+      s("rect", {
+        x: GUTTER + split * COL,
+        y: 0,
+        width: (seq.length - split) * COL,
+        height,
+        class: "hv-band hv-band-backward",
+      }),
+    );
+    const label = (text, at) => {
+      const t = s("text", { x: at, y: 14, class: "hv-band-label" });
+      t.textContent = text;
+      return t;
+    };
     if (split > 0) svg.append(label("forward", GUTTER + 4));
     if (split < seq.length) svg.append(label("backward", GUTTER + split * COL + 4));
     lanes.forEach(([name, depth], i) => {
@@ -84,16 +134,29 @@ function diagramView(lanes, meaning, backward, kinds, onPick) {
       if (f.kind === "forward_return" && open.has(f.lane)) {
         const from = open.get(f.lane);
         open.delete(f.lane);
-        const bar = s("rect", { x: x(from), y: y(f.lane) - 3, width: x(k) - x(from), height: 6, class: "hv-interval" });
+        const bar = s("rect", {
+          x: x(from),
+          y: y(f.lane) - 3,
+          width: x(k) - x(from),
+          height: 6,
+          class: "hv-interval",
+        });
         intervals.push([from, bar]);
         svg.append(bar);
       }
     });
-    cursor = s("rect", { x: 0, y: TOP - 4, width: COL, height: lanes.length * ROW + 8, class: "hv-cursor" });
+    cursor = s("rect", {
+      x: 0,
+      y: TOP - 4,
+      width: COL,
+      height: lanes.length * ROW + 8,
+      class: "hv-cursor",
+    });
     svg.append(cursor);
     marks = seq.map((f, k) => {
       const g = s("g", { class: "hv-firing", "data-seq": f.seq });
-      if (f.replaced) g.append(s("circle", { cx: x(k), cy: y(f.lane), r: 8, class: "hv-replaced" }));
+      if (f.replaced)
+        g.append(s("circle", { cx: x(k), cy: y(f.lane), r: 8, class: "hv-replaced" }));
       g.append(markShape(f.kind, kinds, x(k), y(f.lane)));
       const title = s("title");
       title.textContent = `#${k + 1} ${lanes[f.lane][0]}: ${meaning[f.kind]}${f.who === "user" ? ` (${f.name})` : ""}${f.replaced ? `, replaced ${f.replaced}` : ""}`;
@@ -115,7 +178,9 @@ function diagramView(lanes, meaning, backward, kinds, onPick) {
     cursor.style.display = step ? "" : "none";
   }
 
-  const reveal = (step) => { if (step) revealIn(node, marks[step - 1].getBoundingClientRect(), "x"); };
+  const reveal = (step) => {
+    if (step) revealIn(node, marks[step - 1].getBoundingClientRect(), "x");
+  };
   return { node, build, draw, reveal };
 }
 
@@ -126,12 +191,20 @@ function listView(lanes, meaning, onPick) {
   let items = [];
 
   function build(seq) {
-    items = seq.map((f, k) => h("li", { class: `hv-item ${f.who === "user" ? "hv-user" : "hv-torch-item"}`, onclick: () => onPick(k + 1) },
-      h("span", { class: "hv-item-n", text: String(k + 1) }),
-      h("span", { class: "hv-item-lane", text: lanes[f.lane][0] }),
-      h("span", { class: "hv-item-what", text: meaning[f.kind] }),
-      f.who === "user" ? h("span", { class: "hv-item-hook", text: f.name }) : null,
-      f.replaced ? h("span", { class: "hv-tag hv-warn", text: `replaced ${f.replaced}` }) : null));
+    items = seq.map((f, k) =>
+      h(
+        "li",
+        {
+          class: `hv-item ${f.who === "user" ? "hv-user" : "hv-torch-item"}`,
+          onclick: () => onPick(k + 1),
+        },
+        h("span", { class: "hv-item-n", text: String(k + 1) }),
+        h("span", { class: "hv-item-lane", text: lanes[f.lane][0] }),
+        h("span", { class: "hv-item-what", text: meaning[f.kind] }),
+        f.who === "user" ? h("span", { class: "hv-item-hook", text: f.name }) : null,
+        f.replaced ? h("span", { class: "hv-tag hv-warn", text: `replaced ${f.replaced}` }) : null,
+      ),
+    );
     list.replaceChildren(...items);
   }
 
@@ -142,7 +215,9 @@ function listView(lanes, meaning, onPick) {
     });
   }
 
-  const reveal = (step) => { if (step) revealIn(node, items[step - 1].getBoundingClientRect(), "y"); };
+  const reveal = (step) => {
+    if (step) revealIn(node, items[step - 1].getBoundingClientRect(), "y");
+  };
   return { node, build, draw, reveal };
 }
 
@@ -154,13 +229,22 @@ function explainView(lanes, meaning, backward) {
     const f = seq[k];
     const lane = lanes[f.lane][0];
     if (f.who === "user" && f.kind === "forward") {
-      const ret = seq.slice(0, k).map((g, j) => [g, j]).reverse().find(([g]) => g.lane === f.lane && g.kind === "forward_return");
-      return ret ? `${lane}.forward() had already returned at #${ret[1] + 1}.` : `It ran after ${lane}.forward() returned.`;
+      const ret = seq
+        .slice(0, k)
+        .map((g, j) => [g, j])
+        .reverse()
+        .find(([g]) => g.lane === f.lane && g.kind === "forward_return");
+      return ret
+        ? `${lane}.forward() had already returned at #${ret[1] + 1}.`
+        : `It ran after ${lane}.forward() returned.`;
     }
-    if (f.who === "user" && f.kind === "forward_pre") return `${lane}.forward() has not started yet.`;
+    if (f.who === "user" && f.kind === "forward_pre")
+      return `${lane}.forward() has not started yet.`;
     if (f.who === "user" && (f.kind === "backward" || f.kind === "backward_pre")) {
       const later = seq.slice(k + 1).filter((g) => backward.has(g.kind)).length;
-      return later ? `Backward is still running: ${later} more backward step${later === 1 ? "" : "s"} follow.` : "This is the last backward step.";
+      return later
+        ? `Backward is still running: ${later} more backward step${later === 1 ? "" : "s"} follow.`
+        : "This is the last backward step.";
     }
     return "";
   }
@@ -168,13 +252,21 @@ function explainView(lanes, meaning, backward) {
   function draw(seq, step) {
     const f = step ? seq[step - 1] : null;
     if (!f) {
-      node.replaceChildren(h("span", { class: "hv-muted",
-        text: "Press play (space): the pass replays firing by firing. Circles are forward hooks, squares backward hooks, diamonds mark what torch itself is doing." }));
+      node.replaceChildren(
+        h("span", {
+          class: "hv-muted",
+          text: "Press play (space): the pass replays firing by firing. Circles are forward hooks, squares backward hooks, diamonds mark what torch itself is doing.",
+        }),
+      );
       return;
     }
     const parts = [h("b", { text: `#${step} ${lanes[f.lane][0]}` }), ` · ${meaning[f.kind]}`];
-    if (f.who === "user") parts.push(h("span", { class: "hv-muted", text: ` · your hook ${f.name}` }));
-    if (f.replaced) parts.push(h("div", { class: "hv-warn", text: `Its return value replaced the ${f.replaced}.` }));
+    if (f.who === "user")
+      parts.push(h("span", { class: "hv-muted", text: ` · your hook ${f.name}` }));
+    if (f.replaced)
+      parts.push(
+        h("div", { class: "hv-warn", text: `Its return value replaced the ${f.replaced}.` }),
+      );
     const context = contextFor(seq, step - 1);
     if (context) parts.push(h("div", { class: "hv-muted", text: context }));
     node.replaceChildren(h("div", {}, ...parts));
@@ -206,22 +298,42 @@ function render({ model, el }) {
   const meaning = Object.fromEntries(Object.entries(kinds).map(([k, v]) => [k, v.meaning]));
   const backward = new Set(Object.keys(kinds).filter((k) => kinds[k].backward));
   const lanes = model.get("lanes");
-  const all = model.get("firings").map(([lane, kind, who, name, replaced], seq) => ({ seq, lane, kind, who, name, replaced }));
+  const all = model
+    .get("firings")
+    .map(([lane, kind, who, name, replaced], seq) => ({ seq, lane, kind, who, name, replaced }));
   const sequence = () => (model.get("show_torch") ? all : all.filter((f) => f.who === "user"));
 
   const root = widgetRoot("hv-timeline", "hook timeline: space plays and pauses, arrows step");
-  const player = createPlayer(model, { length: () => sequence().length, show: (step) => show(step) });
+  const player = createPlayer(model, {
+    length: () => sequence().length,
+    show: (step) => show(step),
+  });
   const controls = transport(model, player, "firings");
   const header = headerView(model);
   const diagram = diagramView(lanes, meaning, backward, kinds, (step) => player.go(step));
   const explain = explainView(lanes, meaning, backward);
   const list = listView(lanes, meaning, (step) => player.go(step));
   const live = announcer();
-  root.append(header.node, controls.bar, diagram.node, explain.node, list.node, legendView(model.get("legend"), kinds),
-    h("div", { class: "hv-keys", text: "space: play/pause · ←/→: step · Home/End: start/end · +/−: speed" }), live.node);
+  root.append(
+    header.node,
+    controls.bar,
+    diagram.node,
+    explain.node,
+    list.node,
+    legendView(model.get("legend"), kinds),
+    h("div", {
+      class: "hv-keys",
+      text: "space: play/pause · ←/→: step · Home/End: start/end · +/−: speed",
+    }),
+    live.node,
+  );
   el.append(root);
 
-  const build = () => { const seq = sequence(); diagram.build(seq); list.build(seq); };
+  const build = () => {
+    const seq = sequence();
+    diagram.build(seq);
+    list.build(seq);
+  };
   let announced = null; // what the live region last said (nothing on the first frame)
   function show(step) {
     const seq = sequence();
@@ -241,10 +353,19 @@ function render({ model, el }) {
     list.reveal(step);
   }
 
-  const onFilter = () => { build(); player.reset(); };
+  const onFilter = () => {
+    build();
+    player.reset();
+  };
   model.on("change:show_torch", onFilter);
-  const cleanups = [followTheme(root, model), () => player.dispose(), controls.dispose, live.dispose,
-    () => model.off("change:show_torch", onFilter), onKeys(root, playerKeys(player, model))];
+  const cleanups = [
+    followTheme(root, model),
+    () => player.dispose(),
+    controls.dispose,
+    live.dispose,
+    () => model.off("change:show_torch", onFilter),
+    onKeys(root, playerKeys(player, model)),
+  ];
   build();
   show(player.step);
   return () => cleanups.forEach((f) => f());
