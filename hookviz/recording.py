@@ -56,6 +56,7 @@ from .summaries import (
     Pending,
     check_stats,
 )
+from .tensor_hooks import direct_hooks_work, hook_tensor, unhook_tensors
 from .tree import ModuleSelector, check_model, display_name, select_modules
 
 __all__ = [
@@ -180,7 +181,7 @@ class Recording:
             )
         self._active = True
         if self._wants_backward:
-            _direct_hooks_work()  # checked once, here, rather than inside the first forward
+            direct_hooks_work()  # checked once, here, rather than inside the first forward
         try:
             self._model_handle = self.model.register_forward_pre_hook(
                 self._on_model_call, prepend=True
@@ -199,7 +200,7 @@ class Recording:
             self._model_handle = None
         self._detach()
         while self._tensor_handles:
-            _unhook_tensors(self._tensor_handles.popleft())
+            unhook_tensors(self._tensor_handles.popleft())
         self._active = False
         self.flush()
 
@@ -409,7 +410,7 @@ class Recording:
         self._reset_step_state()
         # Tensor hooks of the step before last can no longer fire usefully: remove them.
         while len(self._tensor_handles) >= 2:
-            _unhook_tensors(self._tensor_handles.popleft())
+            unhook_tensors(self._tensor_handles.popleft())
         self._tensor_handles.append([])
         if self.every > 1 and self._active:
             if self._recording_step:
@@ -512,7 +513,7 @@ class Recording:
         if slot is None or slot.ref() is not tensor or slot.version != tensor._version:
             slot = _Slot(tensor)
             self._slots[key] = slot
-            self._tensor_handles[-1].append(_hook_tensor(tensor, slot.dispatch))
+            self._tensor_handles[-1].append(hook_tensor(tensor, slot.dispatch))
         slot.entries.append((side, position))
 
     def _emit(
@@ -682,66 +683,6 @@ class _Slot:
     def dispatch(self, grad: torch.Tensor) -> None:
         for side, position in reversed(self.entries):
             side.deliver(position, grad)
-
-
-_HOOK_KEYS = itertools.count(-1, -1)  # negative: never the id of a RemovableHandle in the same dict
-
-
-def _hook_tensor(tensor: torch.Tensor, hook: Callable) -> tuple[dict | None, Any]:
-    """Register ``hook`` on ``tensor``; returns what ``_unhook_tensors`` needs to remove it.
-
-    A plain tensor takes ``_put_hook``, which does what ``Tensor.register_hook`` does without
-    its import and RemovableHandle: between two convolutions those cost ~45 us a call, twice
-    that route (bench/bench_record.py's floor pays them). ``_direct_hooks_work`` checks once
-    that this torch still reads hooks that way; if not, every hook goes through register_hook."""
-    if type(tensor) is torch.Tensor and _direct_hooks_work():
-        return _put_hook(tensor, hook)
-    return None, tensor.register_hook(hook)
-
-
-def _put_hook(tensor: torch.Tensor, hook: Callable) -> tuple[dict, int]:
-    """Put ``hook`` in the tensor's ``_backward_hooks`` dict, which torch reads when the gradient
-    arrives (a non-leaf's dict is registered with the node that made it, as register_hook does)."""
-    hooks = tensor._backward_hooks
-    if hooks is None:
-        hooks = collections.OrderedDict()
-        tensor._backward_hooks = hooks
-        grad_fn = tensor.grad_fn
-        if grad_fn is not None:
-            grad_fn._register_hook_dict(tensor)
-    key = next(_HOOK_KEYS)
-    hooks[key] = hook
-    return hooks, key
-
-
-def _unhook_tensors(registered: list[tuple[dict | None, Any]]) -> None:
-    for hooks, key in registered:
-        if hooks is None:
-            key.remove()  # a RemovableHandle
-        else:
-            hooks.pop(key, None)
-
-
-@functools.cache
-def _direct_hooks_work() -> bool:
-    """True if hooks put by ``_put_hook`` fire as register_hook's would (on a leaf, and on a
-    non-leaf before an in-place op) and ``_unhook_tensors`` leaves no trace."""
-    try:
-        seen: list[float] = []
-        # whatever mode the caller is in (record() may start under no_grad or inference_mode)
-        with torch.inference_mode(False), torch.enable_grad():
-            leaf = torch.ones(2, requires_grad=True)
-            mid = leaf * 2
-            put = [
-                _put_hook(leaf, lambda grad: seen.append(float(grad.sum()))),
-                _put_hook(mid, lambda grad: seen.append(10 * float(grad.sum()))),
-            ]
-            mid.mul_(3).sum().backward()  # mid's hook sees the gradient before the in-place op
-        _unhook_tensors(put)
-        # d/dleaf = 6 for each of 2 elements; d/dmid = 3 for each (x10 to tell them apart)
-        return sorted(seen) == [12.0, 60.0] and not leaf._backward_hooks and not mid._backward_hooks
-    except Exception:  # noqa: BLE001 - a torch that works otherwise: use register_hook
-        return False
 
 
 def _needs_grad(value: Any) -> bool:

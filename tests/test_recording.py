@@ -528,12 +528,12 @@ def test_tensor_hooks_put_straight_in_place_behave_as_register_hook(monkeypatch)
     """record() puts its gradient hooks in a tensor's _backward_hooks itself (register_hook costs
     twice as much between convolutions). That route must record what register_hook's does, in
     place and alongside a user's own tensor hooks, and leave nothing on a kept tensor."""
-    from hookviz import recording
+    from hookviz import tensor_hooks
 
-    assert recording._direct_hooks_work()  # this torch takes the direct route: the one tested
+    assert tensor_hooks.direct_hooks_work()  # this torch takes the direct route: the one tested
 
     def recorded(direct: bool):
-        monkeypatch.setattr(recording, "_direct_hooks_work", lambda: direct)
+        monkeypatch.setattr(tensor_hooks, "direct_hooks_work", lambda: direct)
         torch.manual_seed(0)
         model = hv.examples.small_convnet()  # ReLU(inplace=True): hooks before an in-place op
         x = torch.randn(2, 3, 32, 32, requires_grad=True)  # a leaf with hooks: its grad_input
@@ -555,7 +555,7 @@ def test_tensor_hooks_put_straight_in_place_behave_as_register_hook(monkeypatch)
 def test_direct_tensor_hooks_check_detects_a_route_torch_ignores(monkeypatch):
     """If torch stopped reading hooks put in _backward_hooks (here: a non-leaf's dict never
     registered with its node), the check says so, and record() uses register_hook."""
-    from hookviz import recording
+    from hookviz import tensor_hooks
 
     def never_registered(tensor, hook):
         hooks = tensor._backward_hooks or {}
@@ -573,17 +573,17 @@ def test_direct_tensor_hooks_check_detects_a_route_torch_ignores(monkeypatch):
     expected = gradient_events()
     assert len(expected) >= 4
     with torch.inference_mode():  # the check runs in grad mode, whatever mode the caller is in
-        recording._direct_hooks_work.cache_clear()
-        assert recording._direct_hooks_work()
-    monkeypatch.setattr(recording, "_put_hook", never_registered)
-    recording._direct_hooks_work.cache_clear()
+        tensor_hooks.direct_hooks_work.cache_clear()
+        assert tensor_hooks.direct_hooks_work()
+    monkeypatch.setattr(tensor_hooks, "_put_hook", never_registered)
+    tensor_hooks.direct_hooks_work.cache_clear()
     try:
-        assert not recording._direct_hooks_work()
+        assert not tensor_hooks.direct_hooks_work()
         assert gradient_events() == expected  # every gradient still seen, through register_hook
     finally:
         monkeypatch.undo()
-        recording._direct_hooks_work.cache_clear()
-    assert recording._direct_hooks_work()
+        tensor_hooks.direct_hooks_work.cache_clear()
+    assert tensor_hooks.direct_hooks_work()
 
 
 def test_events_with_many_tensors_that_fill_the_buffer_mid_step_are_all_recorded():
