@@ -2,12 +2,18 @@
 recorder, and the import cost, as ratios in one run.
 
 Run: .venv/bin/python bench/bench_record.py  (about 35 minutes on 2 cores, 26 on the floor);
-``--only floor`` (or inside, convnet, naive, import, memory) runs one part, ``--rounds N`` sets the floor's rounds.
+``--only floor`` (or inside, convnet, naive, import, memory) runs one part, ``--rounds N`` sets the
+floor's rounds; ``--smoke`` runs every part once at tiny sizes (well under a minute): it checks
+that the bench runs, its figures mean nothing.
+
+It reaches hookviz only through names hookviz supports: ``hookviz.record``, ``summaries.Lane``
+and its sizes, ``tensor_hooks`` (how record() hooks gradients), and torch's own hook dicts.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import math
 import resource
 import statistics
@@ -25,8 +31,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness import Config, interleaved, report, report_totals, verdict  # noqa: E402
 
 import hookviz as hv  # noqa: E402
-from hookviz import recording as recording_module  # noqa: E402
 from hookviz import summaries  # noqa: E402
+from hookviz.tensor_hooks import hook_tensor, unhook_tensors  # noqa: E402
+
+# torch's own grad-mode switch, what record()'s hooks flip (torch.no_grad() calls it too)
+_set_grad_enabled = getattr(torch._C, "_set_grad_enabled", torch.set_grad_enabled)
 
 
 def training_step(model: nn.Module, x: torch.Tensor, y: torch.Tensor, lr: float = 0.01):
@@ -169,11 +178,11 @@ class GatherHooks:
             found = self.place(t.numel())
         positions, row = found
         if t.requires_grad and torch.is_grad_enabled():  # grad mode off as record() does it
-            summaries._set_grad_enabled(False)
+            _set_grad_enabled(False)
             try:
                 self.read(t, positions, row)
             finally:
-                summaries._set_grad_enabled(True)
+                _set_grad_enabled(True)
         else:
             self.read(t, positions, row)
 
@@ -208,7 +217,7 @@ class GatherHooks:
     def take_in(self, t: torch.Tensor) -> None:
         """Gather a new ``t`` and, if it needs one, its gradient when it comes."""
         if self.gather_once(t) and t.requires_grad:
-            self.tensor_hooks.append(recording_module._hook_tensor(t, self.on_gradient))
+            self.tensor_hooks.append(hook_tensor(t, self.on_gradient))
 
     def on_gradient(self, grad: torch.Tensor) -> None:
         self.gather_once(grad)
@@ -227,7 +236,7 @@ class GatherHooks:
             for t in tensors_in(output):
                 self.take_in(t)
         if len(self.tensor_hooks) > 4096:  # those of old steps fired long ago
-            recording_module._unhook_tensors(self.tensor_hooks[:2048])
+            unhook_tensors(self.tensor_hooks[:2048])
             del self.tensor_hooks[:2048]
 
     def start(self) -> GatherHooks:
@@ -239,7 +248,7 @@ class GatherHooks:
     def stop(self) -> None:
         for handle in self.handles:
             handle.remove()
-        recording_module._unhook_tensors(self.tensor_hooks)
+        unhook_tensors(self.tensor_hooks)
         self.tensor_hooks.clear()
 
 
@@ -260,11 +269,17 @@ FLOOR_WORKLOADS = {
         10,
     ),
 }
+# The goals, against the recorder's own bound (issue 24): record() within 3% of what it would
+# cost with no bookkeeping at all (gather + exact pass) on every net; exact=False within 5% of
+# the bare step on the VGG-style net and the transformer layer (on the small conv net gather
+# only already costs about 4%: reported, no goal); every=10 within 2% of the bare step. The
+# floor's column stays: how far from any exact recorder's cost each configuration reads.
 FLOOR_LIMITS = {
-    "record()": ("floor", 1.03),
+    "record()": ("gather + exact pass", 1.03),
     "record(exact=False)": ("bare step", 1.05),
     "record(every=10)": ("bare step", 1.02),
 }
+NO_GOAL = {("record(exact=False)", "small conv net")}  # (configuration, workload): reported only
 
 
 # Steps per block in the floor comparison. Noise drifts (one step's time correlates with the
@@ -312,12 +327,21 @@ def nets(build, x, y, attached: list, make=None) -> Turns:
     return Turns(steps)
 
 
-def against_the_floor(rounds: int = 300) -> list[str]:
-    """Every workload of FLOOR_WORKLOADS, against its bare step and its floor."""
+def against_the_floor(rounds: int = 300, small: bool = False) -> list[str]:
+    """Every workload of FLOOR_WORKLOADS, against its bare step and its floor (``small``: on the
+    smoke run's inputs)."""
     lines = []
     for title, (build, shape, classes) in FLOOR_WORKLOADS.items():
+        if small:
+            shape = smoke_shape(shape)
+            title = f"{title} [smoke run: input {shape}]"
         lines += floor_workload(title, build, shape, classes, rounds)
     return lines
+
+
+def smoke_shape(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """A workload's input cut to one example (and a sequence to 4 tokens)."""
+    return (1, *shape[1:]) if len(shape) == 4 else (1, 4, shape[-1])
 
 
 def floor_workload(
@@ -360,12 +384,14 @@ def floor_workload(
         line = f"{name:<36} {mean * 1e3:9.2f} {to_bare:7.3f} {to_floor:8.3f}"
         against = FLOOR_LIMITS[name][0] if name in FLOOR_LIMITS else "bare step"
         if name in FLOOR_LIMITS or name.startswith("bare step, again"):
+            ratio = timings.total_ratio(name, against)
             low, high = timings.total_ratio_interval(name, against)
-            line += f"   {low:.3f}-{high:.3f} x {against}"
-        if name in FLOOR_LIMITS:
+            line += f"   {ratio:.3f} ({low:.3f}-{high:.3f}) x {against}"
+        if name in FLOOR_LIMITS and not any(
+            name == goal and title.startswith(workload) for goal, workload in NO_GOAL
+        ):
             limit = FLOOR_LIMITS[name][1]
-            ratio = to_floor if against == "floor" else to_bare
-            line += f"  (limit {limit:.2f}x: {verdict(ratio, low, high, limit)})"
+            line += f"  (goal {limit:.2f}x: {verdict(ratio, low, high, limit)})"
         lines.append(line)
     for name, against, meaning in (
         ("record(exact=False)", "gather only", "its bookkeeping and flushes"),
@@ -381,31 +407,62 @@ def floor_workload(
     return lines
 
 
-def inside_the_hooks(steps: int = 60, runs: int = 3) -> list[str]:
-    """Milliseconds a step spent inside the hooks (perf_counter around each hook torch calls,
-    flushes included), for empty hooks, the floor and record() two ways, alternating, ``runs``
-    times: where the ratios of ``--only floor`` come from, without the step's own noise."""
-    spent = [0.0]
+class HookTimer:
+    """Seconds spent inside the hooks torch calls on ``model``, read from torch's own hook dicts:
+    each module's forward pre-hooks and forward hooks are wrapped in a timer when it starts (a
+    recorder's flush, which runs in its hooks, is counted), and each tensor hook found on a
+    module's inputs and outputs by a forward hook of its own, registered last, as those are put
+    there during forward. No recorder's internals are touched."""
 
-    def timed(function):
-        def wrapper(*args):
+    def __init__(self, model: nn.Module):
+        self.model, self.spent = model, 0.0
+        self.saved: list[tuple[dict, dict]] = []  # (torch's dict, its hooks before the timers)
+        self.handles: list = []
+
+    def timed(self, function):
+        def timer(*args, **kwargs):
             start = time.perf_counter()
             try:
-                return function(*args)
+                return function(*args, **kwargs)
             finally:
-                spent[0] += time.perf_counter() - start
+                self.spent += time.perf_counter() - start
 
-        return wrapper
+        timer.timed = True
+        return timer
 
-    entries = [
-        (FloorHooks, "on_output"),
-        (FloorHooks, "on_gradient"),
-        (recording_module.Recording, "_on_forward_pre"),
-        (recording_module.Recording, "_on_forward"),
-        (recording_module.Recording, "_begin_step"),
-        (recording_module._Slot, "dispatch"),
-    ]
-    originals = [(owner, name, getattr(owner, name)) for owner, name in entries]
+    def wrap(self, hooks: dict) -> None:
+        for key, function in list(hooks.items()):
+            if not getattr(function, "timed", False):
+                hooks[key] = self.timed(function)
+
+    def on_output(self, module, args, output):
+        for t in itertools.chain(tensors_in(args), tensors_in(output)):
+            if t._backward_hooks:
+                self.wrap(t._backward_hooks)
+
+    def start(self) -> HookTimer:
+        modules = list(self.model.modules())
+        for module in modules:
+            for hooks in (module._forward_pre_hooks, module._forward_hooks):
+                self.saved.append((hooks, dict(hooks)))
+                self.wrap(hooks)
+        self.handles = [m.register_forward_hook(self.on_output) for m in modules]
+        return self
+
+    def stop(self) -> None:
+        for handle in self.handles:
+            handle.remove()
+        for hooks, before in self.saved:
+            for key, function in before.items():
+                if key in hooks:
+                    hooks[key] = function
+
+
+def inside_the_hooks(steps: int = 60, runs: int = 3, small: bool = False) -> list[str]:
+    """Milliseconds a step spent inside the hooks (perf_counter around each hook torch calls,
+    flushes included, through HookTimer), for empty hooks, the floor and record() two ways,
+    alternating, ``runs`` times: where the ratios of ``--only floor`` come from, without the
+    step's own noise."""
     configs = {
         "empty hooks": lambda m: FloorHooks(m, computing_modules, reduce=False),
         "floor": lambda m: FloorHooks(m, computing_modules, reduce=True),
@@ -413,34 +470,32 @@ def inside_the_hooks(steps: int = 60, runs: int = 3) -> list[str]:
         "record(exact=False)": lambda m: hv.record(m, modules=computing_modules, exact=False),
     }
     lines = [f"## inside the hooks: ms a step, {runs} runs of {steps} steps (share of the step)"]
-    try:
-        for owner, name, function in originals:
-            setattr(owner, name, timed(function))
-        for title, (build, shape, classes) in FLOOR_WORKLOADS.items():
-            torch.manual_seed(0)
-            x, y = torch.randn(*shape), torch.randint(0, classes, (shape[0],))
-            found: dict[str, list[str]] = {name: [] for name in configs}
-            for _ in range(runs):
-                for name, make in configs.items():
-                    model = build()
-                    step = training_step(model, x, y)
-                    hooks = make(model).start()
-                    try:
-                        for _ in range(5):
-                            step()
-                        spent[0] = 0.0
-                        start = time.perf_counter()
-                        for _ in range(steps):
-                            step()
-                        total = time.perf_counter() - start
-                    finally:
-                        hooks.stop()
-                    found[name].append(f"{spent[0] / steps * 1e3:.2f} ({spent[0] / total:.1%})")
-            lines.append(f"{title.rsplit(', batch', 1)[0]}:")
-            lines += [f"  {name:<22} {', '.join(values)}" for name, values in found.items()]
-    finally:
-        for owner, name, function in originals:
-            setattr(owner, name, function)
+    for title, (build, shape, classes) in FLOOR_WORKLOADS.items():
+        if small:
+            shape = smoke_shape(shape)
+        torch.manual_seed(0)
+        x, y = torch.randn(*shape), torch.randint(0, classes, (shape[0],))
+        found: dict[str, list[str]] = {name: [] for name in configs}
+        for _ in range(runs):
+            for name, make in configs.items():
+                model = build()
+                step = training_step(model, x, y)
+                hooks = make(model).start()
+                timer = HookTimer(model).start()
+                try:
+                    for _ in range(5):
+                        step()
+                    timer.spent = 0.0
+                    start = time.perf_counter()
+                    for _ in range(steps):
+                        step()
+                    total = time.perf_counter() - start
+                finally:
+                    timer.stop()
+                    hooks.stop()
+                found[name].append(f"{timer.spent / steps * 1e3:.2f} ({timer.spent / total:.1%})")
+        lines.append(f"{title.rsplit(', batch', 1)[0]}:")
+        lines += [f"  {name:<22} {', '.join(values)}" for name, values in found.items()]
     print("\n".join(lines), flush=True)
     return lines
 
@@ -471,14 +526,14 @@ class NaiveRecorder:
         self.rows.clear()
 
 
-def convnet_overhead(width: int, rounds: int = 750) -> list[str]:
+def convnet_overhead(width: int, rounds: int = 750, batch: int = 32, stops: int = 30) -> list[str]:
     """record() left on across a training loop, as it is used: each configuration trains COPIES
     nets of its own in turn (same seed, same batch), so that a recording can stay attached
     between its blocks and flush when its buffer fills (every ~25 of its net's steps at full
     statistics, every ~250 with every=10), never because a block ended. Blocks of FLOOR_BLOCK
     steps, read as total times (as against the floor). Starting and stopping are timed apart."""
     torch.manual_seed(0)
-    x, y = torch.randn(32, 3, 32, 32), torch.randint(0, 10, (32,))
+    x, y = torch.randn(batch, 3, 32, 32), torch.randint(0, 10, (batch,))
 
     recordings = []
 
@@ -501,18 +556,18 @@ def convnet_overhead(width: int, rounds: int = 750) -> list[str]:
     finally:
         for rec in recordings:
             rec.stop()
-    # The limits are set for the 32-channel net; the 16-channel one shows how fixed costs weigh
-    # on a shorter step.
-    limits = {configs[1].name: 1.10, configs[2].name: 1.02} if width == 32 else None
+    # every=10's goal holds everywhere; record()'s is against its own bound (--only floor), so
+    # here it is reported. The 16-channel net shows how fixed costs weigh on a shorter step.
+    limits = {configs[2].name: 1.02}
     lines = report_totals(
-        f"small conv net (width {width}), batch 32, 3x32x32: {rounds} rounds of {FLOOR_BLOCK}"
+        f"small conv net (width {width}), batch {batch}, 3x32x32: {rounds} rounds of {FLOOR_BLOCK}"
         f" steps, each configuration on {COPIES} nets in turn, forward + backward + SGD",
         timings,
         "bare step",
         limits,
     )
     model = build()
-    lines.append(start_and_stop(model, training_step(model, x, y)))
+    lines.append(start_and_stop(model, training_step(model, x, y), rounds=stops))
     print(lines[-1], flush=True)
     return lines
 
@@ -532,17 +587,17 @@ def start_and_stop(model: nn.Module, step, rounds: int = 30) -> str:
     return f"start() + stop() of one record() block (one step's flush included): {statistics.median(costs) * 1e3:.2f} ms"
 
 
-def against_naive() -> list[str]:
+def against_naive(rounds: int = 40, block: int | None = None, batch: int = 32) -> list[str]:
     workloads = {
-        "deep MLP (32 x Linear(64, 64) + ReLU), batch 32": (
+        f"deep MLP (32 x Linear(64, 64) + ReLU), batch {batch}": (
             hv.examples.deep_mlp(depth=32, width=64),
-            torch.randn(32, 64),
-            torch.randint(0, 64, (32,)),
+            torch.randn(batch, 64),
+            torch.randint(0, 64, (batch,)),
         ),
-        "small conv net, batch 32": (
+        f"small conv net, batch {batch}": (
             hv.examples.small_convnet(),
-            torch.randn(32, 3, 32, 32),
-            torch.randint(0, 10, (32,)),
+            torch.randn(batch, 3, 32, 32),
+            torch.randint(0, 10, (batch,)),
         ),
         "MLP (4 -> 8 -> 8 -> 2), batch 8": (
             hv.examples.mlp((4, 8, 8, 2)),
@@ -565,7 +620,7 @@ def against_naive() -> list[str]:
             recording("hookviz: full stats, forward + backward", model, step, modules=hv.leaves),
             Config("bare step, again (the noise floor)", step),
         ]
-        timings = interleaved(configs, rounds=40, block=block_for(step))
+        timings = interleaved(configs, rounds=rounds, block=block or block_for(step))
         lines += report(title, timings, "bare step")
         ratio = timings.ratio(configs[2].name, configs[1].name)
         verdict = "faster" if ratio < 1 else "SLOWER"
@@ -614,15 +669,37 @@ def memory_stays_flat(steps: int = 3000) -> list[str]:
     return [line]
 
 
+# --smoke: every part once at tiny sizes, each size the least its report accepts (a 95%
+# interval needs 20 rounds); one net per configuration.
+SMOKE = {"rounds": 20, "batch": 1, "copies": 1}
+
+
 def main() -> None:
+    global COPIES
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--smoke", action="store_true", help="every part once, tiny sizes: checks the bench runs"
+    )
+    args = parser.parse_known_args()[0]
+    tiny = SMOKE if args.smoke else None
     parts = {
-        "floor": lambda args: against_the_floor(args.rounds),
-        "inside": lambda args: inside_the_hooks(),
-        "convnet": lambda args: (convnet_overhead(32), convnet_overhead(16)),
-        "naive": lambda args: against_naive(),
-        "import": lambda args: import_cost(),
-        "memory": lambda args: memory_stays_flat(),
+        "floor": lambda args: against_the_floor(
+            tiny["rounds"] if tiny else args.rounds, bool(tiny)
+        ),
+        "inside": lambda args: (
+            inside_the_hooks(steps=2, runs=1, small=True) if tiny else inside_the_hooks()
+        ),
+        "convnet": lambda args: [
+            convnet_overhead(width, tiny["rounds"], tiny["batch"], stops=2)
+            if tiny
+            else convnet_overhead(width)
+            for width in (32, 16)
+        ],
+        "naive": lambda args: (
+            against_naive(rounds=2, block=2, batch=2) if tiny else against_naive()
+        ),
+        "import": lambda args: import_cost(rounds=1 if tiny else 15),
+        "memory": lambda args: memory_stays_flat(steps=30 if tiny else 3000),
     }
     parser.add_argument(
         "--only", choices=parts, action="append", help="run this part only (repeatable)"
@@ -631,6 +708,8 @@ def main() -> None:
         "--rounds", type=int, default=300, help="rounds of the floor comparison (default 300)"
     )
     args = parser.parse_args()
+    if tiny:
+        COPIES = tiny["copies"]
     torch.set_num_threads(2)
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads\n", flush=True)
     for name in args.only or parts:
