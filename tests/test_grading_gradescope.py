@@ -5,7 +5,8 @@ puts the submission in /autograder/submission and reads /autograder/results/resu
 HOOKVIZ_AUTOGRADER_ROOT moves /autograder into a temporary folder laid out the same way; a
 correct, a wrong, a hostile and a missing submission are graded there, at once, and each
 results.json is checked field by field against Gradescope's specification (docs/specs.md of
-gradescope/autograder_samples).
+gradescope/autograder_samples). The autograder also runs from a Python whose packages live under a
+home folder (which bubblewrap hides), as a course environment made in ~/course/.venv has them.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import sys
 import sysconfig
 import tempfile
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import nbformat
@@ -90,6 +92,25 @@ def open_folder():
     shutil.rmtree(folder, ignore_errors=True)
 
 
+def stand_in_python(venv: Path, site_folder: str) -> str:
+    """A virtual environment of the system's Python of this version at ``venv``, whose packages
+    come through a .pth file from ``site_folder``."""
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    system = shutil.which(version, path="/usr/bin:/usr/local/bin")
+    assert system, (
+        f"the grading user cannot reach {sys.executable}, and there is no /usr/bin/{version}"
+    )
+    subprocess.run([system, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    purelib = subprocess.check_output(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], text=True
+    ).strip()
+    (Path(purelib) / "course-environment.pth").write_text(
+        f"import site; site.addsitedir({site_folder!r})\n"
+    )
+    return str(python)
+
+
 @pytest.fixture(scope="module")
 def autograder_python(open_folder) -> str:
     """A Python the unprivileged grading user can start, with this environment's packages.
@@ -101,22 +122,27 @@ def autograder_python(open_folder) -> str:
     """
     if all(everyone_can_run(Path(p)) for p in (sys.executable, sys.base_prefix, sys.prefix)):
         return sys.executable
-    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
-    system = shutil.which(version, path="/usr/bin:/usr/local/bin")
-    assert system, (
-        f"the grading user cannot reach {sys.executable}, and there is no /usr/bin/{version}"
-    )
-    venv = open_folder / "venv"
-    subprocess.run([system, "-m", "venv", "--without-pip", str(venv)], check=True)
-    python = venv / "bin" / "python"
-    purelib = subprocess.check_output(
-        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], text=True
-    ).strip()
+    return stand_in_python(open_folder / "venv", sysconfig.get_paths()["purelib"])
+
+
+@pytest.fixture(scope="module")
+def home_python(open_folder) -> Iterator[str]:
+    """A Python whose packages live under a home folder, as a course environment made in
+    ~/course/.venv has them: bubblewrap hides home folders, and must show that one again.
+
+    Its site-packages is a folder in /home (open to others, as Ubuntu's homes are) or, where
+    /home is not writable, in this user's home; a .pth there reads this environment's packages.
+    """
+    parent = Path("/home") if os.access("/home", os.W_OK) else Path.home()
+    home = Path(tempfile.mkdtemp(prefix="hookviz-home-test-", dir=parent))
+    home.chmod(0o755)
+    site = home / ".venv" / "lib" / "site-packages"
+    site.mkdir(parents=True)
+    site.chmod(0o755)
     ours = sysconfig.get_paths()["purelib"]
-    (Path(purelib) / "course-environment.pth").write_text(
-        f"import site; site.addsitedir({ours!r})\n"
-    )
-    return str(python)
+    (site / "course.pth").write_text(f"import site; site.addsitedir({ours!r})\n")
+    yield stand_in_python(open_folder / "home-venv", str(site))
+    shutil.rmtree(home, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
@@ -380,3 +406,23 @@ def test_a_broken_setup_writes_no_results_and_fails(
     assert run.returncode == 1
     assert "a fault of the set-up, not of the submission" in run.stdout
     assert not (root / "results" / "results.json").exists()  # Gradescope reports its own failure
+
+
+def test_a_python_whose_packages_are_under_a_home_folder_grades_in_both_sandboxes(
+    autograder_zip, home_python, open_folder, tmp_path_factory
+) -> None:
+    bwrap_zip = tmp_path_factory.mktemp("home-bwrap") / "autograder.zip"
+    export_gradescope(TINY, bwrap_zip, ExportOptions(sandbox="bwrap"))
+    user = lay_out(autograder_zip, open_folder / "home-user", CASES["correct"])
+    bwrap = lay_out(bwrap_zip, open_folder / "home-bwrap", student({"double": WRONG_DOUBLE}))
+    runs = run_all([user, bwrap], home_python)
+    assert [run.returncode for run in runs] == [0, 0], [run.stdout for run in runs]
+    documents = [
+        json.loads((root / "results" / "results.json").read_text()) for root in (user, bwrap)
+    ]
+    for document in documents:
+        validate(document)
+    assert [(d["score"], d["extra_data"]["sandbox"]) for d in documents] == [
+        (5, "user"),
+        (3, "bwrap"),
+    ]

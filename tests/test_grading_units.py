@@ -23,7 +23,7 @@ from hookviz.grading.engine import CheckResult, SubmissionResult, hidden_failure
 from hookviz.grading.flags import imported_names, monkeypatches, scan_answers
 from hookviz.grading.gradebook import OutFolder, feedback_markdown, safe_name
 from hookviz.grading.merge import load_assignment, merge
-from hookviz.grading.sandbox import Limits, Sandbox, SandboxError, detect_sandbox
+from hookviz.grading.sandbox import Limits, Sandbox, SandboxError, detect_sandbox, python_paths
 from hookviz.grading.submissions import SubmissionError, find_submissions, read_submission
 from tests.tiny_course import CONFIG, TINY
 
@@ -420,6 +420,18 @@ def test_bwrap_options_hide_before_they_show(tmp_path: Path) -> None:
     assert argv[argv.index("--bind") + 1] == str(tmp_path)
     spec = json.loads(argv[argv.index("-c", argv.index("--")) + 2])
     assert spec["limits"]["RLIMIT_AS"] == 4096 * 2**20 and spec["limits"]["RLIMIT_NPROC"] == 256
+
+
+def test_the_sandbox_shows_site_folders_a_pth_added_and_no_other_entry_of_sys_path(
+    tmp_path: Path, monkeypatch
+) -> None:
+    added = tmp_path / "home" / "course" / ".venv" / "lib" / "site-packages"  # by a .pth file
+    checkout = tmp_path / "home" / "course"  # an editable install's entry: the solutions live here
+    added.mkdir(parents=True)
+    monkeypatch.setattr(sys, "path", [str(tmp_path), *sys.path, str(added), str(checkout)])
+    shown = python_paths()
+    assert added in shown
+    assert checkout not in shown and tmp_path not in shown
 
 
 def test_the_launcher_applies_limits_before_exec(tmp_path: Path) -> None:

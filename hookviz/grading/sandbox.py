@@ -60,6 +60,7 @@ DONE_LINE = b'{"event": "done"}\n'
 UID_RANGE = range(1_500_000_000, 1_500_000_000 + 2**20)
 BLOCK_SIZE = 1024  # the most slots (-j) one run can have
 UID_LOCKS = Path(tempfile.gettempdir()) / "hookviz-uid-blocks"
+SITE_FOLDERS = ("site-packages", "dist-packages")  # what a folder of installed packages is called
 
 
 def uids_in_use() -> set[int]:
@@ -399,10 +400,13 @@ def _inside(path: Path, folder: Path) -> bool:
 
 
 def python_paths() -> list[Path]:
-    """Folders the grading Python needs: its prefixes, stdlib, site-packages, hookviz itself."""
+    """Folders the grading Python needs: its prefixes, stdlib, site-packages (its own and those
+    a .pth file added, as a virtual environment reading another one's packages has), hookviz."""
     paths = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix)}
     paths |= {Path(p) for p in sysconfig.get_paths().values()}
     paths |= {Path(p) for p in site.getsitepackages()}
+    # Only site folders from sys.path: it can also hold the working folder or a course checkout.
+    paths |= {Path(p) for p in sys.path if p and Path(p).name in SITE_FOLDERS}
     paths.add(Path(__file__).resolve().parent.parent)  # the hookviz package (editable or not)
     paths.add(Path(sys.executable).resolve().parent)
     resolved = set()
