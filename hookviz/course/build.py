@@ -235,6 +235,73 @@ def remove_hidden_tests(notebook: Any, context: Context) -> None:
             cell.source = regions.remove_hidden_tests(cell.source)
 
 
+SETUP_GUARD = "from hookviz.course import checks  # a fresh kernel gets a note, not a NameError"
+_ASSIGNMENT_CALL = re.compile(r"""checks\.assignment\(\s*["']([^"']+)["']\s*\)""")
+
+
+def guard_check_cells(notebook: Any, context: Context) -> None:
+    """Each check cell first makes sure the cells it needs ran, and says so in one line when not.
+
+    A check cell run first (or after a kernel restart) would otherwise stop at
+    ``NameError: name 'checks' is not defined``. The guard imports ``checks`` itself and calls
+    ``checks.setup_ran`` with the assignment the setup cell loads (for a setup cell that loads
+    none, the names it imports), and the names the check uses from the notebook's given cells
+    (``is_function``, ``make_mlp``).
+    """
+    setup = next(
+        (cell for cell in notebook.cells if nbgrader(cell).get("grade_id") == "setup"), None
+    )
+    if setup is None or "hookviz.course import checks" not in setup.source:
+        return
+    found = _ASSIGNMENT_CALL.search(setup.source)
+    given: set[str] = set()
+    for cell in notebook.cells:
+        meta = nbgrader(cell)
+        if cell.cell_type == "code" and meta.get("grade_id") not in (None, "setup"):
+            if not is_check(cell) and not is_answer(cell):
+                given |= _defined_names(cell.source)
+    for cell in notebook.cells:
+        if not (is_check(cell) and "checks." in cell.source):
+            continue
+        needs = sorted(_used_names(cell.source) & given)
+        if not found:
+            needs = sorted(_defined_names(setup.source) - {"checks"}) + needs
+        arguments = [f'"{found.group(1)}"'] if found else []
+        if needs:
+            arguments.append("needs=(" + "".join(f'"{name}", ' for name in needs).rstrip() + ")")
+        lines = cell.source.split("\n")
+        at = 1 if lines and lines[0].startswith("#") else 0  # after the cell's first comment
+        guard = [SETUP_GUARD, f"checks.setup_ran({', '.join(arguments)})"]
+        cell.source = "\n".join(lines[:at] + guard + lines[at:])
+
+
+def _defined_names(source: str) -> set[str]:
+    """The names a cell binds at its top level: imports, defs, classes, assignments."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(alias.asname or alias.name).split(".")[0] for alias in node.names}
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    return names
+
+
+def _used_names(source: str) -> set[str]:
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+    own = {node.arg for node in ast.walk(tree) if isinstance(node, ast.arg)}  # verify's arguments
+    return used - own - _defined_names(source)
+
+
 def clear_outputs(notebook: Any, context: Context) -> None:
     """No outputs, no execution counts, no saved widget state: the student runs it fresh."""
     for cell in notebook.cells:
@@ -282,6 +349,7 @@ EXERCISE_STEPS: tuple[Step, ...] = (
     validate_grading_metadata,
     replace_solutions,
     remove_hidden_tests,
+    guard_check_cells,
     clear_outputs,
     lock_cells,
     add_checksums,

@@ -33,8 +33,11 @@ cell students read; ``checks.assignment("01-apply")`` in the setup cell picks th
 from __future__ import annotations
 
 import contextlib
+import difflib
 import functools
+import inspect
 import io
+import linecache
 import math
 import re
 import sys
@@ -184,6 +187,58 @@ def hint(name: str | None = None) -> None:
             print(line)
 
 
+class SetupNotRun(RuntimeError):
+    """A check cell ran before its notebook's setup cell (or after a kernel restart)."""
+
+    def _render_traceback_(self) -> list[str]:  # IPython shows these lines instead of a traceback
+        return [str(self)]
+
+
+def setup_ran(name: str = "", *, needs: tuple[str, ...] = ()) -> None:
+    """Stop a check cell, with a short note instead of a traceback, when a cell it needs has not run.
+
+    `hookviz build` puts this call at the top of every check cell of exercises/, after
+    importing ``checks`` itself, so that it works in a fresh kernel: without it, a check cell
+    run first stops at ``NameError: name 'checks' is not defined``. ``name`` is the assignment
+    the setup cell loads (``checks.assignment(name)``); ``needs``, the names the check takes
+    from the notebook's given cells (and, for a setup cell that loads no assignment, its imports).
+    """
+    names = sys._getframe(1).f_globals
+    if name and _KERNEL.assignment != name:
+        raise SetupNotRun(
+            f"{NOT_DONE} The setup cell has not run in this kernel (a new kernel, or one just "
+            f'restarted). Run the setup cell near the top, the one ending with checks.assignment("{name}"), '
+            "then the cells below it down to this one, then this check again."
+        )
+    missing = [n for n in needs if n not in names]
+    if missing:
+        verb = "is" if len(missing) == 1 else "are"
+        raise SetupNotRun(
+            f"{NOT_DONE} {_listing(missing)} {verb} not defined in this kernel yet: run the cells "
+            "above this one from the top (the setup cell first, then the cells that define "
+            f"{'it' if len(missing) == 1 else 'them'}), then this check again."
+        )
+
+
+class NotDefinedYet(NameError):
+    """Raised by the placeholder a check leaves for an answer the notebook has not defined yet."""
+
+
+class _Placeholder:
+    """Stands for an answer that is not defined yet, so the rest of its check cell runs quietly."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotDefinedYet(
+            f"{self.name} is not defined yet: run the cell where you write it, then run this again."
+        )
+
+    def __repr__(self) -> str:
+        return f"<{self.name}: not defined yet>"
+
+
 def capture(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Captured:
     """Call ``fn(*args, **kwargs)`` with its prints and warnings captured (errors pass through)."""
     out = io.StringIO()
@@ -207,6 +262,13 @@ def try_it(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         root = _root_cause(error)
         if type(root) is NotImplementedError and _is_stub(root):
             print(f"{NOT_DONE} {_where(root, 'your answer')}: not done yet. {TODO_ADVICE}")
+        elif type(root) is NotDefinedYet:
+            print(f"{NOT_DONE} {root}")
+        elif type(root) is NameError and _unknown_name(root):
+            print(
+                f"{NOT_DONE} {_unknown_name(root)} is not defined yet: run the cell where you "
+                "write it, then run this cell again."
+            )
         else:
             print(_clean(f"{FAILED} {_where(root, 'your answer')} raised {_raised_text(error)}"))
             found = diagnose.explain_error(root)
@@ -233,10 +295,15 @@ class Check:
         self._hidden: list[str] | None = None  # failures of a hidden test while one runs
         names = sys._getframe(1).f_globals  # the notebook's variables
         for name in answers:
-            if name not in names:
+            if name not in names or isinstance(names[name], _Placeholder):
                 self._stop(
                     f"{NOT_DONE} {name} is not defined yet: run the cell where you write it, then run this check again."
+                    + _defined_instead(name, names)
                 )
+                # The rest of the cell names the answer (check.run(visit_order, ...)): a
+                # placeholder keeps that from raising NameError; the check has stopped already.
+                for missing in answers:
+                    names.setdefault(missing, _Placeholder(missing))
                 return
             if not callable(names[name]):
                 self.failed += 1
@@ -263,6 +330,9 @@ class Check:
             root = _root_cause(error)
             if type(root) is NotImplementedError and _is_stub(root):
                 self._stop(f"{NOT_DONE} {_where(root, self.answer)}: not done yet. {TODO_ADVICE}")
+                return STOPPED
+            if type(root) is NotDefinedYet:
+                self._stop(f"{NOT_DONE} {root}")
                 return STOPPED
             found = diagnose.explain_error(root)
             claim = f"{_where(root, self.answer)} raised {_raised_text(root)}"
@@ -913,9 +983,49 @@ def _is_stub(error: NotImplementedError) -> bool:
 
 def _where(error: BaseException, fallback: str) -> str:
     for frame in reversed(_student_frames(error)):
-        if frame.name not in ("<module>", "<lambda>"):
+        if not frame.name.startswith("<"):  # <module>, <lambda>, <dictcomp>, <genexpr>...
             return frame.name
     return fallback
+
+
+def _unknown_name(error: NameError) -> str:
+    """The name a NameError is about ('' when its message names none)."""
+    found = re.match(r"name '(\w+)' is not defined", str(error))
+    return found.group(1) if found else getattr(error, "name", "") or ""
+
+
+def _defined_instead(name: str, names: dict[str, Any]) -> str:
+    """A line naming the functions and classes the notebook's own cells define, a close name first."""
+    mine = sorted(n for n, value in names.items() if _defined_by_answer_cell(n, value))
+    if not mine:
+        return ""
+    close = difflib.get_close_matches(name, mine, n=1, cutoff=0.6)
+    if close:
+        return (
+            f"\n    This check looks for a function named {name}; the notebook defines "
+            f"{close[0]}, a close name. If you renamed it, give it back the name {name}."
+        )
+    return (
+        f"\n    This check looks for a function named {name}; the notebook defines "
+        f"{_listing(mine)}, and none of them is {name}."
+    )
+
+
+def _defined_by_answer_cell(name: str, value: Any) -> bool:
+    """True for a function or class defined in a notebook cell that is not a check cell."""
+    if name.startswith("_") or isinstance(value, _Placeholder):
+        return False
+    if not (inspect.isfunction(value) or inspect.isclass(value)):
+        return False
+    if getattr(value, "__module__", None) != "__main__":
+        return False
+    codes = (
+        [value.__code__]
+        if inspect.isfunction(value)
+        else [member.__code__ for member in vars(value).values() if inspect.isfunction(member)]
+    )
+    cells = {"".join(linecache.getlines(code.co_filename)) for code in codes}
+    return bool(cells) and not any("checks.Check(" in cell for cell in cells)
 
 
 def _root_cause(error: BaseException) -> BaseException:

@@ -11,6 +11,7 @@ This module knows torch; it never imports widgets, and it prints nothing itself.
 
 from __future__ import annotations
 
+import re
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -143,6 +144,179 @@ LATE_BINDING = Hint(
 )
 
 
+PLAIN_TENSOR_AS_PARAMETER = Hint(
+    key="diagnosis: a plain tensor where a Parameter is",
+    nudge="Once a module holds an nn.Parameter under a name, nn.Module only lets a Parameter (or "
+    "None) be assigned to that name: a plain tensor there would drop out of parameters() and every "
+    "optimizer. To change the values, change the existing parameter in place with autograd "
+    "switched off (torch.no_grad); to make a new parameter, wrap the tensor in nn.Parameter.",
+)
+
+FORWARD_HOOK_RETURNED = Hint(
+    key="diagnosis: a forward hook returned a value",
+    nudge="What a forward hook returns replaces the module's output, so the next layer receives "
+    "it. A hook that only records what it sees must return nothing (None): a hook that returns the "
+    "list or dict it fills hands that container on instead of the tensor. See "
+    "Module.register_forward_hook in the torch docs.",
+    more="End the hook after it stores the output, with no return statement, or return None.",
+)
+
+BACKWARD_HOOK_RETURNED = Hint(
+    key="diagnosis: a backward hook returned a value",
+    nudge="What a backward hook returns replaces a gradient: a full backward hook's return value "
+    "replaces grad_input (one gradient per input of the module, each of the input's shape), a "
+    "tensor hook's replaces the gradient it received. A hook that only records must return nothing "
+    "(None); one that changes the gradient must return a tensor of the same shape.",
+)
+
+NEEDS_A_MATRIX = Hint(
+    key="diagnosis: a 1-D tensor where a matrix is needed",
+    nudge="torch.mm and torch.addmm take 2-D matrices only, and a single sample of shape "
+    "(features,) is 1-D. The @ operator (torch.matmul) works on 1-D and 2-D inputs alike, the way "
+    "nn.Linear does.",
+)
+
+HOOK_TUPLE_INDEX = Hint(
+    key="diagnosis: an index past the end of a hook's tuple",
+    nudge="inputs and grad_input hold one item per positional argument of the module's forward, "
+    "and grad_output one per output: for an nn.Linear each holds one item, at index 0. See "
+    "Module.register_full_backward_hook and register_forward_hook in the torch docs.",
+)
+
+CONTEXT_MANAGER_SIGNATURE = Hint(
+    key="diagnosis: __enter__ or __exit__ signature",
+    nudge="A with block calls __enter__(self) when it starts and __exit__(self, exc_type, "
+    "exc_value, traceback) when it ends: three arguments after self, all None when the block "
+    "ended normally. Define them to take exactly these (def __exit__(self, *exc) takes any).",
+)
+
+METHOD_SIGNATURE = Hint(
+    key="diagnosis: a method's arguments",
+    nudge="Python passes the object itself as a method's first argument (self), then the "
+    "arguments of the call. Check that the method's def lists self first, then what its callers "
+    "pass.",
+)
+
+MODULE_LACKS_ATTRIBUTE = Hint(
+    key="diagnosis: an attribute only some modules have",
+    nudge="apply calls your function on every module of the model, the containers included (a "
+    "Layer, the Model, a Sequential), and only some modules have that attribute. Test the "
+    "module's type first (isinstance, or a helper such as is_function) and leave the others alone.",
+)
+
+
+def _first_group(pattern: str, error: BaseException) -> str:
+    """The first group of ``pattern`` that matched in the error's message ('' when none)."""
+    found = re.search(pattern, str(error))
+    return next((group for group in found.groups() if group), "") if found else ""
+
+
+_CALLED_AT_REGISTRATION = re.compile(r"register_\w*hook\(\s*([A-Za-z_]\w*)\(")
+
+
+def _hook_called_at_registration(error: BaseException) -> str | None:
+    """The hook's name when a line calls it inside register_*_hook(...) and the error came from that call.
+
+    The called function must take a hook's arguments (inputs, output, grad...): a factory
+    that builds a hook, register_forward_hook(make_hook(path)), is a right answer.
+    """
+    summaries = traceback.extract_tb(error.__traceback__)
+    tb, frames = error.__traceback__, []
+    while tb is not None:
+        frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    for index, summary in enumerate(summaries[:-1]):
+        found = _CALLED_AT_REGISTRATION.search(summary.line or "")
+        if not found or "/torch/" in summary.filename:
+            continue
+        code = frames[index + 1].f_code
+        arguments = set(code.co_varnames[: code.co_argcount])
+        if code.co_name == found.group(1) and arguments & _HOOK_ARGUMENTS:
+            return found.group(1)
+    return None
+
+
+_HOOK_ARGUMENTS = {"inputs", "input", "output", "grad_input", "grad_output", "grad", "args"}
+_PARAMETER_NAME = r"as parameter ('\w+')"
+_RECEIVED = r"must be Tensor, not (\w+)|^'(\w+)' object"
+_NOT_A_TENSOR = re.compile(r"must be Tensor, not (list|tuple|dict|set|int|float|str|bool)\b")
+
+
+def _tensor_model_got_non_tensor(error: BaseException) -> bool:
+    """A layer inside a model got a container although the model itself was called with a tensor.
+
+    Between the two, only a forward hook's return value (or a forward of the student's) can
+    have replaced a tensor with something else.
+    """
+    if not (
+        (type(error) is TypeError and _NOT_A_TENSOR.search(str(error)))
+        or (
+            type(error) is AttributeError
+            and re.match(r"'(list|tuple|dict)' object has no attribute", str(error))
+        )
+    ):
+        return False
+    tb, calls = error.__traceback__, []
+    while tb is not None:
+        if tb.tb_frame.f_code.co_name == "_call_impl":
+            calls.append(tb.tb_frame.f_locals.get("args"))
+        tb = tb.tb_next
+    return (
+        len(calls) >= 2 and bool(calls[0]) and type(calls[0][0]).__name__ in ("Tensor", "Parameter")
+    )
+
+
+_HOOK_INDEX = re.compile(r"\b(grad_input|grad_output|inputs|input|args)\[(\d+)\]")
+
+
+def _hook_tuple_index(error: BaseException) -> tuple[str, str] | None:
+    """('grad_input', '1') when the line that raised IndexError indexes a hook's tuple."""
+    if type(error) is not IndexError or "out of range" not in str(error):
+        return None
+    frames = [f for f in traceback.extract_tb(error.__traceback__) if "/torch/" not in f.filename]
+    found = _HOOK_INDEX.search(frames[-1].line or "") if frames else None
+    return (found.group(1), found.group(2)) if found else None
+
+
+_TAKES_ARGUMENTS = re.compile(
+    r"^(?:(\w+)\.)?(\w+)\(\) takes (\d+) positional arguments? but (\d+) (?:was|were) given"
+)
+
+
+def _method_signature(error: BaseException) -> tuple[str, str, int, int] | None:
+    """(class, method, takes, given) for a method of the answer called with the wrong count."""
+    found = _TAKES_ARGUMENTS.match(str(error)) if type(error) is TypeError else None
+    if found is None or found.group(1) is None:
+        return None
+    return found.group(1), found.group(2), int(found.group(3)), int(found.group(4))
+
+
+def _module_attribute(error: BaseException) -> tuple[str, str] | None:
+    """(class, attribute) when nn.Module.__getattr__ found no such attribute on a module."""
+    if type(error) is not AttributeError:
+        return None
+    frames = traceback.extract_tb(error.__traceback__)
+    if not frames or frames[-1].name != "__getattr__" or "/torch/" not in frames[-1].filename:
+        return None
+    found = re.match(r"^'(\w+)' object has no attribute '(\w+)'", str(error))
+    return (found.group(1), found.group(2)) if found else None
+
+
+def _method_diagnosis(error: BaseException) -> Diagnosis:
+    owner, method, takes, given = _method_signature(error)
+    if method in ("__enter__", "__exit__"):
+        return Diagnosis(
+            f"the with block called {owner}.{method} with {given} argument"
+            f"{'s' if given != 1 else ''} (self included), and it takes {takes}",
+            CONTEXT_MANAGER_SIGNATURE,
+        )
+    return Diagnosis(
+        f"{owner}.{method} was called with {given} argument{'s' if given != 1 else ''} "
+        f"(self included), and its def takes {takes}",
+        METHOD_SIGNATURE,
+    )
+
+
 def _late_bound_key(error: BaseException) -> bool:
     """A KeyError whose key is the value of a variable the failing function took from its loop."""
     if type(error) is not KeyError or not error.args:
@@ -165,6 +339,72 @@ def _line_mentions(error: BaseException, *words: str) -> bool:
 
 # Each rule: does it match the error (and the line of student code that raised it)?
 _ERROR_RULES: list[tuple[Callable[[BaseException], bool], Callable[[BaseException], Diagnosis]]] = [
+    (
+        _hook_called_at_registration,
+        lambda e: Diagnosis(
+            f"it called {_hook_called_at_registration(e)}(...) inside register_*_hook(...), so "
+            "the hook ran once, there, with the arguments written in that call",
+            NOT_A_FUNCTION,
+        ),
+    ),
+    (
+        lambda e: type(e) is TypeError and "(torch.nn.Parameter or None expected)" in str(e),
+        lambda e: Diagnosis(
+            "it assigned a plain tensor to "
+            + _first_group(_PARAMETER_NAME, e)
+            + ", which the module holds as a Parameter",
+            PLAIN_TENSOR_AS_PARAMETER,
+        ),
+    ),
+    (
+        _tensor_model_got_non_tensor,
+        lambda e: Diagnosis(
+            "the model was called with a tensor, but a layer inside it received a "
+            + _first_group(_RECEIVED, e)
+            + ": a forward hook's return value replaced a module's output",
+            FORWARD_HOOK_RETURNED,
+        ),
+    ),
+    (
+        lambda e: (
+            type(e) in (RuntimeError, TypeError)
+            and (
+                "has changed the size of value" in str(e)
+                or "has changed the type of value" in str(e)
+                or "Backward hook returned an invalid number" in str(e)
+                or "but hook returned" in str(e)
+            )
+        ),
+        lambda e: Diagnosis(
+            "a backward hook returned something that cannot replace the gradient it was given",
+            BACKWARD_HOOK_RETURNED,
+        ),
+    ),
+    (
+        lambda e: type(e) is RuntimeError and "must be a matrix" in str(e),
+        lambda e: Diagnosis(
+            "a matrix product that needs 2-D matrices got a 1-D tensor", NEEDS_A_MATRIX
+        ),
+    ),
+    (
+        lambda e: _hook_tuple_index(e) is not None,
+        lambda e: Diagnosis(
+            "{0}[{1}] does not exist: this {0} holds fewer than {2} item{3}".format(
+                *_hook_tuple_index(e),
+                int(_hook_tuple_index(e)[1]) + 1,
+                "s" if _hook_tuple_index(e)[1] != "0" else "",
+            ),
+            HOOK_TUPLE_INDEX,
+        ),
+    ),
+    (
+        lambda e: _module_attribute(e) is not None,
+        lambda e: Diagnosis(
+            "{} has no attribute {!r}".format(*_module_attribute(e))
+            + ": apply calls your function on every module, not only on those that have it",
+            MODULE_LACKS_ATTRIBUTE,
+        ),
+    ),
     (
         _late_bound_key,
         lambda e: Diagnosis(
@@ -216,6 +456,7 @@ _ERROR_RULES: list[tuple[Callable[[BaseException], bool], Callable[[BaseExceptio
             HOOK_SIGNATURE,
         ),
     ),
+    (lambda e: _method_signature(e) is not None, _method_diagnosis),
     (
         lambda e: type(e) is TypeError and "'NoneType' object is not callable" in str(e),
         lambda e: Diagnosis(
