@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import copy
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
