@@ -445,8 +445,8 @@ def drop_meta(gid: str, key: str, value=None):
         (drop_meta("check_shout", "points", "two"), "a check cell needs points"),
         (drop_meta("check_shout", "points", -1), "a check cell needs points"),
         (
-            drop_meta("double", "grade", True),
-            "is both an answer (solution) and a check (grade) cell",
+            drop_meta("double", "grade", True),  # graded by hand, as nbgrader has it: points
+            "a question graded by hand needs points",
         ),
     ],
     ids=[
@@ -455,7 +455,7 @@ def drop_meta(gid: str, key: str, value=None):
         "no-points",
         "text-points",
         "negative-points",
-        "answer+check",
+        "manual-without-points",
     ],
 )
 def test_bad_grading_metadata_fails_the_build(course, mutate, message) -> None:

@@ -34,6 +34,8 @@ from .notebooks import (
     is_answer,
     is_check,
     is_graded_or_locked,
+    is_manual,
+    is_solution,
     nbgrader,
     notebook_text,
     read_notebook,
@@ -72,7 +74,7 @@ def validate_grading_metadata(notebook: Any, context: Context) -> None:
         except regions.RegionError as error:
             raise NotebookError(f"{where}: {error}") from error
         kinds = {r.kind for r in found}
-        if "solution" in kinds and not is_answer(cell):
+        if "solution" in kinds and not is_solution(cell):
             raise NotebookError(
                 f"{where}: has a solution region but is not an answer cell. Give it metadata "
                 'nbgrader {"solution": true, "grade": false, "locked": false, "grade_id": "..."}.'
@@ -97,11 +99,14 @@ def validate_grading_metadata(notebook: Any, context: Context) -> None:
                 f"{where}: grade_id {gid!r} is also used by {other}; each grade_id must be unique."
             )
         seen[gid] = index
-        if meta.get("solution") is True and meta.get("grade") is True:
-            raise NotebookError(
-                f"{where}: is both an answer (solution) and a check (grade) cell. Split it: the answer "
-                "in one cell, the checks that print a sentinel in the next."
-            )
+        if is_manual(cell):
+            value = meta.get("points")
+            if not _is_points(value):
+                raise NotebookError(
+                    f"{where}: a question graded by hand needs points, a number >= 0, in "
+                    f'metadata.nbgrader (e.g. "points": 2); it has {value!r}.'
+                )
+            continue  # its answer is cleared whole (or its regions are); no check runs it
         if is_answer(cell):
             if "solution" not in kinds:
                 raise NotebookError(
@@ -114,12 +119,7 @@ def validate_grading_metadata(notebook: Any, context: Context) -> None:
                 raise NotebookError(f"{where}: {error}") from error
         if is_check(cell):
             value = meta.get("points")
-            if (
-                isinstance(value, bool)
-                or not isinstance(value, (int, float))
-                or not math.isfinite(value)
-                or value < 0
-            ):
+            if not _is_points(value):
                 raise NotebookError(
                     f"{where}: a check cell needs points, a number >= 0, in metadata.nbgrader "
                     f'(e.g. "points": 2); it has {value!r}.'
@@ -127,6 +127,16 @@ def validate_grading_metadata(notebook: Any, context: Context) -> None:
             problem = sentinel_problem(source, gid)
             if problem:
                 raise NotebookError(f"{where}: {problem}")
+
+
+def _is_points(value: object) -> bool:
+    """A cell's points: a finite number >= 0 (not a bool)."""
+    return (
+        not isinstance(value, bool)
+        and isinstance(value, (int, float))
+        and math.isfinite(value)
+        and value >= 0
+    )
 
 
 def sentinel_problem(source: str, gid: str) -> str | None:
@@ -223,10 +233,21 @@ def validate_stored_outputs(notebook: Any, context: Context) -> None:
 
 
 def replace_solutions(notebook: Any, context: Context) -> None:
-    """Answer regions become ``# YOUR CODE HERE`` + ``raise NotImplementedError()``."""
+    """What the student writes is cleared, as nbgrader's ClearSolutions clears it.
+
+    In a code cell each solution region becomes ``# YOUR CODE HERE`` + ``raise
+    NotImplementedError()``, in a markdown cell ``YOUR ANSWER HERE``; a solution cell without
+    regions (a written answer, a manually graded code cell) becomes that stub whole.
+    """
     for cell in notebook.cells:
-        if is_answer(cell):
-            cell.source = regions.replace_solutions(cell.source)
+        if not is_solution(cell):
+            continue
+        stub = regions.STUB_LINES if cell.cell_type == "code" else regions.TEXT_STUB_LINES
+        if any(r.kind == "solution" for r in regions.find_regions(cell.source)):
+            cell.source = regions.replace_solutions(cell.source, stub)
+        else:
+            cell.source = "\n".join(stub)
+        cell.pop("attachments", None)  # images pasted into a written answer are answers too
 
 
 def remove_hidden_tests(notebook: Any, context: Context) -> None:
@@ -259,7 +280,7 @@ def guard_check_cells(notebook: Any, context: Context) -> None:
     for cell in notebook.cells:
         meta = nbgrader(cell)
         if cell.cell_type == "code" and meta.get("grade_id") not in (None, "setup"):
-            if not is_check(cell) and not is_answer(cell):
+            if not is_check(cell) and not is_solution(cell):
                 given |= _defined_names(cell.source)
     for cell in notebook.cells:
         if not (is_check(cell) and "checks." in cell.source):
@@ -323,7 +344,7 @@ def lock_cells(notebook: Any, context: Context) -> None:
     """Check and locked cells cannot be edited or deleted in Jupyter (as nbgrader does)."""
     for cell in notebook.cells:
         meta = nbgrader(cell)
-        if is_check(cell) or (meta.get("locked") is True and not is_answer(cell)):
+        if is_check(cell) or (meta.get("locked") is True and not is_solution(cell)):
             cell.metadata["editable"] = False
             cell.metadata["deletable"] = False
 

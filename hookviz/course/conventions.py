@@ -112,6 +112,9 @@ class Outcome(_Worded):
     TAMPERED = "tampered", "the grader's tools were changed while the check ran"
     GRADER_ERROR = "grader-error", "the grader could not run the check"
     SKIPPED = "skipped", "the check was skipped"
+    # A question graded by hand (a written answer, a manually graded code cell, a task):
+    NEEDS_MANUAL_GRADE = "needs-manual-grade", "needs a manual grade"
+    GRADED_BY_HAND = "graded-by-hand", "graded by hand"
 
 
 class Status(_Worded):

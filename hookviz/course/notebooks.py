@@ -123,19 +123,41 @@ def grade_id(cell: Any) -> str | None:
 
 
 def is_answer(cell: Any) -> bool:
-    """An answer cell: the student writes its solution region."""
-    return cell.get("cell_type") == "code" and nbgrader(cell).get("solution") is True
+    """An answer cell: the student writes its solution region, and check cells grade it."""
+    meta = nbgrader(cell)
+    return (
+        cell.get("cell_type") == "code"
+        and meta.get("solution") is True
+        and meta.get("grade") is not True
+    )
 
 
 def is_check(cell: Any) -> bool:
     """A check cell: graded by its output, worth ``points``."""
-    return cell.get("cell_type") == "code" and nbgrader(cell).get("grade") is True
+    meta = nbgrader(cell)
+    return (
+        cell.get("cell_type") == "code"
+        and meta.get("grade") is True
+        and meta.get("solution") is not True
+    )
+
+
+def is_solution(cell: Any) -> bool:
+    """Any cell, code or markdown, whose text the student writes (its model answer never ships)."""
+    return nbgrader(cell).get("solution") is True
+
+
+def is_manual(cell: Any) -> bool:
+    """A question graded by hand, as nbgrader has them: an answer cell (code or markdown) that
+    is also a grade cell, or a task cell (``task: true``), worth ``points``."""
+    meta = nbgrader(cell)
+    return (meta.get("solution") is True and meta.get("grade") is True) or meta.get("task") is True
 
 
 def is_graded_or_locked(cell: Any) -> bool:
     """Any cell that carries nbgrader duties (answer, check or locked)."""
     meta = nbgrader(cell)
-    return any(meta.get(key) is True for key in ("solution", "grade", "locked"))
+    return any(meta.get(key) is True for key in ("solution", "grade", "locked", "task"))
 
 
 def points(cell: Any) -> float:

@@ -16,6 +16,7 @@ END_SOLUTION = "### END SOLUTION"
 BEGIN_HIDDEN = "### BEGIN HIDDEN TESTS"
 END_HIDDEN = "### END HIDDEN TESTS"
 STUB_LINES = ("# YOUR CODE HERE", "raise NotImplementedError()")
+TEXT_STUB_LINES = ("YOUR ANSWER HERE",)  # a markdown answer's stub, as nbgrader writes it
 
 _MARKERS = {
     BEGIN_SOLUTION: ("solution", "begin"),
@@ -84,11 +85,11 @@ def _rewrite(source: str, kind: str, replacement: Callable[[Region], list[str]])
     return "".join(lines)
 
 
-def replace_solutions(source: str) -> str:
+def replace_solutions(source: str, stub_lines: tuple[str, ...] = STUB_LINES) -> str:
     """Replace every solution region by the stub, indented like its BEGIN marker."""
 
     def stub(region: Region) -> list[str]:
-        return [f"{region.indent}{line}\n" for line in STUB_LINES]
+        return [f"{region.indent}{line}\n" for line in stub_lines]
 
     result = _rewrite(source, "solution", stub)
     return result.rstrip("\n") if not source.endswith("\n") else result
