@@ -563,10 +563,8 @@ def record(
     of such a tensor are always estimated from a sample). ``exact=False`` skips that pass, for
     large models on a CPU: every statistic of a large tensor is then estimated from its sample
     (min and max are the sample's, NaN and Inf counts the sample's scaled to the tensor's
-    size; an outlier or a NaN outside the sample is missed). Measured by bench/bench_record.py
-    (the latest two runs): 1.01x-1.03x of the bare step on a transformer layer, 1.04x on a
-    VGG-style net and 1.06x-1.07x on a small conv net, whose short steps make per-event costs
-    weigh more.
+    size; an outlier or a NaN outside the sample is missed). What each costs is measured by
+    bench/bench_record.py; its figures are in bench/README.md.
     Estimates are flagged wherever they are shown: ``TensorStats.exact`` is False, ``brief()``
     and ``table()`` write ``max≈...``, and HookMonitor marks them. Tensors of at most
     SAMPLE_SIZE elements are kept whole and stay exact either way.
