@@ -605,7 +605,7 @@ def where_signal_dies(stats, threshold=1e-3):
         "the visible answers by heart",
         """
 def where_signal_dies(stats, threshold=1e-3):
-    return {"9": "5", "11": "9", "2": None}.get(list(stats)[-1])
+    return {"9": "5", "13": "9", "2": None}.get(list(stats)[-1])
 """,
     ),
     # -- gradient_norms_three_ways -------------------------------------------------------------
