@@ -15,6 +15,7 @@ from typing import Any
 
 SCHEMA_VERSION = 3
 OUTPUTS_SOURCE_KEY = "outputs_source_sha256"  # in a check cell's metadata.hookviz
+CHECKSUM_KEY = "checksum"  # hookviz's sha256 of a handed-out cell, in its metadata.hookviz
 NBFORMAT_HINT = "hookviz's instructor commands need nbformat: pip install 'hookviz[dev]'."
 
 
@@ -178,6 +179,43 @@ def cell_checksum(cell: Any) -> str:
         "locked": meta.get("locked") is True,
     }
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode("utf-8")).hexdigest()
+
+
+def nbgrader_checksum(cell: Any) -> str:
+    """The checksum nbgrader writes and compares (``nbgrader.utils.compute_checksum``), mirrored.
+
+    An md5 of the source, the cell type, ``str()`` of nbgrader's is_grade, is_solution and
+    is_locked (a grade cell is locked unless it is a solution), the grade_id and, for a grade
+    cell, ``str(float(points))``.
+    """
+    meta = nbgrader(cell)
+    is_grade = meta.get("grade", False)
+    is_solution = meta.get("solution", False)
+    is_locked = False if is_solution else True if is_grade else meta.get("locked", False)
+    digest = hashlib.md5(usedforsecurity=False)
+    for part in (cell.get("source", ""), cell.get("cell_type"), is_grade, is_solution, is_locked):
+        digest.update(str(part).encode("utf-8"))
+    digest.update(str(meta.get("grade_id")).encode("utf-8"))
+    if is_grade:
+        digest.update(str(float(meta["points"])).encode("utf-8"))
+    return digest.hexdigest()
+
+
+def unchanged_since_release(cell: Any) -> bool:
+    """True when a cell still matches the checksum written when it was handed out.
+
+    Either checksum counts: nbgrader's in ``metadata.nbgrader`` (from `hookviz build` or
+    `nbgrader generate_assignment`), or hookviz's own sha256 in ``metadata.hookviz``.
+    """
+    own = cell.get("metadata", {}).get("hookviz", {})
+    own = own.get(CHECKSUM_KEY) if isinstance(own, dict) else None
+    theirs = nbgrader(cell).get("checksum")
+    try:
+        return (isinstance(own, str) and own == cell_checksum(cell)) or (
+            isinstance(theirs, str) and theirs == nbgrader_checksum(cell)
+        )
+    except (KeyError, TypeError, ValueError):  # points missing or not a number
+        return False
 
 
 def source_sha256(source: str) -> str:
