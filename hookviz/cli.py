@@ -90,7 +90,7 @@ def _new(args: argparse.Namespace) -> int:
 
 
 def _export_gradescope(args: argparse.Namespace) -> int:
-    from .grading.gradescope import ExportOptions, check_solution, export_gradescope
+    from .grading.gradescope_export import ExportOptions, check_solution, export_gradescope
 
     options = ExportOptions(
         sandbox=args.sandbox,
@@ -164,6 +164,8 @@ def _report(args: argparse.Namespace) -> int:
 
 def _add_lms_and_report_commands(commands) -> None:
     """`hookviz export gradescope`, `hookviz gradebook --canvas`, `hookviz report`."""
+    from .grading.sandbox import AUTOGRADER_MODES
+
     export = commands.add_parser(
         "export",
         help="write an assignment's autograder for a course platform",
@@ -183,7 +185,7 @@ def _add_lms_and_report_commands(commands) -> None:
     )
     gradescope.add_argument(
         "--sandbox",
-        choices=("user", "bwrap", "none"),
+        choices=AUTOGRADER_MODES,
         default="user",
         help="user (default): limits, and student code runs as an unprivileged user with your "
         "files closed to it; bwrap: bubblewrap (needs user namespaces in Gradescope's container); "
@@ -294,6 +296,8 @@ def _positive(kind: type) -> Callable[[str], float]:
 
 def parser() -> argparse.ArgumentParser:
     """The argument parser of the `hookviz` command."""
+    from .grading.sandbox import GRADE_MODES
+
     top = argparse.ArgumentParser(
         prog="hookviz",
         description=__doc__,
@@ -374,7 +378,7 @@ def parser() -> argparse.ArgumentParser:
     grade.add_argument("--force", action="store_true", help="grade again students already graded")
     grade.add_argument(
         "--sandbox",
-        choices=("auto", "bwrap", "none"),
+        choices=GRADE_MODES,
         default="auto",
         help="auto (default): bubblewrap when installed; bwrap: require it; none: limits only",
     )

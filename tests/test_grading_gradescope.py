@@ -30,7 +30,7 @@ import nbformat
 import pytest
 
 from hookviz.cli import main
-from hookviz.grading.gradescope import ExportOptions, export_gradescope
+from hookviz.grading.gradescope_export import ExportOptions, export_gradescope
 from tests.processes import stop_group
 from tests.tiny_course import CASES, TINY, WRONG_DOUBLE, student
 

@@ -464,7 +464,7 @@ def test_the_launcher_applies_limits_before_exec(tmp_path: Path) -> None:
 
 
 def test_an_unknown_sandbox_mode_is_refused() -> None:
-    with pytest.raises(Exception, match="auto, bwrap or none"):
+    with pytest.raises(Exception, match="auto, bwrap, none or user"):
         detect_sandbox("docker", [])
 
 
@@ -651,7 +651,7 @@ def test_the_grading_limits_have_one_owner() -> None:
     all default to the sandbox's Limits."""
     from hookviz.cli import parser as build_parser
     from hookviz.grading.batch import GradeOptions
-    from hookviz.grading.gradescope import ExportOptions
+    from hookviz.grading.gradescope_export import ExportOptions
 
     owner = Limits()
     for argv in (["grade", "x", "--assignment", "y"], ["export", "gradescope", "y"]):

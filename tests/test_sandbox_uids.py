@@ -66,3 +66,5 @@ def test_every_slot_of_a_root_run_gets_its_own_uid(tmp_path, monkeypatch):
     with pytest.raises(SandboxError, match="at most 1024 slots"):
         box.user_for(BLOCK_SIZE)
     assert Sandbox("none").user_for(0) is None  # without bwrap, children keep the grader's user
+    user = Sandbox("user").user_for(0)  # an exported autograder's: no bwrap, a user all the same
+    assert user is not None and user[0] in UID_RANGE and user[0] not in uids

@@ -12,7 +12,9 @@ files. A wall clock kills the whole group. Where bubblewrap works the child also
   process-count limit, and need not be trusted with student code).
 
 bubblewrap installed but unable to create namespaces (some containers) is an error, not a
-silent downgrade: pass ``--sandbox none`` to grade with limits only, knowingly.
+silent downgrade: pass ``--sandbox none`` to grade with limits only, knowingly. An exported
+autograder's ``--sandbox user`` (a container where the grader is root) gives the limits and that
+unprivileged user, without bubblewrap.
 """
 
 from __future__ import annotations
@@ -61,6 +63,13 @@ UID_RANGE = range(1_500_000_000, 1_500_000_000 + 2**20)
 BLOCK_SIZE = 1024  # the most slots (-j) one run can have
 UID_LOCKS = Path(tempfile.gettempdir()) / "hookviz-uid-blocks"
 SITE_FOLDERS = ("site-packages", "dist-packages")  # what a folder of installed packages is called
+# How children are contained (--sandbox). auto: bubblewrap where it works, else limits only;
+# bwrap: bubblewrap or an error; none: limits and a process group only; user: limits and, when
+# the grader is root, an unprivileged user per slot, for a container where bubblewrap cannot
+# make its namespaces (Gradescope's).
+MODES = ("auto", "bwrap", "none", "user")
+GRADE_MODES = ("auto", "bwrap", "none")  # `hookviz grade`, on the instructor's machines
+AUTOGRADER_MODES = ("user", "bwrap", "none")  # an exported autograder's, fixed when exported
 
 
 def uids_in_use() -> set[int]:
@@ -148,7 +157,7 @@ class ChildResult:
 
 @dataclass
 class Sandbox:
-    """How children are contained: 'bwrap' or 'none' (limits and a process group only)."""
+    """How children are contained: 'bwrap', 'user' or 'none' (limits and a process group only)."""
 
     kind: str
     bwrap: str | None = None
@@ -166,8 +175,9 @@ class Sandbox:
         return os.geteuid() == 0
 
     def user_for(self, slot: int) -> tuple[int, int] | None:
-        """The unprivileged uid/gid a root grader gives slot ``slot`` (None: keep ours)."""
-        if not (self.as_root and self.kind == "bwrap"):
+        """The unprivileged uid/gid a root grader gives slot ``slot`` (None: keep ours): a uid of
+        a block no account or process uses."""
+        if not (self.as_root and self.kind in ("bwrap", "user")):
             return None
         if not 0 <= slot < BLOCK_SIZE:
             raise SandboxError(
@@ -442,9 +452,13 @@ def start_python_in(sandbox: Sandbox, imports: str) -> subprocess.CompletedProce
 
 
 def detect_sandbox(mode: str, hidden: list[Path]) -> Sandbox:
-    """The sandbox for ``mode`` ('auto', 'bwrap' or 'none'), checked to work here."""
-    if mode not in ("auto", "bwrap", "none"):
-        raise SandboxError(f"--sandbox must be auto, bwrap or none, not {mode!r}.")
+    """The sandbox for ``mode`` (one of MODES), checked to work here."""
+    if mode not in MODES:
+        raise SandboxError(
+            f"--sandbox must be {', '.join(MODES[:-1])} or {MODES[-1]}, not {mode!r}."
+        )
+    if mode == "user":
+        return _user_sandbox()
     shown = tuple(python_paths())
     to_hide = tuple(sorted({p.resolve() for p in [*hidden, *home_folders()]}))
     # Linux never applies RLIMIT_NPROC to root: without bwrap's user switch, say so.
@@ -484,5 +498,28 @@ def detect_sandbox(mode: str, hidden: list[Path]) -> Sandbox:
             f"({probe.stderr.strip() or 'exit code ' + str(probe.returncode)}). Allow unprivileged user "
             "namespaces (sysctl kernel.unprivileged_userns_clone=1, or a container with them), run the "
             "grader as root, or pass --sandbox none to grade with limits only."
+        )
+    return sandbox
+
+
+def _user_sandbox() -> Sandbox:
+    """Limits and a process group, with the graded code run as an unprivileged user.
+
+    Gradescope runs each submission in a throwaway container as root, where bubblewrap usually
+    cannot create its namespaces; its own advice is to run students' code as another user, with
+    the instructor's folders closed to it (the autograder makes them 0700).
+    """
+    sandbox = Sandbox("user")
+    if not sandbox.as_root:
+        sandbox.warning = (
+            "--sandbox user: not running as root, so submissions run with this user's rights "
+            "(limits and timeouts still apply)."
+        )
+    probe = start_python_in(sandbox, "pytest, nbval, ipykernel, hookviz")
+    if probe.returncode != 0:
+        raise SandboxError(
+            "the grading user cannot start Python with pytest, nbval, ipykernel and hookviz "
+            f"({probe.stderr.strip()[-500:]}). The virtual environment and every folder above it "
+            "must be readable by others (setup.sh runs chmod o+rx on them)."
         )
     return sandbox
