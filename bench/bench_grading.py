@@ -38,7 +38,7 @@ from hookviz.grading.submissions import find_submissions
 
 REPO = Path(__file__).resolve().parent.parent
 TINY = REPO / "tests" / "fixtures" / "grading" / "tiny.ipynb"
-CONFIG = CourseConfig("https://github.com/a/b", "main", "a", "b")
+CONFIG = CourseConfig("https://github.com/a/b", "main", "a", "b", colab=True)
 
 
 def make_submissions(folder: Path, count: int) -> None:

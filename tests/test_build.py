@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import shutil
 import subprocess
 import sys
@@ -28,7 +29,10 @@ from hookviz.course.notebooks import (
 from hookviz.course.stamp import install_source, load_course_config
 from tests.tiny_course import REPO, TINY
 
-COURSE_TOML = '[course]\nrepository = "https://github.com/someone/some-course"\nbranch = "dev"\n'
+COURSE_TOML = (
+    '[course]\nrepository = "https://github.com/someone/some-course"\nbranch = "dev"\n'
+    "[colab]\nenabled = true\n"
+)
 
 
 @pytest.fixture
@@ -120,7 +124,9 @@ def test_every_notebook_gets_its_own_badge_and_a_first_code_cell_that_installs(
         )
         first_code = next(c for c in notebook.cells if c.cell_type == "code")
         assert first_code.metadata.hookviz.stamp == "install"
-        assert "hookviz @ git+https://github.com/someone/some-course@dev" in first_code.source
+        # It installs hookviz, not the course repository under hookviz's name.
+        assert '"pip", "install", "-q", "hookviz"]' in first_code.source
+        assert "some-course" not in first_code.source
     walk = read_notebook(course / "notebooks" / "01-walk.ipynb")
     assert [c.cell_type for c in walk.cells] == ["markdown", "markdown", "code", "code"]
     assert walk.cells[3].execution_count == 7  # other cells keep outputs and counts
@@ -170,6 +176,27 @@ def test_changing_course_toml_repoints_every_badge(course: Path) -> None:
     assert len(report.changed) == 3
     for path in course.rglob("*.ipynb"):
         assert "github/else/where/blob/dev/" in read_notebook(path).cells[0].source
+
+
+def test_colab_is_opt_in_and_turning_it_off_removes_the_stamps(course: Path) -> None:
+    build_course(course)
+    (course / "course.toml").write_text(COURSE_TOML.replace("[colab]\nenabled = true\n", ""))
+    report = build_course(course)
+    assert len(report.changed) == 3
+    for path in course.rglob("*.ipynb"):
+        notebook = read_notebook(path)
+        assert not [c for c in notebook.cells if c.metadata.get("hookviz", {}).get("stamp")]
+        assert "colab" not in json.dumps(notebook).lower()
+    walk = read_notebook(course / "notebooks" / "01-walk.ipynb")
+    assert [c.cell_type for c in walk.cells] == ["markdown", "code"]
+
+
+def test_the_install_cell_installs_what_course_toml_names(course: Path) -> None:
+    (course / "course.toml").write_text(COURSE_TOML + 'install = "hookviz==0.9"\n')
+    build_course(course)
+    exercise = read_notebook(course / "exercises" / "01-tiny.ipynb")
+    install = next(c for c in exercise.cells if c.cell_type == "code")
+    assert '"pip", "install", "-q", "hookviz==0.9"]' in install.source
 
 
 def test_restamping_moves_no_cell_and_keeps_one_stamp_of_each(course: Path) -> None:
@@ -482,6 +509,8 @@ def test_cli_reports_errors_with_exit_code_2(course: Path) -> None:
         ("[course]\nbranch = 'main'\n", "must be a GitHub address"),
         ("repository = 'x'\n", "needs a [course] table"),
         ("[course\n", "is not valid TOML"),
+        (COURSE_TOML.replace("enabled = true", "enabled = 'yes'"), "enabled must be true or false"),
+        (COURSE_TOML + 'install = ""\n', "install must be what the install cell gives pip"),
     ],
 )
 def test_bad_course_toml_is_explained(tmp_path: Path, toml: str, message: str) -> None:

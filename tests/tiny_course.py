@@ -26,7 +26,7 @@ from hookviz.grading.batch import GradeOptions, Summary, grade_folder
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "tests" / "fixtures" / "grading"
 TINY = FIXTURES / "tiny.ipynb"
-CONFIG = CourseConfig("https://github.com/a/b", "main", "a", "b")
+CONFIG = CourseConfig("https://github.com/a/b", "main", "a", "b", colab=True)
 CELL_TIMEOUT = 10.0  # long enough for `import torch` on a busy 2-core machine
 OPTIONS = GradeOptions(jobs=2, cell_timeout=CELL_TIMEOUT, submission_timeout=90, memory_mb=3072)
 

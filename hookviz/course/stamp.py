@@ -1,7 +1,14 @@
 """The cells `hookviz build` stamps on every notebook: an Open-in-Colab badge and an install cell.
 
-Both point at the repository named once, in ``course.toml``. They carry
-``metadata.hookviz.stamp`` so a later build finds and updates them instead of adding more.
+Both are opt-in, in ``course.toml``::
+
+    [colab]
+    enabled = true           # a badge and an install cell on every notebook (default: none)
+    install = "hookviz"      # what the install cell gives pip (default: hookviz itself)
+
+The badge opens the notebook from the repository named in ``[course]``. The cells carry
+``metadata.hookviz.stamp`` so a later build finds and updates them instead of adding more, and
+removes them when Colab is turned off.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ INSTALL_FIRST_LINE = (
     "# Installs hookviz when it is missing (on Colab, say); silent when it is already installed."
 )
 BADGE_IMAGE = "https://colab.research.google.com/assets/colab-badge.svg"
+DEFAULT_INSTALL = "hookviz"
 _GITHUB = re.compile(r"^https://github\.com/(?P<owner>[\w.-]+)/(?P<name>[\w.-]+?)(?:\.git)?/?$")
 
 
@@ -32,6 +40,8 @@ class CourseConfig:
     owner: str
     name: str
     site: str = ""  # where the web edition is published; "" means GitHub Pages' address
+    colab: bool = False  # stamp an Open-in-Colab badge and an install cell ([colab] enabled)
+    install: str = DEFAULT_INSTALL  # what the install cell gives pip ([colab] install)
 
     @property
     def site_url(self) -> str:
@@ -47,8 +57,8 @@ class CourseConfig:
 
     @property
     def pip_requirement(self) -> str:
-        """What the install cell gives pip: hookviz from this repository and branch."""
-        return f"hookviz @ git+https://github.com/{self.owner}/{self.name}@{self.branch}"
+        """What the install cell gives pip: hookviz, or the requirement ``[colab] install`` names."""
+        return self.install
 
 
 def find_course_root(start: Path) -> Path:
@@ -102,7 +112,29 @@ def load_course_config(root: Path) -> CourseConfig:
             f"{path}: [course] site must be the web address of the course's site, such as "
             f'"https://OWNER.github.io/NAME/", got {site!r}.'
         )
-    return CourseConfig(repository.strip(), branch, match["owner"], match["name"], site.strip())
+    colab = data.get("colab", {})
+    if not isinstance(colab, dict):
+        raise NotebookError(f"{path}: [colab] must be a table, such as [colab] enabled = true.")
+    enabled, install = colab.get("enabled", False), colab.get("install", DEFAULT_INSTALL)
+    if not isinstance(enabled, bool):
+        raise NotebookError(
+            f"{path}: [colab] enabled must be true or false (a badge and an install cell on "
+            f"every notebook, or none), got {enabled!r}."
+        )
+    if not isinstance(install, str) or not install.strip() or '"' in install or "\n" in install:
+        raise NotebookError(
+            f"{path}: [colab] install must be what the install cell gives pip, such as "
+            f'"hookviz" or "hookviz==0.9", got {install!r}.'
+        )
+    return CourseConfig(
+        repository.strip(),
+        branch,
+        match["owner"],
+        match["name"],
+        site.strip(),
+        colab=enabled,
+        install=install.strip(),
+    )
 
 
 def badge_source(config: CourseConfig, relative_path: str) -> str:
@@ -145,6 +177,10 @@ def stamp_notebook(notebook: Any, config: CourseConfig, relative_path: str) -> N
     nbformat = nbformat_module()
     old = {stamp_role(c): c for c in notebook.cells if stamp_role(c)}
     cells = [c for c in notebook.cells if not stamp_role(c)]
+    if not config.colab:  # Colab is opt-in: no badge, no install cell (old ones go)
+        notebook.cells = cells
+        _stable_ids(notebook)
+        return
 
     badge = old.get(BADGE)
     if (

@@ -216,7 +216,11 @@ def build_site(root: Path, out: Path | None = None, *, jobs: int | None = None) 
                     article.html,
                     toc=[h for h in article.headings if h.level in (2, 3)],
                     actions=[
-                        Action("Open in Colab", config.colab_url(source)),
+                        *(
+                            [Action("Open in Colab", config.colab_url(source))]
+                            if config.colab
+                            else []
+                        ),
                         Action("Run in JupyterLab", "../index.html#run-it"),
                         Action("Download the notebook", download, download=True),
                     ],
