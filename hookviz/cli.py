@@ -84,7 +84,7 @@ def _new(args: argparse.Namespace) -> int:
     print(
         "  1. replace the example with your exercise (docs/CONVENTIONS.md), then store its outputs:"
     )
-    print(f"     .venv/bin/python tools/run_notebooks.py {relative}")
+    print(f"     hookviz run {relative}")
     print("  2. hookviz build   (writes the exercise students get)")
     return EXIT_OK
 
@@ -139,6 +139,38 @@ def _gradebook(args: argparse.Namespace) -> int:
     for what, who in unplaced:
         if who:
             print(f"{what}: {', '.join(who)}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _merge_manual(args: argparse.Namespace) -> int:
+    from .grading.manual import merge_manual
+
+    report = merge_manual(Path(args.out), Path(args.csv))
+    print(
+        f"merged {report.graded} grades given by hand into {args.out}: gradebook.csv, "
+        f"gradebook.json and the feedback of {len(report.students)} students"
+        + "".join(f", {path.name}" for path in report.exports)
+    )
+    if report.left:
+        print(f"{report.left} answers still wait for a grade (their points are empty).")
+    return EXIT_OK
+
+
+def _run(args: argparse.Namespace) -> int:
+    import tempfile
+
+    from .course.execute import store_outputs
+    from .course.notebooks import NotebookError
+
+    for path in args.notebooks:
+        if path.suffix != ".ipynb" or not path.is_file():
+            raise NotebookError(
+                f"{path} is not a notebook file (.ipynb); pass the notebooks to run."
+            )
+    with tempfile.TemporaryDirectory(prefix="hookviz-settings-") as settings:
+        for path in args.notebooks:
+            seconds = store_outputs(path, Path(settings))
+            print(f"{path}: executed and stored in {seconds:.1f} s")
     return EXIT_OK
 
 
@@ -259,6 +291,19 @@ def _add_lms_and_report_commands(commands) -> None:
     )
     report.set_defaults(run=_report)
 
+    merge = commands.add_parser(
+        "merge-manual",
+        help="merge the grades given by hand into a graded batch",
+        description="Merge CSV (OUT/manual/manual-grades.csv, filled in: student, question, "
+        "points, comment) into OUT's gradebook.csv and gradebook.json, each student's feedback, "
+        "and OUT/canvas.csv when there is one. The whole CSV is checked first: a row naming an "
+        "unknown student or question, or points that are no number or over the maximum, stops "
+        "it with every such row named, and nothing is merged.",
+    )
+    merge.add_argument("out", help="the out folder of `hookviz grade`")
+    merge.add_argument("csv", help="the filled-in CSV")
+    merge.set_defaults(run=_merge_manual)
+
 
 def _add_limits(parser: argparse.ArgumentParser, whole: str) -> None:
     """--timeout, --submission-timeout and --memory-mb, defaulting to the grader's own Limits."""
@@ -353,6 +398,16 @@ def parser() -> argparse.ArgumentParser:
         "--root", help="the course folder (default: the nearest folder with course.toml)"
     )
     new.set_defaults(run=_new)
+
+    run = commands.add_parser(
+        "run",
+        help="run notebooks and store their outputs (what nbval and the grader compare)",
+        description="Run each notebook top to bottom in a fresh kernel, in its own folder, and "
+        "store its outputs; each check cell records the source its output came from, so that "
+        "`hookviz build` and `hookviz grade` refuse a check cell edited since.",
+    )
+    run.add_argument("notebooks", nargs="+", type=Path, help="the notebooks (.ipynb)")
+    run.set_defaults(run=_run)
 
     grade = commands.add_parser(
         "grade",

@@ -408,10 +408,10 @@ def test_stale_stored_outputs_stop_build_and_check_with_the_cell_and_the_fix(cou
         assert code == 2, err
         assert "solutions/01-tiny.ipynb, code cell 5 (grade_id check_shout)" in err
         assert "was edited after its output was stored" in err
-        assert "tools/run_notebooks.py solutions/01-tiny.ipynb" in err
+        assert "hookviz run solutions/01-tiny.ipynb" in err
     assert not (course / "exercises").exists()
 
-    def rerun(notebook):  # what tools/run_notebooks.py does after running the notebook
+    def rerun(notebook):  # what `hookviz run` does after running the notebook
         cell = cells_by_id(notebook)["check_shout"]
         cell.outputs[0].text = cell.outputs[0].text.replace("✓ shout works", "✓ shout() works")
         record_outputs_source(notebook)

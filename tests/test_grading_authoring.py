@@ -57,7 +57,7 @@ def test_grade_refuses_a_check_cell_edited_after_its_output_was_stored(tmp_path:
     )
     assert code == 2
     assert "tiny.ipynb, code cell 5 (grade_id check_shout)" in err
-    assert "was edited after its output was stored" in err and "tools/run_notebooks.py" in err
+    assert "was edited after its output was stored" in err and "hookviz run" in err
     assert not (tmp_path / "gradebook-out").exists()
 
 
@@ -79,7 +79,7 @@ def test_grade_stops_unless_the_instructors_own_notebook_scores_full_marks(tmp_p
         "check_shout: mismatch: line 1 is '✓ shout works', the stored output has '✓ shout works!'"
         in err
     )
-    assert "tools/run_notebooks.py" in err
+    assert "hookviz run" in err
     assert (
         list((out / "results").glob("*.json")) == [] and not (out / "solution-check.json").exists()
     )
@@ -103,7 +103,7 @@ def test_hookviz_new_scaffolds_an_assignment_that_builds_and_grades_cleanly(tmp_
     assert run("new", "7-demo", "--root", str(course))[0] == 2  # not NN-name
     code, out, err = run("new", "07-demo", "--root", str(course))
     assert code == 0, err
-    assert "tools/run_notebooks.py solutions/07-demo.ipynb" in out
+    assert "hookviz run solutions/07-demo.ipynb" in out
     code, _, err = run("new", "07-other", "--root", str(course))
     assert code == 2 and "07-demo.ipynb already exists" in err
 

@@ -144,7 +144,7 @@ def test_stored_outputs_are_deterministic(path: Path):
     nb = nbformat.read(path, as_version=4)
     counts = [cell.execution_count for cell in nb.cells if cell.cell_type == "code"]
     assert counts == list(range(1, len(counts) + 1)), (
-        f"{relative(path)}: re-run it with tools/run_notebooks.py"
+        f"{relative(path)}: re-run it with `hookviz run`"
     )
     for index, text in _stored_text(path):
         for what, pattern in UNSTABLE.items():

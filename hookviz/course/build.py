@@ -209,7 +209,7 @@ def validate_stored_outputs(notebook: Any, context: Context) -> None:
             continue
         where = describe_cell(context.source, notebook.cells, index)
         gid = grade_id(cell)
-        rerun = f"run `.venv/bin/python tools/run_notebooks.py {context.source}`, then build again"
+        rerun = f"run `hookviz run {context.source}`, then build again"
         recorded = cell.metadata.get("hookviz", {}).get(OUTPUTS_SOURCE_KEY)
         if cell.execution_count is None or not cell.get("outputs"):
             raise NotebookError(

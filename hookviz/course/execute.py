@@ -3,7 +3,7 @@
 Each notebook runs in its own folder, in a kernel of this Python, with Jupyter, IPython and
 matplotlib writing their settings to a temporary folder. After a run, each check cell records
 the sha256 of the source its output came from, so that `build` and `grade` refuse a check cell
-edited since. ``tools/run_notebooks.py`` is the command; `hookviz new` uses it too. nbclient
+edited since. `hookviz run` is the command; `hookviz new` uses it too. nbclient
 and nbformat are imported on first use (the ``dev`` extra).
 """
 

@@ -226,7 +226,7 @@ def source_sha256(source: str) -> str:
 def record_outputs_source(notebook: Any) -> None:
     """Mark each check cell with the sha256 of the source its stored outputs came from.
 
-    tools/run_notebooks.py calls this after a run; `build` and `grade` then refuse a check cell
+    `hookviz run` calls this after a run; `build` and `grade` then refuse a check cell
     edited since (its stored output, what students must print, would be stale).
     """
     for cell in notebook.cells:

@@ -3,7 +3,7 @@
 The notebook follows docs/CONVENTIONS.md: a locked setup cell, one answer cell with its
 solution region inside a function, and one check cell that puts its checks in ``verify``,
 calls it on two models students see, re-runs it on a hidden one, and ends with its sentinel.
-Its outputs are stored by running it (as tools/run_notebooks.py does), so `hookviz build` and
+Its outputs are stored by running it (as `hookviz run` does), so `hookviz build` and
 `hookviz grade` accept it at once; replace the example with your exercise, then run it again.
 """
 

@@ -96,7 +96,7 @@ def verify_solution(
         + "), so every student would be graded against output it does not print. Nothing was graded.",
         *(f"  - {_explain(check)}" for check in failed),
         "Run the notebook again and store its outputs "
-        f"(.venv/bin/python tools/run_notebooks.py {assignment.path}), make sure each check prints "
+        f"(hookviz run {assignment.path}), make sure each check prints "
         "the same on every run (seeded, no addresses or timings), then grade again.",
     ]
     raise NotebookError("\n".join(lines))
