@@ -542,6 +542,37 @@ def test_probe_finds_code_planted_in_the_interpreter(
         assert any(words in p for p in problems), problems
 
 
+def test_every_function_of_the_probe_runs_with_the_snapshots_builtins(monkeypatch) -> None:
+    """A scan added to probe.py gets the pinned builtins too, whatever it is called: no list of
+    the probe's functions to keep, and none left on the kernel's (a student's) builtins."""
+    import ast
+    import builtins
+
+    added = "\n\ndef _scan_added_later(scan, problems):\n    return len\n"
+    source = Path(probe.__file__).read_text(encoding="utf-8") + added
+    defined = {node.name for node in ast.parse(source).body if isinstance(node, ast.FunctionDef)}
+    assert {"_probe", "_scan_builtins", "_scan_shell", "_verify_pinned"} <= defined
+    kernel: dict = {}
+    exec(compile(source, probe.__file__, "exec"), kernel)  # as the plugin runs it in the kernel
+
+    def pinned_len(value):  # stands for the snapshot's genuine len
+        return 0
+
+    monkeypatch.setattr(
+        sys,
+        probe.SNAPSHOT_SLOT,
+        ((("builtins", builtins, ("len",), (pinned_len,)),), ()),
+        raising=False,
+    )
+    scope = kernel["_genuine_scope"]()
+    assert kernel["_scan_added_later"](None, []) is len  # as defined: the kernel's builtins
+    assert scope["_scan_added_later"](None, []) is pinned_len
+    for name in defined:
+        function = scope[name]
+        assert function is not kernel[name] and function.__code__ is kernel[name].__code__, name
+        assert function.__globals__ is scope and scope["__builtins__"] == {"len": pinned_len}, name
+
+
 def test_probe_recognises_the_genuine_checks_module_and_a_forged_one(tmp_path: Path) -> None:
     checks = Path(probe.__file__).resolve().parent.parent / "course" / "checks.py"
     script = (

@@ -179,26 +179,11 @@ def _digest(pinned: tuple) -> str:
     return hashlib.sha256(parts.tobytes()).hexdigest()
 
 
-_PROBE_FUNCTIONS = (
-    "_probe",
-    "_scanner",
-    "_scan_builtins",
-    "_scan_sys",
-    "_scan_guarded_modules",
-    "_scan_shell",
-    "_check_checks_module",
-    "_check_identities",
-    "_verify_pinned",
-    "_digest",
-    "_library_wrapper",
-    "_pinned_kind",
-)
-
-
 def _genuine_scope() -> dict:
     """This module's probing functions, running with the builtins pinned in the snapshot (when
     there is one) rather than the kernel's current ones: a student who rebinds ``builtins.all``
-    or ``isinstance`` must not blind the very checks that would notice."""
+    or ``isinstance`` must not blind the very checks that would notice. Every function of the
+    module is rebuilt, so that no list of them can leave a new scan out."""
     import sys
 
     pinned = sys.__dict__.get(SNAPSHOT_SLOT)
@@ -211,10 +196,13 @@ def _genuine_scope() -> dict:
             for name in names:
                 genuine[name] = originals[index]
                 index += 1
-    scope = {**_probe.__globals__, "__builtins__": genuine}
-    for name in _PROBE_FUNCTIONS:
-        function = scope[name]
-        scope[name] = function.__class__(function.__code__, scope, name, function.__defaults__)
+    module = _probe.__globals__
+    scope = {**module, "__builtins__": genuine}
+    for name, value in module.items():  # this module's functions are the ones with its globals
+        if value.__class__ is _probe.__class__ and value.__globals__ is module:
+            rebuilt = value.__class__(value.__code__, scope, name, value.__defaults__)
+            rebuilt.__kwdefaults__ = value.__kwdefaults__
+            scope[name] = rebuilt
     return scope
 
 
