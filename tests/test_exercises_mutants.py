@@ -42,6 +42,7 @@ CATALOGUES = {
     "03-backward-hooks": "tests.answers.a03_backward_hooks",
     "04-hook-hygiene": "tests.answers.a04_hook_hygiene",
     "05-activation-stats": "tests.answers.a05_activation_stats",
+    "06-hooks-in-real-libraries": "tests.answers.a06_hooks_in_real_libraries",
 }
 MIN_WRONG, MIN_CORRECT = 6, 2
 HIDDEN_FAILED = "HiddenTestFailed"

@@ -39,6 +39,8 @@ MISTAKES = (
     "a hook it did not add removed",
     "tensors kept while it runs",
     "wrong dtype",
+    "the caller's model changed",
+    "a hook's return value ignored",
 )
 
 
