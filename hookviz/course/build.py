@@ -16,6 +16,7 @@ import ast
 import copy
 import math
 import re
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -433,11 +434,16 @@ def build_course(root: Path, *, check: bool = False) -> BuildReport:
     report = BuildReport()
     planned: dict[Path, tuple[Any, str]] = {}
 
+    problems: list[str] = []  # every notebook is checked before any error stops the build
+
     for folder, steps in ((WALKTHROUGH, WALKTHROUGH_STEPS), (SOLUTIONS, SOLUTION_STEPS)):
         for path in course_notebooks(root, folder):
             relative = relative_posix(path, root)
-            original = read_notebook(path)
-            stamped = run_steps(original, steps, Context(config, relative, relative))
+            try:
+                stamped = run_steps(read_notebook(path), steps, Context(config, relative, relative))
+            except NotebookError as error:
+                problems.append(str(error))
+                continue
             planned[path] = (stamped, "its Colab badge or install cell is missing or out of date")
             if folder == SOLUTIONS:
                 target = root / EXERCISES / path.relative_to(root / SOLUTIONS)
@@ -450,6 +456,28 @@ def build_course(root: Path, *, check: bool = False) -> BuildReport:
                     else f"it differs from what {relative} gives"
                 )
                 planned[target] = (exercise, reason)
+
+    orphans = []
+    for path in course_notebooks(root, EXERCISES):
+        if path in planned:
+            continue
+        relative = relative_posix(path, root)
+        try:
+            generated = bool(read_notebook(path).metadata.get("hookviz", {}).get("generated_from"))
+        except NotebookError:
+            generated = False
+        if not generated:
+            problems.append(
+                f"{relative} has no solution in {SOLUTIONS}/ and was not made by hookviz build. "
+                f"exercises/ is generated: put the assignment in {SOLUTIONS}/ instead, or delete the file."
+            )
+        orphans.append(path)
+    if problems:
+        raise NotebookError(
+            problems[0]
+            if len(problems) == 1
+            else f"{len(problems)} problems; nothing was written:\n" + "\n".join(problems)
+        )
 
     for path, (wanted, reason) in planned.items():
         relative = relative_posix(path, root)
@@ -465,20 +493,33 @@ def build_course(root: Path, *, check: bool = False) -> BuildReport:
         if not check:
             atomic_write_text(path, notebook_text(wanted))
 
-    for path in course_notebooks(root, EXERCISES):
-        if path in planned:
+    for source in assignment_files(root):  # data and helper modules ship with the exercise
+        target = root / EXERCISES / source.relative_to(root / SOLUTIONS)
+        relative = relative_posix(target, root)
+        if target.is_file() and target.read_bytes() == source.read_bytes():
+            report.unchanged.append(relative)
             continue
-        relative = relative_posix(path, root)
-        try:
-            generated = bool(read_notebook(path).metadata.get("hookviz", {}).get("generated_from"))
-        except NotebookError:
-            generated = False
-        if not generated:
-            raise NotebookError(
-                f"{relative} has no solution in {SOLUTIONS}/ and was not made by hookviz build. "
-                f"exercises/ is generated: put the assignment in {SOLUTIONS}/ instead, or delete the file."
-            )
-        report.removed.append(relative)
+        report.changed.append((relative, f"{relative_posix(source, root)} changed"))
+        if not check:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, target)
+
+    for path in orphans:
+        report.removed.append(relative_posix(path, root))
         if not check:
             path.unlink()
     return report
+
+
+def assignment_files(root: Path) -> list[Path]:
+    """The files beside the notebooks in solutions/ (data, helper modules), notebooks, hidden
+    files and caches left out: an assignment is its folder."""
+    base = Path(root) / SOLUTIONS
+    found = []
+    for path in sorted(base.rglob("*")) if base.is_dir() else []:
+        parts = path.relative_to(base).parts
+        if any(part.startswith(".") or part == "__pycache__" for part in parts):
+            continue
+        if path.is_file() and path.suffix != ".ipynb":
+            found.append(path)
+    return found

@@ -1,0 +1,59 @@
+"""`hookviz build` on a course as instructors bring it: assignments as folders (data and helper
+modules beside the notebook ship with the exercise), and every error found in one run."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from hookviz.course.build import build_course
+from hookviz.course.notebooks import NotebookError, grade_id
+from tests.tiny_course import TINY
+
+HANDGRADED = Path(__file__).resolve().parent / "fixtures" / "handgraded"
+
+
+@pytest.fixture
+def course(tmp_path: Path) -> Path:
+    (tmp_path / "course.toml").write_text('[course]\nrepository = "https://github.com/a/b"\n')
+    (tmp_path / "solutions").mkdir()
+    shutil.copytree(HANDGRADED, tmp_path / "solutions" / "handgraded")
+    shutil.copy(TINY, tmp_path / "solutions" / "01-tiny.ipynb")
+    return tmp_path
+
+
+def test_files_beside_a_notebook_ship_with_its_exercise(course: Path) -> None:
+    report = build_course(course)
+    exercises = course / "exercises" / "handgraded"
+    for name in ("words.txt", "wordtools.py"):
+        assert (exercises / name).read_bytes() == (HANDGRADED / name).read_bytes()
+    assert "exercises/handgraded/words.txt" in report.stale
+    assert build_course(course, check=True).stale == []
+    (course / "solutions" / "handgraded" / "words.txt").write_text("kiwi\n")
+    assert build_course(course, check=True).stale == ["exercises/handgraded/words.txt"]
+
+
+def break_cell(path: Path, gid: str, **meta) -> None:
+    notebook = nbformat.read(path, as_version=4)
+    for cell in notebook.cells:
+        if grade_id(cell) == gid:
+            cell.metadata.nbgrader.update(meta)
+    nbformat.write(notebook, path)
+
+
+def test_build_reports_every_error_in_one_run_and_writes_nothing(course: Path) -> None:
+    break_cell(course / "solutions" / "01-tiny.ipynb", "check_shout", points="two")
+    break_cell(course / "solutions" / "handgraded" / "handgraded.ipynb", "explain", points=None)
+    (course / "exercises").mkdir()
+    nbformat.write(nbformat.v4.new_notebook(), course / "exercises" / "stray.ipynb")
+    with pytest.raises(NotebookError) as caught:
+        build_course(course)
+    message = str(caught.value)
+    assert message.startswith("3 problems; nothing was written:")
+    assert "01-tiny.ipynb, code cell 5 (grade_id check_shout): a check cell needs points" in message
+    assert "(grade_id explain): a question graded by hand needs points" in message
+    assert "exercises/stray.ipynb has no solution" in message
+    assert sorted(p.name for p in (course / "exercises").iterdir()) == ["stray.ipynb"]
