@@ -266,6 +266,16 @@ def grade_folder(
     with out.locked():
         summary.results = out.rebuild(assignment)
     print(summary_table(summary.results, assignment.max_points), file=stream)
+    if assignment.manual:
+        from .manual import MANUAL_CSV, write_manual_grading
+
+        pages = write_manual_grading(out, assignment)
+        print(
+            f"hookviz grade: {len(pages)} questions are graded by hand: read the answers in "
+            f"{pages[0].parent}/<question>.html, fill in {pages[0].parent / MANUAL_CSV}, then "
+            f"run `hookviz merge-manual {out.path} {pages[0].parent / MANUAL_CSV}`.",
+            file=stream,
+        )
     return summary
 
 

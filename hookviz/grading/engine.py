@@ -23,7 +23,7 @@ from ..course.conventions import HIDDEN_TEST_FAILED, Flag, Outcome, Status, outp
 from ..course.notebooks import is_answer, notebook_text
 from . import probe
 from .flags import imported_names, scan_answers
-from .merge import Assignment, CheckCell, Renamed, merge
+from .merge import NO_ANSWER, Assignment, CheckCell, Renamed, merge
 from .sandbox import ChildResult, Limits, Sandbox
 from .submissions import Submission, SubmissionError, file_sha256, read_submission
 
@@ -53,6 +53,8 @@ class CheckResult:
     nbval_outcome: str = ""  # what the output comparison alone said, before integrity checks
     hidden_failure: str = ""  # the message of a failed hidden test, when one failed
     error: str = ""  # the exception the cell raised, as ``Name: message``, when it raised
+    manual: bool = False  # a question graded by hand: ``actual`` is the answer, as markdown
+    comment: str = ""  # the grader's comment on a question graded by hand
 
 
 @dataclass
@@ -103,6 +105,9 @@ def empty_result(
     checks = [
         CheckResult(c.grade_id, c.points, outcome=status, detail=detail, expected=c.expected)
         for c in assignment.checks
+    ] + [
+        CheckResult(q.grade_id, q.points, outcome=status, detail=detail, manual=True)
+        for q in assignment.manual
     ]
     return SubmissionResult(
         student=submission.student,
@@ -117,6 +122,28 @@ def empty_result(
         checks=checks,
         graded_at=_now(),
     )
+
+
+def manual_checks(assignment: Assignment, answers: dict[str, str]) -> list[CheckResult]:
+    """The questions graded by hand, each waiting for its grade, with the student's answer."""
+    return [
+        CheckResult(
+            q.grade_id,
+            q.points,
+            outcome=Outcome.NEEDS_MANUAL_GRADE,
+            expected=q.model_answer,
+            actual=answers.get(q.grade_id, NO_ANSWER),
+            manual=True,
+        )
+        for q in assignment.manual
+    ]
+
+
+def _with_manual(
+    result: SubmissionResult, assignment: Assignment, answers: dict[str, str]
+) -> SubmissionResult:
+    result.checks = [c for c in result.checks if not c.manual] + manual_checks(assignment, answers)
+    return result
 
 
 def grade_submission(
@@ -182,7 +209,12 @@ def _grade(
         result.notes = notes
         result.flags = _flag_texts(flags)
         result.matched_by = merged.matched_by
-        return result
+        return _with_manual(result, assignment, merged.manual)
+    if not assignment.checks:  # only questions graded by hand: nothing to run
+        result = empty_result(submission, assignment, Status.OK, "", sha)
+        result.notes, result.flags = notes, _flag_texts(flags)
+        result.matched_by = merged.matched_by
+        return _with_manual(result, assignment, merged.manual)
 
     workdir = scratch / f"{slot}-{secrets.token_hex(6)}"
     try:
@@ -199,7 +231,7 @@ def _grade(
     )
     result.flags = _flag_texts([*scan_answers(present, imported), *result.flags, *flags])
     result.matched_by = merged.matched_by
-    return result
+    return _with_manual(result, assignment, merged.manual)
 
 
 def _flag_texts(flags: list[Flag | str]) -> list[str]:
@@ -250,6 +282,7 @@ def _run(
     workdir.chmod(0o700)
     notebook_path = workdir / f"{assignment.name}.ipynb"
     notebook_path.write_text(notebook_text(notebook), encoding="utf-8")
+    copy_assignment_files(assignment, workdir)
     settings_path = workdir / "hookviz-settings.json"
     checks_path = Path(probe.__file__).resolve().parent.parent / "course" / "checks.py"
     settings_path.write_text(
@@ -317,6 +350,16 @@ def _run(
         slot=slot,
         log_path=workdir.parent / f"{workdir.name}.log",
     )
+
+
+def copy_assignment_files(assignment: Assignment, workdir: Path) -> None:
+    """The files beside the instructor's notebook (data, helper modules), where the notebook
+    finds them: the kernel runs in ``workdir``, as it ran beside the notebook."""
+    folder = assignment.path.parent
+    for path in assignment.files:
+        target = workdir / path.relative_to(folder)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, target)
 
 
 def instructor_imports(assignment: Assignment) -> list[str]:

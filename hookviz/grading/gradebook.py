@@ -23,6 +23,12 @@ from .engine import ADVICE, FEEDBACK_OUTPUT_LIMIT, SubmissionResult
 from .merge import Assignment
 
 GRADEBOOK_CSV, GRADEBOOK_JSON = "gradebook.csv", "gradebook.json"
+MANUAL_GRADES = Path("manual") / "grades.json"  # what `hookviz grade merge-manual` merged
+
+
+def answer_sha256(answer: str) -> str:
+    """What a grade given by hand is tied to: the answer it graded."""
+    return hashlib.sha256(answer.encode("utf-8")).hexdigest()
 
 
 def safe_name(student: str) -> str:
@@ -114,8 +120,10 @@ class OutFolder:
         """Write the student's feedback, review and result, each atomically.
 
         The result goes last: a run killed in between leaves no result, so the next run grades
-        that student again instead of skipping one whose feedback is missing.
+        that student again instead of skipping one whose feedback is missing. Grades given by
+        hand (merged before) are applied first, to the answers they graded.
         """
+        self.apply_manual_grades(result)
         atomic_write_text(
             self.feedback / f"{safe_name(result.student)}.md", feedback_markdown(result)
         )
@@ -124,6 +132,25 @@ class OutFolder:
             self.result_path(result.student),
             json.dumps(result.to_json(), indent=1, ensure_ascii=False),
         )
+
+    def apply_manual_grades(self, result: SubmissionResult) -> None:
+        """Put in the grades merged by hand for this student, where the answer is the one graded."""
+        try:
+            stored = json.loads((self.path / MANUAL_GRADES).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return
+        mine = stored.get(result.student, {}) if isinstance(stored, dict) else {}
+        for check in result.checks:
+            grade = mine.get(check.grade_id)
+            if not check.manual or check.outcome not in _BY_HAND or not isinstance(grade, dict):
+                continue
+            if grade.get("answer_sha256") == answer_sha256(check.actual):
+                check.outcome = Outcome.GRADED_BY_HAND
+                check.points = float(grade.get("points", 0))
+                check.comment = str(grade.get("comment", ""))
+            else:  # a new answer since it was graded: it waits for a grade again
+                check.outcome, check.points, check.comment = Outcome.NEEDS_MANUAL_GRADE, 0.0, ""
+        result.total = sum(c.points for c in result.checks)
 
     def all_results(self, assignment: Assignment) -> list[SubmissionResult]:
         """Every stored result for this assignment, by student."""
@@ -140,7 +167,7 @@ class OutFolder:
     def rebuild(self, assignment: Assignment) -> list[SubmissionResult]:
         """Rewrite gradebook.csv and gradebook.json from the result files (caller holds the lock)."""
         results = self.all_results(assignment)
-        ids = [c.grade_id for c in assignment.checks]
+        ids = [c.grade_id for c in assignment.checks] + [q.grade_id for q in assignment.manual]
         table = io.StringIO()
         writer = csv.writer(table, lineterminator="\n")
         writer.writerow(["student", "total", *ids, "status", "flags"])
@@ -159,7 +186,11 @@ class OutFolder:
         document = {
             "assignment": assignment.name,
             "assignment_sha256": assignment.sha256,
-            "max_points": {c.grade_id: c.points for c in assignment.checks},
+            "max_points": {
+                **{c.grade_id: c.points for c in assignment.checks},
+                **{q.grade_id: q.points for q in assignment.manual},
+            },
+            "manual": [q.grade_id for q in assignment.manual],
             "max_total": assignment.max_points,
             "students": [
                 {
@@ -184,6 +215,9 @@ class OutFolder:
             self.path / GRADEBOOK_JSON, json.dumps(document, indent=1, ensure_ascii=False)
         )
         return results
+
+
+_BY_HAND = (Outcome.NEEDS_MANUAL_GRADE, Outcome.GRADED_BY_HAND)
 
 
 def _clip(text: str) -> str:
@@ -217,11 +251,12 @@ def _header(result: SubmissionResult, title: str) -> list[str]:
 
 
 def _check_heading(check) -> str:
-    mark = (
-        "passed"
-        if check.outcome == Outcome.PASSED and check.points == check.max_points
-        else "not passed"
-    )
+    if check.outcome in (Outcome.NEEDS_MANUAL_GRADE, Outcome.GRADED_BY_HAND):
+        mark = in_words(check.outcome)
+    elif check.outcome == Outcome.PASSED and check.points == check.max_points:
+        mark = "passed"
+    else:
+        mark = "not passed"
     return f"## {check.grade_id}: {_number(check.points)} / {_number(check.max_points)} ({mark})"
 
 
@@ -255,6 +290,9 @@ def feedback_markdown(result: SubmissionResult) -> str:
     lines = _header(result, "feedback")
     for check in result.checks:
         lines += ["", _check_heading(check)]
+        if check.manual:
+            lines += _manual_feedback(check)
+            continue
         if check.outcome == Outcome.PASSED:
             continue
         lines += _what_happened(check)
@@ -298,6 +336,15 @@ def feedback_markdown(result: SubmissionResult) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _manual_feedback(check) -> list[str]:
+    """A question graded by hand: that it waits for a grade, or the grader's comment."""
+    if check.outcome == Outcome.NEEDS_MANUAL_GRADE:
+        return ["", "Your instructor grades this answer by hand; the points come later."]
+    if check.outcome == Outcome.GRADED_BY_HAND:
+        return ["", f"Comment: {check.comment}"] if check.comment else []
+    return _what_happened(check)
+
+
 def review_markdown(result: SubmissionResult) -> str:
     """The instructor's view of one submission: every check that did not pass, expected against actual."""
     lines = _header(result, "review")
@@ -305,6 +352,9 @@ def review_markdown(result: SubmissionResult) -> str:
         lines += ["", "Flags: " + "; ".join(result.flags)]
     for check in result.checks:
         lines += ["", _check_heading(check)]
+        if check.manual:
+            lines += _manual_feedback(check) + ["", "Answer:", "", _fence(check.actual or "")]
+            continue
         if check.outcome == Outcome.PASSED:
             continue
         lines += _what_happened(check)

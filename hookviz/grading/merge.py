@@ -25,6 +25,7 @@ from ..course.notebooks import (
     grade_id,
     is_answer,
     is_check,
+    is_manual,
     nbgrader,
     points,
     read_notebook,
@@ -60,6 +61,18 @@ class AnswerCell:
     stub: str
 
 
+@dataclass(frozen=True)
+class ManualQuestion:
+    """A question graded by hand: a written answer, a manually graded code cell, or a task."""
+
+    grade_id: str
+    position: int  # among all cells
+    kind: str  # "markdown" or "code" for an answer cell; "task" for a task cell
+    points: float
+    prompt: str  # the markdown just above it (a task cell is its own prompt)
+    model_answer: str  # the instructor's answer ("" for a task)
+
+
 @dataclass
 class Assignment:
     """The instructor's notebook, validated for grading."""
@@ -70,11 +83,31 @@ class Assignment:
     sha256: str
     checks: list[CheckCell]
     answers: list[AnswerCell]
+    manual: list[ManualQuestion] = field(default_factory=list)
+
+    @property
+    def auto_points(self) -> float:
+        """What the checks are worth (the grader scores these by itself)."""
+        return sum(c.points for c in self.checks)
 
     @property
     def max_points(self) -> float:
-        """The most a submission can score."""
-        return sum(c.points for c in self.checks)
+        """The most a submission can score: the checks and the questions graded by hand."""
+        return self.auto_points + sum(q.points for q in self.manual)
+
+    @property
+    def files(self) -> list[Path]:
+        """The files shipped beside the notebook (data, helper modules), copied into every
+        grading folder; hidden files, notebooks and caches are left out."""
+        folder = self.path.parent
+        found = []
+        for path in sorted(folder.rglob("*")):
+            parts = path.relative_to(folder).parts
+            if any(part.startswith(".") or part == "__pycache__" for part in parts):
+                continue
+            if path.is_file() and path.suffix != ".ipynb":
+                found.append(path)
+        return found
 
 
 def defined_functions(source: str) -> tuple[str, ...]:
@@ -101,6 +134,7 @@ def load_assignment(path: Path) -> Assignment:
     context = Context(config=None, source=str(path), target=str(path))
     validate_grading_metadata(notebook, context)
     checks, answers = [], []
+    manual = manual_questions(notebook)
     code_index = -1
     for position, cell in enumerate(notebook.cells):
         if cell.cell_type != "code":
@@ -147,19 +181,56 @@ def load_assignment(path: Path) -> Assignment:
                     regions.replace_solutions(cell.source),
                 )
             )
-    if not checks:
+    if not checks and not manual:
         raise NotebookError(
-            f"{path}: no check cells (metadata.nbgrader.grade true); nothing to grade."
+            f"{path}: no check cells (metadata.nbgrader.grade true) and no question graded by "
+            "hand; nothing to grade."
         )
     validate_stored_outputs(notebook, context)
-    return Assignment(
+    assignment = Assignment(
         path=path,
         name=path.stem,
         notebook=notebook,
         sha256=hashlib.sha256(path.read_bytes()).hexdigest(),
         checks=checks,
         answers=answers,
+        manual=manual,
     )
+    if assignment.files:  # a changed data file changes the assignment: grade again
+        digest = hashlib.sha256(assignment.sha256.encode())
+        for file in assignment.files:
+            digest.update(file.relative_to(path.parent).as_posix().encode() + b"\0")
+            digest.update(hashlib.sha256(file.read_bytes()).digest())
+        assignment.sha256 = digest.hexdigest()
+    return assignment
+
+
+def manual_questions(notebook: Any) -> list[ManualQuestion]:
+    """The questions of ``notebook`` graded by hand, in order."""
+    found = []
+    for position, cell in enumerate(notebook.cells):
+        if not is_manual(cell):
+            continue
+        task = nbgrader(cell).get("task") is True
+        prompt = cell.source if task else ""
+        if not task:
+            for before in reversed(notebook.cells[:position]):
+                if before.cell_type == "markdown" and not is_manual(before):
+                    prompt = before.source
+                    break
+                if before.cell_type == "code" or is_manual(before):
+                    break
+        found.append(
+            ManualQuestion(
+                grade_id=grade_id(cell),
+                position=position,
+                kind="task" if task else cell.cell_type,
+                points=points(cell),
+                prompt=prompt,
+                model_answer="" if task else cell.source,
+            )
+        )
+    return found
 
 
 @dataclass
@@ -172,6 +243,7 @@ class Merged:
     notes: list[str] = field(default_factory=list)
     flags: list[Flag] = field(default_factory=list)  # the notes, short, for the flags column
     renamed: list[Renamed] = field(default_factory=list)
+    manual: dict[str, str] = field(default_factory=dict)  # grade_id -> the answer, as markdown
 
 
 @dataclass(frozen=True)
@@ -296,6 +368,7 @@ def merge(assignment: Assignment, student: Any) -> Merged:
         notes.append(f"Your answer {found.grade_id} was graded as written; {found.explain()}.")
     _note_check_changes(assignment, code_cells, by_id, notes, flags)
 
+    manual, manual_cells = manual_answers(assignment, student)
     notebook = copy.deepcopy(assignment.notebook)
     check_ids = {c.grade_id for c in assignment.checks}
     sources: dict[str, str] = {}
@@ -305,6 +378,8 @@ def merge(assignment: Assignment, student: Any) -> Merged:
         gid = grade_id(cell)
         if gid in check_ids:
             continue  # compared with its stored output
+        if gid in manual_cells:  # graded by hand, but it runs, as nbgrader runs it
+            cell.source = manual_cells[gid]
         if gid in answer_ids:
             stub = next(a.stub for a in assignment.answers if a.grade_id == gid)
             cell.source = chosen[gid].get("source", "") if gid in chosen else stub
@@ -312,7 +387,62 @@ def merge(assignment: Assignment, student: Any) -> Merged:
         # Only check cells are compared: other outputs earn nothing, so they cannot cost anything.
         cell.outputs = []
         cell.execution_count = None
-    return Merged(notebook, sources, matched_by, notes, flags, renamed)
+    return Merged(notebook, sources, matched_by, notes, flags, renamed, manual)
+
+
+NO_ANSWER = "(no answer)"
+_STUBS = {"\n".join(regions.STUB_LINES), "\n".join(regions.TEXT_STUB_LINES)}
+
+
+def manual_answers(assignment: Assignment, student: Any) -> tuple[dict[str, str], dict[str, str]]:
+    """Each question graded by hand, as the grader reads it (markdown: code in fences), and the
+    student's source of each manually graded code cell (what runs in its place).
+
+    An answer cell is found by its grade_id (the last copy when duplicated); a task's answer is
+    the cells the student wrote below the task, up to the next cell the instructor wrote.
+    """
+    instructor = {_normalized(c.source) for c in assignment.notebook.cells}
+    known = {grade_id(c) for c in assignment.notebook.cells if grade_id(c)}
+    cells = list(student.cells)
+    text: dict[str, str] = {}
+    code: dict[str, str] = {}
+    for question in assignment.manual:
+        positions = [i for i, c in enumerate(cells) if grade_id(c) == question.grade_id]
+        if not positions:
+            text[question.grade_id] = NO_ANSWER
+            continue
+        at = positions[-1]
+        if question.kind != "task":
+            cell = cells[at]
+            untouched = _normalized(cell.get("source", "")) in _STUBS
+            text[question.grade_id] = NO_ANSWER if untouched else _as_markdown([cell]) or NO_ANSWER
+            if question.kind == "code" and cell.get("cell_type") == "code":
+                code[question.grade_id] = cell.get("source", "")
+            continue
+        written = []
+        for cell in cells[at + 1 :]:
+            if grade_id(cell) in known or _normalized(cell.get("source", "")) in instructor:
+                break
+            written.append(cell)
+        text[question.grade_id] = _as_markdown(written) or NO_ANSWER
+    return text, code
+
+
+def _as_markdown(cells: list) -> str:
+    """Cells as one markdown text: markdown as written, code in a fence."""
+    parts = []
+    for cell in cells:
+        source = cell.get("source", "").strip("\n")
+        if not source.strip():
+            continue
+        if cell.get("cell_type") == "code":
+            fence = "```"
+            while fence in source:
+                fence += "`"
+            parts.append(f"{fence}python\n{source}\n{fence}")
+        else:
+            parts.append(source)
+    return "\n\n".join(parts)
 
 
 def _renamed(assignment: Assignment, chosen: dict[str, Any]) -> list[Renamed]:

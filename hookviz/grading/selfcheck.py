@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
+from ..course.conventions import Status
 from ..course.notebooks import NotebookError, atomic_write_text
 from .engine import CheckResult, GradeSettings, SubmissionResult, grade_submission
 from .gradebook import OutFolder
@@ -85,13 +86,14 @@ def verify_solution(
             raise
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
-        if result.total == result.max_total and result.status == "ok":
+        # Questions graded by hand wait for you: only the checks must score full marks.
+        failed = [c for c in result.checks if not c.manual and c.points < c.max_points]
+        if not failed and result.status == Status.OK:
             atomic_write_text(verdict_path, json.dumps({**key, "full_marks": True}, indent=1))
             return
-    failed = [c for c in result.checks if c.points < c.max_points]
     lines = [
         f"{assignment.path}: your own notebook, graded as a submission, scores "
-        f"{result.total:g} / {result.max_total:g} (status {result.status}"
+        f"{result.total:g} / {assignment.auto_points:g} (status {result.status}"
         + (f": {result.detail}" if result.detail else "")
         + "), so every student would be graded against output it does not print. Nothing was graded.",
         *(f"  - {_explain(check)}" for check in failed),
