@@ -18,12 +18,13 @@ from tqdm import tqdm
 
 from ..course.conventions import Status
 from ..course.notebooks import NotebookError
-from .engine import GradeSettings, SubmissionResult, grade_submission
+from .engine import GradeSettings, SubmissionResult, grade_submission, instructor_imports
 from .gradebook import GRADEBOOK_CSV, GRADEBOOK_JSON, OutFolder
 from .merge import Assignment, load_assignment
 from .sandbox import Limits, SandboxError, detect_sandbox
 from .selfcheck import verify_solution
 from .submissions import Submission, file_sha256, find_submissions
+from .warm_kernel import WarmSandbox
 
 # While grading, the gradebook is rebuilt (from every result file) at most every 2 s, and at
 # most a tenth of the time (10,000 rows take seconds); once more at the end.
@@ -43,6 +44,7 @@ class GradeOptions:
     output_limit: int = 100_000
     check_solution: bool = True  # grade the assignment itself first; stop unless full marks
     scheduler: str | None = None  # a Dask scheduler's address, or local:N (see cluster.py)
+    warm_start: bool = True  # fork each submission from a warm process per slot (warm_kernel.py)
 
 
 @dataclass
@@ -98,20 +100,28 @@ class LocalGrader:
         sandbox_mode: str,
         hidden: list[Path],
         jobs: int | None,
+        warm_start: bool = True,
     ):
         try:
-            self.sandbox = detect_sandbox(sandbox_mode, hidden)
+            sandbox = detect_sandbox(sandbox_mode, hidden)
         except SandboxError as error:
             raise NotebookError(str(error)) from error
         self.assignment, self.settings = assignment, settings
         self.jobs = jobs or os.cpu_count() or 1
-        self.description = f"{self.jobs} at a time, sandbox: {self.sandbox.kind}"
-        self.warnings = [self.sandbox.warning] if self.sandbox.warning else []
+        self.warnings = [sandbox.warning] if sandbox.warning else []
         self._slots: queue.Queue[int] = queue.Queue()
         for slot in range(self.jobs):
             self._slots.put(slot)
         self._scratch = Path(tempfile.mkdtemp(prefix="hookviz-grade-"))
         self._scratch.chmod(0o711)  # an unprivileged grading user must reach its own folder inside
+        self.warm = (
+            WarmSandbox(sandbox, instructor_imports(assignment), self._scratch)
+            if warm_start and sandbox.kind == "bwrap"
+            else None
+        )
+        self.sandbox = self.warm or sandbox
+        start = "warm" if self.warm else "cold"
+        self.description = f"{self.jobs} at a time, sandbox: {sandbox.kind}, {start} start"
 
     def grade(self, submission: Submission) -> SubmissionResult:
         """The submission's result; waits for a free slot."""
@@ -123,7 +133,7 @@ class LocalGrader:
                 self.sandbox,
                 self.settings,
                 slot=slot,
-                scratch=self._scratch,
+                scratch=self.warm.slot_dir(slot) if self.warm else self._scratch,
             )
         finally:
             self._slots.put(slot)
@@ -133,6 +143,8 @@ class LocalGrader:
         self.sandbox.kill_all()
 
     def close(self) -> None:
+        if self.warm:
+            self.warm.close()
         shutil.rmtree(self._scratch, ignore_errors=True)
 
 
@@ -210,7 +222,9 @@ def grade_folder(
             options.scheduler, assignment, settings, options.sandbox, hidden, options.jobs, stream
         )
     else:
-        grader = LocalGrader(assignment, settings, options.sandbox, hidden, options.jobs)
+        grader = LocalGrader(
+            assignment, settings, options.sandbox, hidden, options.jobs, options.warm_start
+        )
     for warning in grader.warnings:
         print(f"hookviz grade: warning: {warning}", file=stream)
     if options.check_solution:
