@@ -31,6 +31,7 @@ import pytest
 
 from hookviz.course import regions
 from hookviz.course.checks import FAILED, NOT_DONE
+from hookviz.course.conventions import HIDDEN_TEST_FAILED
 from tests.answers import Answer
 from tests.helpers import notebook_runner
 
@@ -45,7 +46,6 @@ CATALOGUES = {
     "06-hooks-in-real-libraries": "tests.answers.a06_hooks_in_real_libraries",
 }
 MIN_WRONG, MIN_CORRECT = 6, 2
-HIDDEN_FAILED = "HiddenTestFailed"
 # Run between answers: the kernel forgets the last answer's names, hint levels and any hook
 # it left on torch's global hook dicts (the checks' own state is module-level).
 RESET = """\
@@ -252,7 +252,7 @@ def test_answer_meets_its_check(kernels, name: str, answer: Answer):
         assert printed == assignment.stored[check_index], f"not the instructor's output{where}"
     elif answer.kind == "cheat":
         assert passed_visible, f"a cheat must pass the visible checks{where}"
-        assert outcome.error.startswith(HIDDEN_FAILED), f"a hidden test must catch it{where}"
+        assert outcome.error.startswith(HIDDEN_TEST_FAILED), f"a hidden test must catch it{where}"
         assert sentinel not in printed, where
     else:
         assert not outcome.error, f"a wrong answer made the check cell raise{where}"

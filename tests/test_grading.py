@@ -21,6 +21,7 @@ import nbformat
 import pytest
 
 from hookviz.course.build import exercise_from_solution
+from hookviz.course.conventions import Flag
 from hookviz.grading.batch import GradeOptions, grade_folder
 from hookviz.grading.sandbox import Limits
 from tests.grading_env import grading_processes_left, private_jupyter_dirs
@@ -229,7 +230,7 @@ def test_every_status_and_flag_the_batch_gives_is_documented_for_instructors(bat
     documented = set(re.findall(r"`([a-z.-]+)(?: \(check_x\))?`", section))
     results = [result(batch, name) for name in CASES]
     assert {r["status"] for r in results} <= documented
-    flags = {flag.split(" (")[0] for r in results for flag in r["flags"]}
+    flags = {Flag.parse(flag).kind for r in results for flag in r["flags"]}
     assert flags and flags <= documented, flags - documented
     codes = text.split("### Exit codes")[1]
     assert all(f"{code} " in codes for code in ("0", "1", "2"))

@@ -26,6 +26,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import TextIO
 
+from ..course.conventions import Status
 from ..course.notebooks import NotebookError
 from .engine import GradeSettings, SubmissionResult, empty_result, grade_submission
 from .gradebook import safe_name
@@ -379,7 +380,7 @@ class ClusterGrader:
                 data = submission.path.read_bytes()
             except OSError as error:
                 return self._refused(
-                    submission, "invalid", f"cannot read the file ({error})", started
+                    submission, Status.INVALID, f"cannot read the file ({error})", started
                 )
             except SubmissionError as error:
                 return self._refused(submission, error.status, str(error), started)
@@ -440,7 +441,7 @@ class ClusterGrader:
         if isinstance(error, distributed.KilledWorker):
             detail += "; if it happens again, its workers may run out of memory (give each more)"
         result = empty_result(
-            submission, self.assignment, "error", detail, sha=""
+            submission, self.assignment, Status.ERROR, detail, sha=""
         )  # no sha: retried
         result.seconds = round(time.monotonic() - started, 3)
         return result

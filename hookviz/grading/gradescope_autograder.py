@@ -23,6 +23,7 @@ import traceback
 from pathlib import Path
 
 from .. import __version__
+from ..course.conventions import Status
 from ..course.notebooks import NotebookError, atomic_write_text
 from .engine import CheckResult, GradeSettings, SubmissionResult, grade_submission
 from .gradebook import feedback_markdown
@@ -74,7 +75,7 @@ def find_notebook(folder: Path, name: str) -> Submission:
 
 def check_output(result: SubmissionResult, check: CheckResult) -> str:
     """The student's feedback for one check: its section of the feedback file, without its heading."""
-    base = dataclasses.replace(result, checks=[], notes=[], status="ok", detail="")
+    base = dataclasses.replace(result, checks=[], notes=[], status=Status.OK, detail="")
     prefix = feedback_markdown(base).rstrip("\n")
     whole = feedback_markdown(dataclasses.replace(base, checks=[check]))
     section = whole[len(prefix) :] if whole.startswith(prefix) else whole
@@ -88,7 +89,7 @@ def check_output(result: SubmissionResult, check: CheckResult) -> str:
 def overall_output(result: SubmissionResult, delayed: list[str], visibility: str) -> str:
     """What concerns the whole submission: its status and the grader's notes; never the score."""
     lines = []
-    if result.status != "ok":
+    if result.status != Status.OK:
         lines.append(
             f"**Status: {result.status}**" + (f": {result.detail}." if result.detail else ".")
         )
