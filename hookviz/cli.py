@@ -68,6 +68,14 @@ def _grade(args: argparse.Namespace) -> int:
         scheduler=args.scheduler,
     )
     out = Path(args.out) if args.out else Path("gradebook-out") / Path(args.assignment).stem
+    if Path(args.assignment).is_dir():  # an assignment of several notebooks: one gradebook
+        from .grading.folder import grade_assignment_folder
+
+        gradebook = grade_assignment_folder(
+            Path(args.submissions), Path(args.assignment), out, options
+        )
+        print(f"gradebook: {gradebook}")
+        return EXIT_OK
     summary = grade_folder(Path(args.submissions), Path(args.assignment), out, options)
     print(f"gradebook: {summary.gradebook_csv}")
     return EXIT_OK
@@ -418,7 +426,10 @@ def parser() -> argparse.ArgumentParser:
     )
     grade.add_argument("submissions", help="the folder of student submissions")
     grade.add_argument(
-        "--assignment", required=True, help="the instructor's notebook, solutions/NAME.ipynb"
+        "--assignment",
+        required=True,
+        help="the instructor's notebook, solutions/NAME.ipynb, or a folder of notebooks graded "
+        "into one gradebook (files beside the notebooks are copied into every grading folder)",
     )
     grade.add_argument("--out", help="where the gradebook goes (default: gradebook-out/NAME)")
     grade.add_argument(

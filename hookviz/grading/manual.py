@@ -24,7 +24,15 @@ from ..course.conventions import Outcome
 from ..course.notebooks import NotebookError, atomic_write_text
 from ..markup import tag
 from .engine import SubmissionResult
-from .gradebook import GRADEBOOK_JSON, MANUAL_GRADES, OutFolder, answer_sha256, safe_name
+from .folder import FOLDER_MARKER, combine
+from .gradebook import (
+    GRADEBOOK_CSV,
+    GRADEBOOK_JSON,
+    MANUAL_GRADES,
+    OutFolder,
+    answer_sha256,
+    safe_name,
+)
 from .merge import Assignment, load_assignment
 
 MANUAL_DIR = "manual"
@@ -274,11 +282,16 @@ def merge_manual(out_path: Path, csv_path: Path) -> MergeReport:
             1 for r in final for c in waiting(r) if c.outcome == Outcome.NEEDS_MANUAL_GRADE
         )
     write_manual_grading(out, assignment)
-    canvas = out.path / CANVAS_CSV
+    graded = out.path
+    if (out.path.parent / FOLDER_MARKER).is_file():  # one notebook of an assignment folder
+        graded = out.path.parent
+        combine(graded)
+        report.exports.append(graded / GRADEBOOK_CSV)
+    canvas = graded / CANVAS_CSV
     if canvas.is_file():  # it has the roster's columns: it is its own roster
         from .canvas import canvas_gradebook
 
-        canvas_gradebook(out.path, canvas, canvas)
+        canvas_gradebook(graded, canvas, canvas)
         report.exports.append(canvas)
     return report
 
