@@ -48,6 +48,20 @@ def _cell(text: str) -> str:
     return "'" + text if text[:1] in ("=", "+", "-", "@") else text
 
 
+def read_results(folder: Path, assignment_name: str) -> list[SubmissionResult]:
+    """Every result stored in ``folder`` (an out folder's results/) for the assignment, by
+    student; a file that cannot be read as a result is passed over."""
+    results = []
+    for path in sorted(Path(folder).glob("*.json")):
+        try:
+            result = SubmissionResult.from_json(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError, TypeError):
+            continue
+        if result.assignment == assignment_name:
+            results.append(result)
+    return sorted(results, key=lambda r: r.student)
+
+
 class OutFolder:
     """``out/``: results/, feedback/ (for students), review/ (for you), the gradebook, the locks."""
 
@@ -154,15 +168,7 @@ class OutFolder:
 
     def all_results(self, assignment: Assignment) -> list[SubmissionResult]:
         """Every stored result for this assignment, by student."""
-        results = []
-        for path in sorted(self.results.glob("*.json")):
-            try:
-                result = SubmissionResult.from_json(json.loads(path.read_text(encoding="utf-8")))
-            except (OSError, ValueError, TypeError):
-                continue
-            if result.assignment == assignment.name:
-                results.append(result)
-        return sorted(results, key=lambda r: r.student)
+        return read_results(self.results, assignment.name)
 
     def rebuild(self, assignment: Assignment) -> list[SubmissionResult]:
         """Rewrite gradebook.csv and gradebook.json from the result files (caller holds the lock)."""

@@ -16,7 +16,7 @@ from pathlib import Path
 from ..course.conventions import Flag, Outcome, Status
 from ..course.notebooks import NotebookError, is_answer
 from .engine import CheckResult, SubmissionResult
-from .gradebook import GRADEBOOK_JSON
+from .gradebook import GRADEBOOK_JSON, read_results
 from .merge import load_assignment, merge
 from .submissions import SubmissionError, find_submissions, read_submission
 
@@ -81,17 +81,10 @@ def load_results(out: Path) -> tuple[dict, list[SubmissionResult]]:
             f"{out / GRADEBOOK_JSON} cannot be read ({error.strerror}); pass the out folder of "
             "`hookviz grade` (gradebook-out/NAME by default)."
         ) from error
-    results = []
-    for path in sorted((out / "results").glob("*.json")):
-        try:
-            result = SubmissionResult.from_json(json.loads(path.read_text(encoding="utf-8")))
-        except (OSError, ValueError, TypeError):
-            continue
-        if result.assignment == document["assignment"]:
-            results.append(result)
+    results = read_results(out / "results", document["assignment"])
     if not results:
         raise NotebookError(f"{out} holds no graded submission of {document['assignment']}.")
-    return document, sorted(results, key=lambda r: r.student)
+    return document, results
 
 
 def item_analysis(document: dict, results: list[SubmissionResult]) -> list[CheckStats]:
