@@ -23,6 +23,7 @@ from hookviz.course.notebooks import (
     cell_checksum,
     grade_id,
     is_check,
+    nbgrader_checksum,
     read_notebook,
     record_outputs_source,
 )
@@ -95,7 +96,8 @@ def test_build_generates_exercise_with_stubs_no_hidden_tests_and_no_outputs(cour
     # nbgrader metadata survives, with a checksum of the student version of each graded cell.
     check = cells["check_double"]
     assert check.metadata.nbgrader["points"] == 2
-    assert check.metadata.nbgrader["checksum"] == cell_checksum(check)
+    assert check.metadata.nbgrader["checksum"] == nbgrader_checksum(check)  # nbgrader's md5
+    assert check.metadata.hookviz["checksum"] == cell_checksum(check)
     assert check.metadata.editable is False and check.metadata.deletable is False
     assert "editable" not in cells["double"].metadata
     assert exercise.metadata.hookviz == {"generated_from": "solutions/01-tiny.ipynb"}
@@ -285,12 +287,6 @@ def set_source(gid: str, source: str):
     "mutate, message",
     [
         (
-            set_source(
-                "double", "### BEGIN SOLUTION\ndef double(x):\n    return 2 * x\n### END SOLUTION"
-            ),
-            "not inside a function body",
-        ),
-        (
             set_source("double", "def double(x):\n    ### BEGIN SOLUTION\n    return 2 * x"),
             "never ends; add '### END SOLUTION'",
         ),
@@ -320,7 +316,10 @@ def set_source(gid: str, source: str):
             ),
             "line 2 looks like a marker but is spelled '### BEGIN SOLUTIONS'",
         ),
-        (set_source("double", "def double(x):\n    return 2 * x"), "answer cell without"),
+        (
+            set_source("check_shout", "### AUTOTEST shout('a'); shout('b')"),
+            "line 1 is nbgrader's ### AUTOTEST directive, which hookviz does not expand",
+        ),
         (
             set_source("check_shout", "### BEGIN SOLUTION\nx = 1\n### END SOLUTION"),
             "has a solution region but is not an answer cell",
@@ -335,13 +334,12 @@ def set_source(gid: str, source: str):
         ),
     ],
     ids=[
-        "top-level",
         "unclosed",
         "unopened",
         "nested",
         "lookalike",
         "misspelled-begin",
-        "no-region",
+        "autotest",
         "region-in-check",
         "hidden-in-answer",
     ],
@@ -370,7 +368,8 @@ def edit_check(gid: str, old: str, new: str):
     [
         (
             edit_check("check_shout", 'print("[hookviz] check_shout: finished")', "pass"),
-            "a check cell without its sentinel line: end the cell with checks.sentinel('check_shout')",
+            "a check cell without its sentinel line: end the cell with "
+            "print('[hookviz] check_shout: finished')",
         ),
         (
             edit_check(
@@ -431,7 +430,7 @@ def test_stale_stored_outputs_stop_build_and_check_with_the_cell_and_the_fix(cou
 def test_exercises_do_not_carry_the_record_of_the_solution_source(course: Path) -> None:
     build_course(course)
     for cell in read_notebook(course / "exercises" / "01-tiny.ipynb").cells:
-        assert "hookviz" not in cell.metadata or "stamp" in cell.metadata.hookviz
+        assert set(cell.metadata.get("hookviz", {})) <= {"stamp", "checksum"}
 
 
 def test_errors_name_a_cell_without_grade_id_by_its_kind_number_id_and_first_line(
@@ -612,3 +611,49 @@ def _current_umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def test_nbgrader_style_cells_build_with_at_most_a_warning(course) -> None:
+    """nbgrader allows a solution region at a cell's top level, an answer cell without markers
+    and a test cell of bare asserts: each builds, the first two with a warning naming the cell."""
+    write_solution(
+        course,
+        lambda notebook: (
+            set_source(
+                "double", "### BEGIN SOLUTION\ndef double(x):\n    return 2 * x\n### END SOLUTION"
+            )(notebook),
+            set_source("shout", "def shout(text):\n    return text.upper()")(notebook),
+            set_source("check_shout", "assert shout('a') == 'A'")(notebook),
+        ),
+    )
+    report = build_course(course)
+    assert len(report.warnings) == 2, report.warnings
+    top_level, no_markers = report.warnings
+    assert "solutions/01-tiny.ipynb, code cell" in top_level and "(grade_id double)" in top_level
+    assert "not inside a function body" in top_level
+    assert "(grade_id shout)" in no_markers and "the whole cell is the answer" in no_markers
+    exercise = cells_by_id(read_notebook(course / "exercises" / "01-tiny.ipynb"))
+    stub = "# YOUR CODE HERE\nraise NotImplementedError()"
+    assert exercise["double"].source == stub and exercise["shout"].source == stub
+    # The student's copy of a bare check is nbgrader's: the grader adds the sentinel, not build.
+    assert exercise["check_shout"].source == "assert shout('a') == 'A'"
+    result = main(["build", "--root", str(course), "--check"])
+    assert result == 0
+
+
+def test_the_cli_prints_build_warnings(course, capsys) -> None:
+    write_solution(course, set_source("shout", "def shout(text):\n    return text.upper()"))
+    assert main(["build", "--root", str(course)]) == 0
+    assert "hookviz build: warning: solutions/01-tiny.ipynb" in capsys.readouterr().err
+
+
+def test_exercises_carry_the_checksum_nbgrader_computes(course) -> None:
+    from nbgrader import utils as nbgrader_utils  # the dev extra installs nbgrader
+
+    build_course(course)
+    exercise = read_notebook(course / "exercises" / "01-tiny.ipynb")
+    graded = [c for c in exercise.cells if c.metadata.get("nbgrader", {}).get("grade_id")]
+    assert graded
+    for cell in graded:
+        checksum = cell.metadata.nbgrader["checksum"]
+        assert checksum == nbgrader_utils.compute_checksum(cell) and len(checksum) == 32

@@ -48,7 +48,12 @@ def test_the_sentinel_line_is_written_and_read_back_by_one_owner(capsys) -> None
     assert not ends_with_sentinel(sentinel_line("check_y"), "check_x")
     # build accepts a literal print of the line, and says which line to print when there is none
     assert sentinel_problem(f"print({line!r})", "check_x") is None
-    assert line in sentinel_problem("print('no sentinel')", "check_x")
+    assert line in sentinel_problem("check = checks.Check('x')\nprint('no sentinel')", "check_x")
+    # a bare-assert cell (nbgrader's) needs none: the grader appends it
+    assert sentinel_problem("assert 1 + 1 == 2", "check_x") is None
+    # a wrong one in a cell without hookviz is fixed without hookviz: no checks.sentinel advice
+    wrong = sentinel_problem("assert True\nprint('[hookviz] check_y: finished')", "check_x")
+    assert line in wrong and "checks.sentinel" not in wrong
 
 
 @pytest.mark.parametrize("bad", [None, "", 3, b"check_x"])

@@ -25,6 +25,7 @@ from typing import Any
 from . import regions
 from .conventions import ends_with_sentinel, outputs_text, sentinel_grade_id, sentinel_line
 from .notebooks import (
+    CHECKSUM_KEY,
     OUTPUTS_SOURCE_KEY,
     SCHEMA_VERSION,
     NotebookError,
@@ -38,6 +39,7 @@ from .notebooks import (
     is_manual,
     is_solution,
     nbgrader,
+    nbgrader_checksum,
     notebook_text,
     read_notebook,
     same_content,
@@ -55,6 +57,7 @@ class Context:
     config: CourseConfig
     source: str  # path of the notebook read, relative to the course root
     target: str  # path of the notebook written, relative to the course root
+    warnings: list[str] = field(default_factory=list)  # what builds, but deserves a look
 
 
 Step = Callable[[Any, Context], None]
@@ -75,6 +78,14 @@ def validate_grading_metadata(notebook: Any, context: Context) -> None:
         except regions.RegionError as error:
             raise NotebookError(f"{where}: {error}") from error
         kinds = {r.kind for r in found}
+        autotest = autotest_line(cell)
+        if autotest is not None:
+            raise NotebookError(
+                f"{where}: line {autotest} is nbgrader's ### AUTOTEST directive, which hookviz "
+                "does not expand (run as a comment, it would pass every answer). Write its tests "
+                "out as asserts, or paste the cell as `nbgrader generate_assignment` expands it "
+                "(the test cell in its release/ copy)."
+            )
         if "solution" in kinds and not is_solution(cell):
             raise NotebookError(
                 f"{where}: has a solution region but is not an answer cell. Give it metadata "
@@ -109,15 +120,19 @@ def validate_grading_metadata(notebook: Any, context: Context) -> None:
                 )
             continue  # its answer is cleared whole (or its regions are); no check runs it
         if is_answer(cell):
+            # Both are nbgrader's way and build; the stub then raises when the student runs the
+            # cell as handed out, instead of when a check calls their function.
             if "solution" not in kinds:
-                raise NotebookError(
+                context.warnings.append(
                     f"{where}: an answer cell without a {regions.BEGIN_SOLUTION!r} ... "
-                    f"{regions.END_SOLUTION!r} region; mark what the student writes."
+                    f"{regions.END_SOLUTION!r} region, so the whole cell is the answer and the "
+                    "student gets only the stub (as nbgrader does); mark what the student writes "
+                    "to hand out the rest."
                 )
             try:
                 regions.check_stubs_inside_functions(source)
             except regions.RegionError as error:
-                raise NotebookError(f"{where}: {error}") from error
+                context.warnings.append(f"{where}: {error}")
         if is_check(cell):
             value = meta.get("points")
             if not _is_points(value):
@@ -147,7 +162,13 @@ def sentinel_problem(source: str, gid: str) -> str | None:
     is what proves that everything above it ran: without it, or with another cell's grade_id,
     a check that stopped half-way could still match.
     """
-    fix = f"end the cell with checks.sentinel({gid!r})"
+    if bare_check(source):
+        return None  # the grader appends the sentinel itself
+    fix = (
+        f"end the cell with checks.sentinel({gid!r})"
+        if _USES_HOOKVIZ.search(source)
+        else f"end the cell with print({sentinel_line(gid)!r})"
+    )
     try:
         tree = ast.parse(regions.python_source(source))
     except SyntaxError as error:
@@ -178,6 +199,43 @@ def sentinel_problem(source: str, gid: str) -> str | None:
 
 
 _NOT_LITERAL = object()
+_CHECK_MARKS = ("✓", "✗", "○")  # what a check graded by its output prints
+_USES_HOOKVIZ = re.compile(r"\bchecks\s*\.|\b(?:import|from)\s+hookviz\b")
+
+
+def bare_check(source: str) -> bool:
+    """A check cell written nbgrader's way: plain asserts, no hookviz checks, no sentinel.
+
+    The grader appends the sentinel line itself and scores the cell by whether it ran to its
+    end (nbgrader's "raised or not"). A cell that uses hookviz's checks or prints its own ✓/✗
+    is graded by its output and must end with its sentinel, since a ✗ prints, never raises.
+    """
+    if _USES_HOOKVIZ.search(source) or any(mark in source for mark in _CHECK_MARKS):
+        return False
+    try:
+        tree = ast.parse(regions.python_source(source))
+    except SyntaxError:
+        return False  # sentinel_problem says where
+    return not any(_sentinel_call(node) is not None for node in ast.walk(tree))
+
+
+def with_sentinel(source: str, gid: str) -> str:
+    """A bare check cell as the grader runs it: its source, then the line printing its sentinel."""
+    return f"{source.rstrip()}\nprint({sentinel_line(gid)!r})"
+
+
+def autotest_line(cell: Any) -> int | None:
+    """The first line (1-based) of a code cell that nbgrader reads as an AUTOTEST directive.
+
+    nbgrader's InstantiateTests expands a line that starts with a comment and contains
+    ``AUTOTEST`` (``### AUTOTEST f(2)``, ``### HASHED AUTOTEST f(2)``), in any code cell.
+    """
+    if cell.get("cell_type") != "code":
+        return None
+    for number, line in enumerate(cell.get("source", "").split("\n"), 1):
+        if "AUTOTEST" in line and line.strip().startswith("#"):
+            return number
+    return None
 
 
 def _sentinel_call(node: ast.AST) -> object:
@@ -206,8 +264,8 @@ def validate_stored_outputs(notebook: Any, context: Context) -> None:
     notebook last ran, every student would fail it, so the build stops instead.
     """
     for index, cell in enumerate(notebook.cells):
-        if not is_check(cell):
-            continue
+        if not is_check(cell) or bare_check(cell.source):
+            continue  # a bare check is scored by running to its end, not by its output
         where = describe_cell(context.source, notebook.cells, index)
         gid = grade_id(cell)
         rerun = f"run `hookviz run {context.source}`, then build again"
@@ -351,11 +409,16 @@ def lock_cells(notebook: Any, context: Context) -> None:
 
 
 def add_checksums(notebook: Any, context: Context) -> None:
-    """Each graded or locked cell records a checksum of its student version and the schema."""
+    """Each graded or locked cell records checksums of its student version, and the schema.
+
+    ``metadata.nbgrader`` gets nbgrader's own (md5, what ``nbgrader validate`` and ``autograde``
+    expect), ``metadata.hookviz`` hookviz's sha256.
+    """
     for cell in notebook.cells:
         if is_graded_or_locked(cell):
-            cell.metadata["nbgrader"]["checksum"] = cell_checksum(cell)
             cell.metadata["nbgrader"]["schema_version"] = SCHEMA_VERSION
+            cell.metadata["nbgrader"]["checksum"] = nbgrader_checksum(cell)
+            cell.metadata.setdefault("hookviz", {})[CHECKSUM_KEY] = cell_checksum(cell)
 
 
 def stamp(notebook: Any, context: Context) -> None:
@@ -406,6 +469,7 @@ class BuildReport:
     changed: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
     removed: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # built, but worth a look
 
     @property
     def stale(self) -> list[str]:
@@ -433,17 +497,18 @@ def build_course(root: Path, *, check: bool = False) -> BuildReport:
     config = load_course_config(root)
     report = BuildReport()
     planned: dict[Path, tuple[Any, str]] = {}
-
     problems: list[str] = []  # every notebook is checked before any error stops the build
 
     for folder, steps in ((WALKTHROUGH, WALKTHROUGH_STEPS), (SOLUTIONS, SOLUTION_STEPS)):
         for path in course_notebooks(root, folder):
             relative = relative_posix(path, root)
+            context = Context(config, relative, relative)
             try:
-                stamped = run_steps(read_notebook(path), steps, Context(config, relative, relative))
+                stamped = run_steps(read_notebook(path), steps, context)
             except NotebookError as error:
                 problems.append(str(error))
                 continue
+            report.warnings += context.warnings
             planned[path] = (stamped, "its Colab badge or install cell is missing or out of date")
             if folder == SOLUTIONS:
                 target = root / EXERCISES / path.relative_to(root / SOLUTIONS)
