@@ -19,7 +19,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ..course import regions
-from ..course.conventions import HIDDEN_TEST_FAILED, Flag, Outcome, Status, outputs_text
+from ..course.conventions import (
+    HIDDEN_TEST_FAILED,
+    Flag,
+    Outcome,
+    Status,
+    ends_with_sentinel,
+    outputs_text,
+)
 from ..course.notebooks import is_answer, notebook_text
 from . import probe
 from .flags import imported_names, scan_answers
@@ -445,6 +452,13 @@ def score(
             result.detail = f"the check ran longer than {limits.cell_timeout:g} s"
         elif result.outcome == Outcome.ERROR and "NotImplementedError" in result.error:
             result.detail = "an answer this check uses is not written yet (NotImplementedError)"
+        elif (
+            check.ran_to_end
+            and result.outcome == Outcome.PASSED
+            and not ends_with_sentinel(result.actual, check.grade_id)
+        ):  # a bare check's output is not compared: only reaching its sentinel scores
+            result.outcome = Outcome.MISMATCH
+            result.detail = "the check did not run to its end"
         if result.tamper:
             result.outcome = Outcome.TAMPERED
             result.detail = "; ".join(result.tamper)

@@ -16,11 +16,19 @@ from pathlib import Path
 from typing import Any
 
 from ..course import regions
-from ..course.build import Context, validate_grading_metadata, validate_stored_outputs
+from ..course.build import (
+    Context,
+    bare_check,
+    guard_check_cells,
+    remove_hidden_tests,
+    run_steps,
+    validate_grading_metadata,
+    validate_stored_outputs,
+    with_sentinel,
+)
 from ..course.conventions import Flag, ends_with_sentinel, outputs_text, sentinel_line
 from ..course.notebooks import (
     NotebookError,
-    cell_checksum,
     describe_cell,
     grade_id,
     is_answer,
@@ -29,6 +37,7 @@ from ..course.notebooks import (
     nbgrader,
     points,
     read_notebook,
+    unchanged_since_release,
 )
 from ..course.stamp import INSTALL_FIRST_LINE
 
@@ -48,6 +57,8 @@ class CheckCell:
     expected: str
     exercise_source: str  # what students see (hidden tests removed)
     hidden_lines: frozenset[int] = frozenset()  # 1-based lines of the source inside hidden regions
+    ran_to_end: bool = False  # a bare check: scored by reaching the sentinel the grader appends
+    released_sources: frozenset[str] = frozenset()  # as nbgrader or `hookviz build` hand it out
 
 
 @dataclass(frozen=True)
@@ -133,6 +144,7 @@ def load_assignment(path: Path) -> Assignment:
     notebook = read_notebook(path)
     context = Context(config=None, source=str(path), target=str(path))
     validate_grading_metadata(notebook, context)
+    released = _released_check_sources(notebook, context)
     checks, answers = [], []
     manual = manual_questions(notebook)
     code_index = -1
@@ -143,8 +155,9 @@ def load_assignment(path: Path) -> Assignment:
         where = describe_cell(path, notebook.cells, position)
         gid = grade_id(cell)
         if is_check(cell):
-            expected = outputs_text(cell.outputs)
-            if cell.execution_count is None or not ends_with_sentinel(expected, gid):
+            bare = bare_check(cell.source)
+            expected = sentinel_line(gid) + "\n" if bare else outputs_text(cell.outputs)
+            if not bare and (cell.execution_count is None or not ends_with_sentinel(expected, gid)):
                 raise NotebookError(
                     f"{where}: a check cell's stored output must end with its sentinel line "
                     f"{sentinel_line(gid)!r}. "
@@ -169,6 +182,8 @@ def load_assignment(path: Path) -> Assignment:
                         if region.kind == "hidden"
                         for line in range(region.begin + 2, region.end + 1)
                     ),
+                    ran_to_end=bare,
+                    released_sources=released.get(gid, frozenset()),
                 )
             )
         elif is_answer(cell):
@@ -203,6 +218,19 @@ def load_assignment(path: Path) -> Assignment:
             digest.update(hashlib.sha256(file.read_bytes()).digest())
         assignment.sha256 = digest.hexdigest()
     return assignment
+
+
+def _released_check_sources(notebook: Any, context: Context) -> dict[str, frozenset[str]]:
+    """Each check cell's source as a student got it: from `nbgrader generate_assignment` (hidden
+    tests removed) or from `hookviz build` (which also guards it), normalised."""
+    built = run_steps(notebook, (remove_hidden_tests, guard_check_cells), context)
+    return {
+        grade_id(theirs): frozenset(
+            {_normalized(regions.remove_hidden_tests(ours.source)), _normalized(theirs.source)}
+        )
+        for ours, theirs in zip(notebook.cells, built.cells, strict=True)
+        if is_check(ours)
+    }
 
 
 def manual_questions(notebook: Any) -> list[ManualQuestion]:
@@ -377,7 +405,12 @@ def merge(assignment: Assignment, student: Any) -> Merged:
             continue
         gid = grade_id(cell)
         if gid in check_ids:
-            continue  # compared with its stored output
+            check = next(c for c in assignment.checks if c.grade_id == gid)
+            if check.ran_to_end:  # hookviz owns the check cells: the sentinel is its line
+                cell.source = with_sentinel(cell.source, gid)
+                cell.outputs = []
+                cell.execution_count = None
+            continue  # compared with its stored output (a bare one: scored by its sentinel)
         if gid in manual_cells:  # graded by hand, but it runs, as nbgrader runs it
             cell.source = manual_cells[gid]
         if gid in answer_ids:
@@ -478,9 +511,10 @@ def _note_check_changes(
             )
             flags.append(Flag("check-duplicated", check.grade_id))
         theirs = copies[0]
-        if _normalized(theirs.get("source", "")) != _normalized(check.exercise_source):
-            if nbgrader(theirs).get("checksum") == cell_checksum(theirs):
-                # Unchanged since `build` wrote it: an exercise handed out before the check changed.
+        handed_out = check.released_sources or {_normalized(check.exercise_source)}
+        if _normalized(theirs.get("source", "")) not in handed_out:
+            if unchanged_since_release(theirs):
+                # Unchanged since it was handed out: the assignment changed after that.
                 notes.append(
                     f"Your copy of the check cell {check.grade_id} is an older version (the "
                     "assignment changed after you got it); the current one was used."
