@@ -16,6 +16,8 @@ def _build(args: argparse.Namespace) -> int:
 
     root = Path(args.root) if args.root else find_course_root(Path.cwd())
     report = build_course(root, check=args.check)
+    for warning in report.warnings:
+        print(f"hookviz build: warning: {warning}", file=sys.stderr)
     if args.check:
         if not report.stale:
             print(f"hookviz build --check: {len(report.unchanged)} notebooks up to date.")
@@ -161,6 +163,33 @@ def _merge_manual(args: argparse.Namespace) -> int:
     )
     if report.left:
         print(f"{report.left} answers still wait for a grade (their points are empty).")
+    return EXIT_OK
+
+
+def _import_nbgrader(args: argparse.Namespace) -> int:
+    from .course.nbgrader_import import import_nbgrader
+    from .course.stamp import find_course_root
+
+    root = Path(args.root) if args.root else find_course_root(Path.cwd())
+    report = import_nbgrader(Path(args.source), root, name=args.name, run=not args.no_run)
+    target = report.target.relative_to(root)
+    print(f"imported {args.source} into {target}/:")
+    for line in report.notebooks:
+        print(f"  {line}")
+    if report.files:
+        print(f"  files beside them, copied: {', '.join(report.files)}")
+    print("What changed:" if report.changes else "Nothing needed changing.")
+    for change in report.changes:
+        print(f"  - {change}")
+    if report.notes:
+        print("Worth a look (hookviz build warns about them):")
+        for note in report.notes:
+            print(f"  - {note}")
+    if report.attention:
+        print("To fix before `hookviz build`:", file=sys.stderr)
+        for problem in report.attention:
+            print(f"  - {problem}", file=sys.stderr)
+    print(f"Next: hookviz build, then hookviz grade SUBMISSIONS --assignment {target}")
     return EXIT_OK
 
 
@@ -416,6 +445,24 @@ def parser() -> argparse.ArgumentParser:
     )
     run.add_argument("notebooks", nargs="+", type=Path, help="the notebooks (.ipynb)")
     run.set_defaults(run=_run)
+
+    imports = commands.add_parser(
+        "import-nbgrader",
+        help="turn an nbgrader source assignment into a hookviz one, in solutions/",
+        description="Copy an nbgrader source assignment (source/NAME: its notebooks and the files "
+        "beside them) into solutions/NAME/, run each notebook to store its outputs, and say what "
+        "changed and what hookviz will not grade as nbgrader does (an ### AUTOTEST directive, a "
+        "test cell without points). Written answers and tasks are graded by hand.",
+    )
+    imports.add_argument("source", help="the nbgrader source assignment folder, e.g. source/ps1")
+    imports.add_argument("--name", help="the folder in solutions/ (default: the source's name)")
+    imports.add_argument(
+        "--root", help="the course folder (default: the nearest folder with course.toml)"
+    )
+    imports.add_argument(
+        "--no-run", action="store_true", help="do not run the notebooks (store outputs later)"
+    )
+    imports.set_defaults(run=_import_nbgrader)
 
     grade = commands.add_parser(
         "grade",
