@@ -201,9 +201,7 @@ def _grade(
     merged = merge(assignment, student_notebook)
     notes = ([submission.note] if submission.note else []) + merged.notes
     flags = merged.flags + ([Flag("notebook-renamed")] if submission.note else [])
-    present = {
-        gid: src for gid, src in merged.answers.items() if merged.matched_by.get(gid) != "missing"
-    }
+    present = merged.present
     stubs = {a.grade_id: _normalized(a.stub) for a in assignment.answers}
     blank = all(_normalized(src) in ("", stubs.get(gid)) for gid, src in present.items())
     if assignment.answers and (not present or blank):

@@ -273,6 +273,13 @@ class Merged:
     renamed: list[Renamed] = field(default_factory=list)
     manual: dict[str, str] = field(default_factory=dict)  # grade_id -> the answer, as markdown
 
+    @property
+    def present(self) -> dict[str, str]:
+        """The answers the student's notebook holds: ``answers`` without those found missing."""
+        return {
+            gid: src for gid, src in self.answers.items() if self.matched_by.get(gid) != "missing"
+        }
+
 
 @dataclass(frozen=True)
 class Renamed:

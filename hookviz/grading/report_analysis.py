@@ -154,12 +154,7 @@ def answers_to_compare(
         if sha != result.submission_sha256:
             changed.append(result.student)
             continue
-        merged = merge(assignment, notebook)
-        answers[result.student] = {
-            gid: source
-            for gid, source in merged.answers.items()
-            if merged.matched_by.get(gid) != "missing"
-        }
+        answers[result.student] = merge(assignment, notebook).present
     if changed:
         notes.append(
             f"Left out of the comparison, their file changed since it was graded: {', '.join(changed)}."
