@@ -46,14 +46,16 @@ def break_cell(path: Path, gid: str, **meta) -> None:
 
 def test_build_reports_every_error_in_one_run_and_writes_nothing(course: Path) -> None:
     break_cell(course / "solutions" / "01-tiny.ipynb", "check_shout", points="two")
+    break_cell(course / "solutions" / "01-tiny.ipynb", "check_triple", points=-1)
     break_cell(course / "solutions" / "handgraded" / "handgraded.ipynb", "explain", points=None)
     (course / "exercises").mkdir()
     nbformat.write(nbformat.v4.new_notebook(), course / "exercises" / "stray.ipynb")
     with pytest.raises(NotebookError) as caught:
         build_course(course)
     message = str(caught.value)
-    assert message.startswith("3 problems; nothing was written:")
+    assert message.startswith("4 problems; nothing was written:")
     assert "01-tiny.ipynb, code cell 5 (grade_id check_shout): a check cell needs points" in message
+    assert "01-tiny.ipynb, code cell 7 (grade_id check_triple): a check cell needs points" in message
     assert "(grade_id explain): a question graded by hand needs points" in message
     assert "exercises/stray.ipynb has no solution" in message
     assert sorted(p.name for p in (course / "exercises").iterdir()) == ["stray.ipynb"]

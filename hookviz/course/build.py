@@ -67,82 +67,96 @@ Step = Callable[[Any, Context], None]
 
 
 def validate_grading_metadata(notebook: Any, context: Context) -> None:
-    """Every graded cell has a unique grade_id; check cells have points; markers sit where they belong."""
+    """Every graded cell has a unique grade_id; check cells have points; markers sit where they belong.
+
+    Every cell is checked: the error names each cell that breaks a rule, not only the first.
+    """
     seen: dict[str, int] = {}
-    for index, cell in enumerate(notebook.cells):
-        where = describe_cell(context.source, notebook.cells, index)
-        meta = nbgrader(cell)
-        source = cell.get("source", "")
+    problems = []
+    for index in range(len(notebook.cells)):
         try:
-            found = regions.find_regions(source)
+            _validate_cell(notebook, context, index, seen)
+        except NotebookError as error:
+            problems.append(str(error))
+    if problems:
+        raise NotebookError("\n".join(problems))
+
+
+def _validate_cell(notebook: Any, context: Context, index: int, seen: dict[str, int]) -> None:
+    cell = notebook.cells[index]
+    where = describe_cell(context.source, notebook.cells, index)
+    meta = nbgrader(cell)
+    source = cell.get("source", "")
+    try:
+        found = regions.find_regions(source)
+    except regions.RegionError as error:
+        raise NotebookError(f"{where}: {error}") from error
+    kinds = {r.kind for r in found}
+    autotest = autotest_line(cell)
+    if autotest is not None:
+        raise NotebookError(
+            f"{where}: line {autotest} is nbgrader's ### AUTOTEST directive, which hookviz "
+            "does not expand (run as a comment, it would pass every answer). Write its tests "
+            "out as asserts, or paste the cell as `nbgrader generate_assignment` expands it "
+            "(the test cell in its release/ copy)."
+        )
+    if "solution" in kinds and not is_solution(cell):
+        raise NotebookError(
+            f"{where}: has a solution region but is not an answer cell. Give it metadata "
+            'nbgrader {"solution": true, "grade": false, "locked": false, "grade_id": "..."}.'
+        )
+    if "hidden" in kinds and not is_check(cell):
+        raise NotebookError(
+            f"{where}: has a hidden-test region but is not a check cell "
+            '(metadata nbgrader {"grade": true, "points": N, ...}).'
+        )
+    if not is_graded_or_locked(cell):
+        return
+    gid = grade_id(cell)
+    if gid is None:
+        raise NotebookError(
+            f"{where}: a graded or locked cell without a grade_id. Add "
+            '"grade_id": "a_unique_name" to its metadata.nbgrader.'
+        )
+    if gid in seen:
+        other = describe_cell(context.source, notebook.cells, seen[gid])
+        other = other.split(", ", 1)[1].split(" (")[0]  # "code cell 3"
+        raise NotebookError(
+            f"{where}: grade_id {gid!r} is also used by {other}; each grade_id must be unique."
+        )
+    seen[gid] = index
+    if is_manual(cell):
+        value = meta.get("points")
+        if not _is_points(value):
+            raise NotebookError(
+                f"{where}: a question graded by hand needs points, a number >= 0, in "
+                f'metadata.nbgrader (e.g. "points": 2); it has {value!r}.'
+            )
+        return  # its answer is cleared whole (or its regions are); no check runs it
+    if is_answer(cell):
+        # Both are nbgrader's way and build; the stub then raises when the student runs the
+        # cell as handed out, instead of when a check calls their function.
+        if "solution" not in kinds:
+            context.warnings.append(
+                f"{where}: an answer cell without a {regions.BEGIN_SOLUTION!r} ... "
+                f"{regions.END_SOLUTION!r} region, so the whole cell is the answer and the "
+                "student gets only the stub (as nbgrader does); mark what the student writes "
+                "to hand out the rest."
+            )
+        try:
+            regions.check_stubs_inside_functions(source)
         except regions.RegionError as error:
-            raise NotebookError(f"{where}: {error}") from error
-        kinds = {r.kind for r in found}
-        autotest = autotest_line(cell)
-        if autotest is not None:
+            context.warnings.append(f"{where}: {error}")
+    if is_check(cell):
+        value = meta.get("points")
+        if not _is_points(value):
             raise NotebookError(
-                f"{where}: line {autotest} is nbgrader's ### AUTOTEST directive, which hookviz "
-                "does not expand (run as a comment, it would pass every answer). Write its tests "
-                "out as asserts, or paste the cell as `nbgrader generate_assignment` expands it "
-                "(the test cell in its release/ copy)."
+                f"{where}: a check cell needs points, a number >= 0, in metadata.nbgrader "
+                f'(e.g. "points": 2); it has {value!r}.'
             )
-        if "solution" in kinds and not is_solution(cell):
-            raise NotebookError(
-                f"{where}: has a solution region but is not an answer cell. Give it metadata "
-                'nbgrader {"solution": true, "grade": false, "locked": false, "grade_id": "..."}.'
-            )
-        if "hidden" in kinds and not is_check(cell):
-            raise NotebookError(
-                f"{where}: has a hidden-test region but is not a check cell "
-                '(metadata nbgrader {"grade": true, "points": N, ...}).'
-            )
-        if not is_graded_or_locked(cell):
-            continue
-        gid = grade_id(cell)
-        if gid is None:
-            raise NotebookError(
-                f"{where}: a graded or locked cell without a grade_id. Add "
-                '"grade_id": "a_unique_name" to its metadata.nbgrader.'
-            )
-        if gid in seen:
-            other = describe_cell(context.source, notebook.cells, seen[gid])
-            other = other.split(", ", 1)[1].split(" (")[0]  # "code cell 3"
-            raise NotebookError(
-                f"{where}: grade_id {gid!r} is also used by {other}; each grade_id must be unique."
-            )
-        seen[gid] = index
-        if is_manual(cell):
-            value = meta.get("points")
-            if not _is_points(value):
-                raise NotebookError(
-                    f"{where}: a question graded by hand needs points, a number >= 0, in "
-                    f'metadata.nbgrader (e.g. "points": 2); it has {value!r}.'
-                )
-            continue  # its answer is cleared whole (or its regions are); no check runs it
-        if is_answer(cell):
-            # Both are nbgrader's way and build; the stub then raises when the student runs the
-            # cell as handed out, instead of when a check calls their function.
-            if "solution" not in kinds:
-                context.warnings.append(
-                    f"{where}: an answer cell without a {regions.BEGIN_SOLUTION!r} ... "
-                    f"{regions.END_SOLUTION!r} region, so the whole cell is the answer and the "
-                    "student gets only the stub (as nbgrader does); mark what the student writes "
-                    "to hand out the rest."
-                )
-            try:
-                regions.check_stubs_inside_functions(source)
-            except regions.RegionError as error:
-                context.warnings.append(f"{where}: {error}")
-        if is_check(cell):
-            value = meta.get("points")
-            if not _is_points(value):
-                raise NotebookError(
-                    f"{where}: a check cell needs points, a number >= 0, in metadata.nbgrader "
-                    f'(e.g. "points": 2); it has {value!r}.'
-                )
-            problem = sentinel_problem(source, gid)
-            if problem:
-                raise NotebookError(f"{where}: {problem}")
+        problem = sentinel_problem(source, gid)
+        if problem:
+            raise NotebookError(f"{where}: {problem}")
 
 
 def _is_points(value: object) -> bool:
@@ -506,7 +520,7 @@ def build_course(root: Path, *, check: bool = False) -> BuildReport:
             try:
                 stamped = run_steps(read_notebook(path), steps, context)
             except NotebookError as error:
-                problems.append(str(error))
+                problems += str(error).splitlines()  # one line for each cell that breaks a rule
                 continue
             report.warnings += context.warnings
             planned[path] = (stamped, "its Colab badge or install cell is missing or out of date")
