@@ -109,6 +109,7 @@ def _export_gradescope(args: argparse.Namespace) -> int:
         submission_timeout=args.submission_timeout,
         memory_mb=args.memory_mb,
         torch_index_url=args.torch_index_url,
+        manual_grades=Path(args.manual_grades) if args.manual_grades else None,
     )
     assignment = Path(args.assignment)
     check_solution(assignment, options)
@@ -272,6 +273,12 @@ def _add_lms_and_report_commands(commands) -> None:
         metavar="URL",
         help="the package index setup.sh installs torch from, when your index's torch==2.13 is a "
         "CUDA build (default: pip's own)",
+    )
+    gradescope.add_argument(
+        "--manual-grades",
+        metavar="OUT",
+        help="ship the grades given by hand merged into OUT (hookviz merge-manual): upload the "
+        "zip again and regrade all submissions, and each student's score includes them",
     )
     gradescope.set_defaults(run=_export_gradescope)
 

@@ -215,3 +215,34 @@ def test_filled_in_csv_merges_into_gradebook_feedback_and_canvas(graded, tmp_pat
             stream=io.StringIO(),
         )
     assert gradebook(out)["ada"]["total"] == "7.5"
+
+
+def test_gradescope_autograder_applies_the_grades_the_export_shipped(graded, tmp_path) -> None:
+    """`hookviz export gradescope --manual-grades OUT` ships OUT's merged grades; on Gradescope
+    the autograder finds the submitter in submission_metadata.json and scores them."""
+    from hookviz.grading.gradebook import OutFolder
+    from hookviz.grading.gradescope_autograder import apply_shipped_grades, results_json
+    from hookviz.grading.merge import load_assignment
+
+    out = tmp_path / "out"
+    shutil.copytree(graded["out"], out)
+    filled = write_csv(tmp_path / "f.csv", [["ada", "explain", "2.5", "Clear.", "3"]])
+    merge_manual(out, filled)
+    metadata = tmp_path / "submission_metadata.json"
+    metadata.write_text(json.dumps({"users": [{"email": "Ada@uni.example", "sid": "7"}]}))
+    result = OutFolder(graded["out"]).load("ada")  # as the autograder grades it: no hand grade
+    assert result.total == 2
+    apply_shipped_grades(result, out / "manual" / "grades.json", metadata)
+    assert result.total == 4.5
+    tests = {
+        t["name"]: t
+        for t in results_json(result, load_assignment(graded["assignment"]), "visible", 1.0)[
+            "tests"
+        ]
+    }
+    assert tests["explain"]["score"] == 2.5 and tests["explain"]["max_score"] == 3
+    assert "Comment: Clear." in tests["explain"]["output"]
+    assert "status" not in tests["sorted_words"]  # still waiting: neither passed nor failed
+    bob = OutFolder(graded["out"]).load("bob")
+    apply_shipped_grades(bob, out / "manual" / "grades.json", metadata)  # Ada's metadata
+    assert bob.total == 0  # no grade of hers reaches anyone else

@@ -154,17 +154,7 @@ class OutFolder:
         except (OSError, ValueError):
             return
         mine = stored.get(result.student, {}) if isinstance(stored, dict) else {}
-        for check in result.checks:
-            grade = mine.get(check.grade_id)
-            if not check.manual or check.outcome not in _BY_HAND or not isinstance(grade, dict):
-                continue
-            if grade.get("answer_sha256") == answer_sha256(check.actual):
-                check.outcome = Outcome.GRADED_BY_HAND
-                check.points = float(grade.get("points", 0))
-                check.comment = str(grade.get("comment", ""))
-            else:  # a new answer since it was graded: it waits for a grade again
-                check.outcome, check.points, check.comment = Outcome.NEEDS_MANUAL_GRADE, 0.0, ""
-        result.total = sum(c.points for c in result.checks)
+        apply_manual_grades(result, mine if isinstance(mine, dict) else {})
 
     def all_results(self, assignment: Assignment) -> list[SubmissionResult]:
         """Every stored result for this assignment, by student."""
@@ -224,6 +214,22 @@ class OutFolder:
 
 
 _BY_HAND = (Outcome.NEEDS_MANUAL_GRADE, Outcome.GRADED_BY_HAND)
+
+
+def apply_manual_grades(result: SubmissionResult, grades: dict) -> None:
+    """Put in one student's grades given by hand (question -> points, comment, answer_sha256),
+    each only where the answer is the one it graded; the total follows."""
+    for check in result.checks:
+        grade = grades.get(check.grade_id)
+        if not check.manual or check.outcome not in _BY_HAND or not isinstance(grade, dict):
+            continue
+        if grade.get("answer_sha256") == answer_sha256(check.actual):
+            check.outcome = Outcome.GRADED_BY_HAND
+            check.points = float(grade.get("points", 0))
+            check.comment = str(grade.get("comment", ""))
+        else:  # a new answer since it was graded: it waits for a grade again
+            check.outcome, check.points, check.comment = Outcome.NEEDS_MANUAL_GRADE, 0.0, ""
+    result.total = sum(c.points for c in result.checks)
 
 
 def _clip(text: str) -> str:

@@ -29,6 +29,7 @@ from .. import __version__
 from ..course.notebooks import NotebookError
 from . import gradescope_autograder as autograder
 from .engine import GradeSettings
+from .gradebook import MANUAL_GRADES
 from .merge import Assignment, load_assignment
 from .sandbox import AUTOGRADER_MODES, Limits, SandboxError, detect_sandbox
 
@@ -97,6 +98,7 @@ class ExportOptions:
     submission_timeout: float = Limits.submission_timeout
     memory_mb: int = Limits.memory_mb
     torch_index_url: str | None = None
+    manual_grades: Path | None = None  # an out folder whose grades given by hand ship too
 
 
 @dataclass(frozen=True)
@@ -150,6 +152,17 @@ def export_gradescope(assignment_path: Path, zip_path: Path, options: ExportOpti
         autograder.CONFIG_FILE: ((json.dumps(config, indent=1) + "\n").encode(), 0o644),
         wheel_name: (wheel, 0o644),
     }
+    folder = assignment.path.parent
+    for path in assignment.files:  # data and helper modules, where the notebook finds them
+        members.setdefault(path.relative_to(folder).as_posix(), (path.read_bytes(), 0o644))
+    if options.manual_grades is not None:
+        grades = Path(options.manual_grades) / MANUAL_GRADES
+        if not grades.is_file():
+            raise NotebookError(
+                f"{grades} does not exist: run `hookviz merge-manual` into "
+                f"{options.manual_grades} first, or leave out --manual-grades."
+            )
+        members[autograder.MANUAL_GRADES_FILE] = (grades.read_bytes(), 0o644)
     zip_path = Path(zip_path)
     zip_path.parent.mkdir(parents=True, exist_ok=True)
     temporary = zip_path.with_name(f".{zip_path.name}.tmp")
