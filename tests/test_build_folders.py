@@ -55,7 +55,9 @@ def test_build_reports_every_error_in_one_run_and_writes_nothing(course: Path) -
     message = str(caught.value)
     assert message.startswith("4 problems; nothing was written:")
     assert "01-tiny.ipynb, code cell 5 (grade_id check_shout): a check cell needs points" in message
-    assert "01-tiny.ipynb, code cell 7 (grade_id check_triple): a check cell needs points" in message
+    assert (
+        "01-tiny.ipynb, code cell 7 (grade_id check_triple): a check cell needs points" in message
+    )
     assert "(grade_id explain): a question graded by hand needs points" in message
     assert "exercises/stray.ipynb has no solution" in message
     assert sorted(p.name for p in (course / "exercises").iterdir()) == ["stray.ipynb"]
