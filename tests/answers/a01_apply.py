@@ -716,3 +716,21 @@ def weight_initialization(module):
 """,
     ),
 ]
+
+# -- the second blind round (issue 21) ---
+ANSWERS += [
+    wrong(
+        "weight_init",
+        "Linear and Conv2d by type",
+        "wrong place",
+        """
+def weight_init(module):
+    if isinstance(module, (nn.Linear, nn.Conv2d)):
+        nn.init.xavier_uniform_(module.weight)
+        nn.init.zeros_(module.bias)
+""",
+        "✗ every other layer of a small conv net is left as it was",
+        "changed: features.0.weight",
+        "Only nn.Linear layers get Xavier weights",
+    ),
+]

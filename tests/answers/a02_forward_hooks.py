@@ -873,3 +873,19 @@ def weight_initialization(module):
 """,
     ),
 ]
+
+# -- the second blind round (issue 21) ---
+ANSWERS += [
+    wrong(
+        "linear_transformation",
+        "apply inside the function given to apply",
+        "recursive parameters()",
+        """
+def linear_transformation(module):
+    module.apply(lambda m: m.register_forward_hook(hook) if is_function(m) else None)
+""",
+        "✗ one forward hook on each Function, and none on the Layers or the Model (the 2×2 model)",
+        "ab.a, ab.b, cd.c and cd.d have more than one",
+        "exactly once each",
+    ),
+]

@@ -701,3 +701,32 @@ def gradient_norms(model, x):
 """,
     ),
 ]
+
+# -- the second blind round (issue 21) ---
+ANSWERS += [
+    wrong(
+        "clip_gradient",
+        "each row clipped by its own norm",
+        "wrong formula",
+        """
+def clip_gradient(tensor, max_norm):
+    def clip(grad):
+        norm = grad.norm(dim=-1, keepdim=True)
+        return torch.where(norm > max_norm, grad * (max_norm / norm), grad)
+    return tensor.register_hook(clip)
+""",
+        "✗ a gradient of norm 95.4 comes out scaled to norm 1, same direction (a 2×3 leaf, shaped like a weight)",
+        "one number for the whole tensor",
+    ),
+    wrong(
+        "doubled_gradients",
+        "h's own layer and the one after it",
+        "wrong prediction",
+        """
+def doubled_gradients():
+    return {"2.weight", "2.bias", "4.weight", "4.bias"}
+""",
+        "✗ doubled_gradients names exactly the parameters whose .grad changes",
+        "the gradients of the layers after h (closer to the loss) are already computed",
+    ),
+]

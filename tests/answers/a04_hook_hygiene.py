@@ -719,3 +719,76 @@ def train_logged(model, batches, epochs):
 """,
     ),
 ]
+
+# -- the second blind round (issue 21) ---
+ANSWERS += [
+    wrong(
+        "train_logged",
+        "a hook per epoch, removed at its end without finally",
+        "a hook never removed",
+        """
+def train_logged(model, batches, epochs):
+    log = []
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for epoch in range(epochs):
+        handle = model[0].register_forward_hook(lambda module, inputs, output: log.append(output.mean().item()))
+        for x, y in batches:
+            loss = nn.functional.mse_loss(model(x), y)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        handle.remove()
+    return log
+""",
+        "✗ and none of its hooks is left then either (2 batches, 3 epochs)",
+        "1 hook is left: forward hook <lambda> on 0",
+        "also when the job raises",
+    ),
+    wrong(
+        "train_logged",
+        "detached means kept as tensors",
+        "wrong type",
+        """
+def train_logged(model, batches, epochs):
+    log = []
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    handle = model[0].register_forward_hook(lambda module, inputs, output: log.append(output.detach().mean()))
+    try:
+        for epoch in range(epochs):
+            for x, y in batches:
+                loss = nn.functional.mse_loss(model(x), y)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+    finally:
+        handle.remove()
+    return log
+""",
+        "✗ each value is a Python float (2 batches, 3 epochs)",
+        "an entry is a Tensor of shape ()",
+        ".item() gives a plain Python float",
+    ),
+    wrong(
+        "train_logged",
+        "no zero_grad between batches",
+        "wrong formula",
+        """
+def train_logged(model, batches, epochs):
+    log = []
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    handle = model[0].register_forward_hook(lambda module, inputs, output: log.append(output.mean().item()))
+    try:
+        for epoch in range(epochs):
+            for x, y in batches:
+                loss = nn.functional.mse_loss(model(x), y)
+                loss.backward()
+                optimizer.step()
+    finally:
+        handle.remove()
+    return log
+""",
+        "✗ it trains the model as train_leaky does: SGD, lr=0.1, mean squared error (2 batches, 3 epochs)",
+        "the parameters differ from those of the same training",
+        "zero_grad, backward and step on every batch",
+    ),
+]

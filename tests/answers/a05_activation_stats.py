@@ -1151,3 +1151,29 @@ def init_with(std):
         "freezes it for good",
     ),
 ]
+
+# -- the second blind round (issue 21) ---
+ANSWERS += [
+    wrong(
+        "initialisations",
+        "kaiming_init renamed kaiming_initialization",
+        "wrong place",
+        """
+def init_with(std):
+    def init(module):
+        if isinstance(module, nn.Linear):
+            nn.init.normal_(module.weight, mean=0.0, std=std)
+            nn.init.zeros_(module.bias)
+    return init
+
+
+def kaiming_initialization(module):
+    if isinstance(module, nn.Linear):
+        nn.init.kaiming_normal_(module.weight, nonlinearity="relu")
+        nn.init.zeros_(module.bias)
+""",
+        "○ kaiming_init is not defined yet",
+        "the notebook defines kaiming_initialization, a close name",
+        "give it back the name kaiming_init",
+    ),
+]
