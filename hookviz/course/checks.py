@@ -40,6 +40,7 @@ import io
 import linecache
 import math
 import re
+import os
 import sys
 import traceback
 import warnings
@@ -110,6 +111,7 @@ class _Kernel:
     failed: dict[str, dict[str, tuple[str, Hint]]] = field(
         default_factory=dict
     )  # answer -> key -> (claim, hint)
+    cell_checks: list[Check] = field(default_factory=list)  # made since the last sentinel
 
 
 _KERNEL = _Kernel()
@@ -250,8 +252,21 @@ def capture(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Captured:
 
 
 def sentinel(grade_id: str) -> None:
-    """Print the check cell's last line, ``[hookviz] <grade_id>: finished``."""
-    print(sentinel_line(grade_id))
+    """Print the check cell's last line, ``[hookviz] <grade_id>: finished``.
+
+    Under nbgrader (``NBGRADER_EXECUTION`` set, as autograde and validate set it) a check of
+    the cell that did not pass raises here instead: nbgrader scores a cell by raised or not.
+    """
+    line = sentinel_line(grade_id)
+    made, _KERNEL.cell_checks[:] = list(_KERNEL.cell_checks), []
+    if os.environ.get("NBGRADER_EXECUTION"):
+        unfinished = [check.answer for check in made if check.failed or check.stopped]
+        if unfinished:
+            raise AssertionError(
+                f"{grade_id}: the checks of {', '.join(unfinished)} did not all pass "
+                "(the ✗ and ○ lines above say why)"
+            )
+    print(line)
 
 
 def try_it(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
@@ -285,6 +300,7 @@ class Check:
             raise TypeError(
                 "Check needs the names of the functions it checks, e.g. Check('print_module')."
             )
+        _KERNEL.cell_checks.append(self)  # sentinel() asks it how it went, under nbgrader
         self.answer = answers[0]
         self.stopped = False
         self.passed = 0
