@@ -39,8 +39,8 @@ import inspect
 import io
 import linecache
 import math
-import re
 import os
+import re
 import sys
 import traceback
 import warnings
