@@ -207,9 +207,10 @@ class Sandbox:
         launcher = [sys.executable, "-I", "-S", "-c", LAUNCHER, json.dumps(spec), *program]
         if self.kind != "bwrap":
             return launcher
-        return [*self._bwrap_options(workdir), "--", *launcher]
+        return [*self.bwrap_options(workdir), "--", *launcher]
 
-    def _bwrap_options(self, workdir: Path) -> list[str]:
+    def bwrap_options(self, workdir: Path) -> list[str]:
+        """bwrap and its options (everything before ``--``) for a child working in ``workdir``."""
         options = [
             str(self.bwrap),
             "--die-with-parent",
@@ -291,14 +292,14 @@ class Sandbox:
             with self._lock:
                 self._live[child.pid] = child
             try:
-                data, timed_out = _read_until(read_end, started + limits.submission_timeout)
+                data, timed_out = read_until_closed(read_end, started + limits.submission_timeout)
             finally:
                 os.close(read_end)
                 try:  # pytest is done or the clock ran out: a moment to exit, then the group goes
                     child.wait(timeout=0 if timed_out_now(started, limits) else 0.2)
                 except subprocess.TimeoutExpired:
                     pass
-                _kill_group(child)  # whatever is left in the group
+                kill_group(child)  # whatever is left in the group
                 child.wait()
                 with self._lock:
                     self._live.pop(child.pid, None)
@@ -317,7 +318,7 @@ class Sandbox:
             timed_out=timed_out,
             seconds=time.monotonic() - started,
             records=records,
-            output_tail=_tail(log_path),
+            output_tail=output_tail_of(log_path),
         )
 
     def kill_all(self) -> None:
@@ -325,7 +326,7 @@ class Sandbox:
         with self._lock:
             children = list(self._live.values())
         for child in children:
-            _kill_group(child)
+            kill_group(child)
 
 
 def timed_out_now(started: float, limits: Limits) -> bool:
@@ -333,7 +334,7 @@ def timed_out_now(started: float, limits: Limits) -> bool:
     return time.monotonic() - started >= limits.submission_timeout
 
 
-def _read_until(fd: int, deadline: float) -> tuple[bytes, bool]:
+def read_until_closed(fd: int, deadline: float) -> tuple[bytes, bool]:
     """Everything written to ``fd`` until every writer closed it, or the deadline passed."""
     chunks, size = [], 0
     with selectors.DefaultSelector() as selector:
@@ -354,7 +355,8 @@ def _read_until(fd: int, deadline: float) -> tuple[bytes, bool]:
                 return b"".join(chunks), False
 
 
-def _kill_group(child: subprocess.Popen) -> None:
+def kill_group(child: subprocess.Popen) -> None:
+    """SIGKILL the child's whole process group (it leads one: started in a new session)."""
     try:
         os.killpg(child.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
@@ -395,7 +397,8 @@ def _tasks_of_user(uid: int) -> int:
     return total
 
 
-def _tail(path: Path) -> str:
+def output_tail_of(path: Path) -> str:
+    """The last OUTPUT_TAIL bytes of a child's log, as text ("" when it cannot be read)."""
     try:
         with open(path, "rb") as handle:
             handle.seek(0, os.SEEK_END)

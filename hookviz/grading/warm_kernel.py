@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .sandbox import ChildResult, Limits, Sandbox, _kill_group, _read_until, _tail
+from .sandbox import ChildResult, Limits, Sandbox, kill_group, output_tail_of, read_until_closed
 
 PLUGIN_DIR = Path(__file__).resolve().parent / "plugin"
 BOOT = (
@@ -123,7 +123,7 @@ class WarmSandbox:
         finally:
             os.close(write_end)
         try:
-            data, timed_out = _read_until(read_end, started + limits.submission_timeout)
+            data, timed_out = read_until_closed(read_end, started + limits.submission_timeout)
         finally:
             os.close(read_end)
         returncode = None
@@ -131,7 +131,7 @@ class WarmSandbox:
             self._discard(slot)  # the clock ran out: the whole sandbox goes, as a cold one would
         else:
             returncode = self._finish(slot, zygote)
-        tail = _tail(log_path)
+        tail = output_tail_of(log_path)
         log_path.unlink(missing_ok=True)
         return ChildResult(
             returncode=returncode,
@@ -177,7 +177,7 @@ class WarmSandbox:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         folder = self.slot_dir(slot)
         command = [
-            *self.base._bwrap_options(folder),
+            *self.base.bwrap_options(folder),
             "--",
             sys.executable,
             "-I",
@@ -217,10 +217,10 @@ class WarmSandbox:
         except (OSError, ValueError):
             ready = None
         if not isinstance(ready, dict) or "ready" not in ready or ready["ready"]["threads"] != 1:
-            _kill_group(process)
+            kill_group(process)
             process.wait()
             ours.close()
-            tail = _tail(self.scratch / f"warm-{slot}.log")[-600:].strip()
+            tail = output_tail_of(self.scratch / f"warm-{slot}.log")[-600:].strip()
             raise RuntimeError(f"the warm process did not start ({ready!r}; {tail})")
         return Zygote(process, ours, ready["ready"])
 
@@ -231,7 +231,7 @@ class WarmSandbox:
             self.notes.append(note)
         if zygote is None:
             return
-        _kill_group(zygote.process)  # bwrap's PID namespace: every process in it dies
+        kill_group(zygote.process)  # bwrap's PID namespace: every process in it dies
         zygote.process.wait()
         zygote.control.close()
 
