@@ -61,3 +61,23 @@ def test_build_reports_every_error_in_one_run_and_writes_nothing(course: Path) -
     assert "(grade_id explain): a question graded by hand needs points" in message
     assert "exercises/stray.ipynb has no solution" in message
     assert sorted(p.name for p in (course / "exercises").iterdir()) == ["stray.ipynb"]
+
+
+def test_an_assignment_takes_the_files_beside_it_not_other_assignments(tmp_path: Path) -> None:
+    from hookviz.grading.merge import Assignment
+
+    for name, text in {
+        "a.ipynb": "{}",
+        "data.csv": "x",
+        "data/more.txt": "y",
+        ".hidden": "h",
+        "other/b.ipynb": "{}",  # another assignment's folder
+        "other/picture.png": "p",
+    }.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    assignment = Assignment(tmp_path / "a.ipynb", "a", None, "", [], [])
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in assignment.files) == [
+        "data.csv",
+        "data/more.txt",
+    ]

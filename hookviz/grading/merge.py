@@ -109,13 +109,19 @@ class Assignment:
     @property
     def files(self) -> list[Path]:
         """The files shipped beside the notebook (data, helper modules), copied into every
-        grading folder; hidden files, notebooks and caches are left out."""
+        grading folder; hidden files, notebooks, caches and the folders of other assignments
+        (a subfolder that holds a notebook) are left out."""
         folder = self.path.parent
         found = []
         for path in sorted(folder.rglob("*")):
             parts = path.relative_to(folder).parts
             if any(part.startswith(".") or part == "__pycache__" for part in parts):
                 continue
+            if any(
+                next(folder.joinpath(*parts[:i]).glob("*.ipynb"), None)
+                for i in range(1, len(parts))
+            ):
+                continue  # inside another assignment's folder
             if path.is_file() and path.suffix != ".ipynb":
                 found.append(path)
         return found
