@@ -3,7 +3,7 @@ recorder, and the import cost, as ratios in one run.
 
 Run: .venv/bin/python bench/bench_record.py  (about 35 minutes on 2 cores, 26 on the floor);
 ``--only floor`` (or inside, convnet, naive, import, memory) runs one part, ``--rounds N`` sets the
-floor's rounds; ``--smoke`` runs every part once at tiny sizes (well under a minute): it checks
+floor's rounds; ``--smoke`` runs every part once at tiny sizes (about 25 s of CPU time): it checks
 that the bench runs, its figures mean nothing.
 
 It reaches hookviz only through names hookviz supports: ``hookviz.record``, ``summaries.Lane``
@@ -252,21 +252,26 @@ class GatherHooks:
         self.tensor_hooks.clear()
 
 
+# title: (build, input shape, classes, the smoke run's input shape). A smoke input is the least
+# that still has tensors above summaries.SAMPLE_SIZE (sampled, and given the exact pass).
 FLOOR_WORKLOADS = {
     "small conv net (3->32->64), batch 32, 3x32x32": (
         lambda: hv.examples.small_convnet(seed=0),
         (32, 3, 32, 32),
         10,
+        (1, 3, 32, 32),  # its head takes 32x32 only
     ),
     "VGG-style net (6 x conv3x3 32..128 + BatchNorm + ReLU(inplace)), batch 32, 3x32x32": (
         vgg_net,
         (32, 3, 32, 32),
         10,
+        (1, 3, 8, 8),
     ),
     "transformer encoder layer (d_model 256, 4 heads, ff 1024), batch 32 x 64 tokens": (
         encoder_classifier,
         (32, 64, 256),
         10,
+        (1, 4, 256),
     ),
 }
 # The goals, against the recorder's own bound (issue 24): record() within 3% of what it would
@@ -331,17 +336,12 @@ def against_the_floor(rounds: int = 300, small: bool = False) -> list[str]:
     """Every workload of FLOOR_WORKLOADS, against its bare step and its floor (``small``: on the
     smoke run's inputs)."""
     lines = []
-    for title, (build, shape, classes) in FLOOR_WORKLOADS.items():
+    for title, (build, shape, classes, smoke_shape) in FLOOR_WORKLOADS.items():
         if small:
-            shape = smoke_shape(shape)
+            shape = smoke_shape
             title = f"{title} [smoke run: input {shape}]"
         lines += floor_workload(title, build, shape, classes, rounds)
     return lines
-
-
-def smoke_shape(shape: tuple[int, ...]) -> tuple[int, ...]:
-    """A workload's input cut to one example (and a sequence to 4 tokens)."""
-    return (1, *shape[1:]) if len(shape) == 4 else (1, 4, shape[-1])
 
 
 def floor_workload(
@@ -470,9 +470,9 @@ def inside_the_hooks(steps: int = 60, runs: int = 3, small: bool = False) -> lis
         "record(exact=False)": lambda m: hv.record(m, modules=computing_modules, exact=False),
     }
     lines = [f"## inside the hooks: ms a step, {runs} runs of {steps} steps (share of the step)"]
-    for title, (build, shape, classes) in FLOOR_WORKLOADS.items():
+    for title, (build, shape, classes, smoke_shape) in FLOOR_WORKLOADS.items():
         if small:
-            shape = smoke_shape(shape)
+            shape = smoke_shape
         torch.manual_seed(0)
         x, y = torch.randn(*shape), torch.randint(0, classes, (shape[0],))
         found: dict[str, list[str]] = {name: [] for name in configs}
@@ -670,12 +670,13 @@ def memory_stays_flat(steps: int = 3000) -> list[str]:
 
 
 # --smoke: every part once at tiny sizes, each size the least its report accepts (a 95%
-# interval needs 20 rounds); one net per configuration.
-SMOKE = {"rounds": 20, "batch": 1, "copies": 1}
+# interval needs 20 rounds); one net per configuration, one step a block, and one thread: on
+# a loaded 2-core machine two threads wait on each other, and a step took 15-30x as long.
+SMOKE = {"rounds": 20, "batch": 1, "copies": 1, "block": 1, "threads": 1}
 
 
 def main() -> None:
-    global COPIES
+    global COPIES, FLOOR_BLOCK
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--smoke", action="store_true", help="every part once, tiny sizes: checks the bench runs"
@@ -709,8 +710,8 @@ def main() -> None:
     )
     args = parser.parse_args()
     if tiny:
-        COPIES = tiny["copies"]
-    torch.set_num_threads(2)
+        COPIES, FLOOR_BLOCK = tiny["copies"], tiny["block"]
+    torch.set_num_threads(tiny["threads"] if tiny else 2)
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads\n", flush=True)
     for name in args.only or parts:
         parts[name](args)
