@@ -717,6 +717,47 @@ def weight_initialization(module):
     ),
 ]
 
+# -- the blind round (issue 21): each look-alike gets the hint of its own mistake --------------
+ANSWERS += [
+    wrong(
+        "print_module",
+        "a line of 31 dashes",
+        "wrong formula",
+        """
+def print_module(module):
+    print(module)
+    print("-" * 31)
+""",
+        "✗ each printout shows the module apply passed in",
+        "exactly 30 dashes",
+    ),
+    wrong(
+        "print_module",
+        "the module printed with end=''",
+        "wrong formula",
+        """
+def print_module(module):
+    print(module, end="")
+    print("-" * 30)
+""",
+        "it printed 'Function_A()', which is not how any module",
+        "a line of exactly 30 dashes on its own",
+    ),
+    wrong(
+        "weight_initialization",
+        "setattr of a plain tensor",
+        "wrong type",
+        """
+def weight_initialization(module):
+    for name, param in list(module.named_parameters(recurse=False)):
+        setattr(module, name, torch.ones_like(param))
+""",
+        "✗ weight_initialization raised TypeError: cannot assign 'torch.FloatTensor' as parameter",
+        "it assigned a plain tensor to 'W', which the module holds as a Parameter",
+        "change the existing parameter in place",
+    ),
+]
+
 # -- the second blind round (issue 21) ---
 ANSWERS += [
     wrong(

@@ -874,6 +874,34 @@ def weight_initialization(module):
     ),
 ]
 
+# -- the blind round (issue 21): each look-alike gets the hint of its own mistake --------------
+ANSWERS += [
+    wrong(
+        "hook",
+        "returns the new output inside a list",
+        "wrong type",
+        """
+def hook(module, inputs, output):
+    return [inputs[0] @ module.W.T + module.b]
+""",
+        "✗ hook returns a tensor for two samples",
+        "it is a list of 1 items, expected a Tensor",
+        "hook must return the new output, a tensor",
+    ),
+    wrong(
+        "hook",
+        "torch.addmm, which needs a 2-D input",
+        "wrong formula",
+        """
+def hook(module, inputs, output):
+    return torch.addmm(module.b, inputs[0], module.W.T)
+""",
+        "✗ hook raised RuntimeError: mat1 must be a matrix, got 1-D tensor",
+        "a matrix product that needs 2-D matrices got a 1-D tensor",
+        "The @ operator (torch.matmul) works on 1-D and 2-D inputs alike",
+    ),
+]
+
 # -- the second blind round (issue 21) ---
 ANSWERS += [
     wrong(

@@ -702,6 +702,37 @@ def gradient_norms(model, x):
     ),
 ]
 
+# -- the blind round (issue 21): each look-alike gets the hint of its own mistake --------------
+ANSWERS += [
+    wrong(
+        "gradient_norms",
+        "grad_input[1], past the end of the tuple",
+        "wrong argument",
+        _GRAD_NORMS.format(value="grad_input[1].norm().item()"),
+        "✗ keep raised IndexError: tuple index out of range",
+        "grad_input[1] does not exist: this grad_input holds fewer than 2 items",
+        "for an nn.Linear each holds one item, at index 0",
+    ),
+    wrong(
+        "gradient_norms",
+        "the L1 norm of grad_output[0]",
+        "wrong formula",
+        _GRAD_NORMS.format(value="grad_output[0].abs().sum().item()"),
+        "✗ each is the norm of the gradient w.r.t. that layer's output",
+        "not its mean or sum, not another norm",
+    ),
+    wrong(
+        "gradient_norms",
+        "grad_output[0] right, but a mean loss",
+        "wrong formula",
+        _GRAD_NORMS.format(value="grad_output[0].norm().item()").replace(
+            "model(x).sum().backward()", "model(x).mean().backward()"
+        ),
+        "✗ each is the norm of the gradient w.r.t. that layer's output",
+        "a mean loss divides every gradient by the number of outputs",
+    ),
+]
+
 # -- the second blind round (issue 21) ---
 ANSWERS += [
     wrong(

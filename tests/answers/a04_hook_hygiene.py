@@ -720,6 +720,35 @@ def train_logged(model, batches, epochs):
     ),
 ]
 
+# -- the blind round (issue 21): each look-alike gets the hint of its own mistake --------------
+ANSWERS += [
+    wrong(
+        "train_logged",
+        "the model called twice per batch (3 epochs, like a pile-up)",
+        "wrong formula",
+        """
+def train_logged(model, batches, epochs):
+    log = []
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    handle = model[0].register_forward_hook(lambda module, inputs, output: log.append(output.mean().item()))
+    try:
+        for epoch in range(epochs):
+            for x, y in batches:
+                model(x)  # a look at the output first
+                loss = nn.functional.mse_loss(model(x), y)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+    finally:
+        handle.remove()
+    return log
+""",
+        "✗ one value per batch and epoch: 2 batches × 3 epochs = 6",
+        "it logged 12 values",
+        "model[0] ran more than once per batch",
+    ),
+]
+
 # -- the second blind round (issue 21) ---
 ANSWERS += [
     wrong(

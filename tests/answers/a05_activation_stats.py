@@ -1152,6 +1152,64 @@ def init_with(std):
     ),
 ]
 
+# -- the blind round (issue 21): each look-alike gets the hint of its own mistake --------------
+ANSWERS += [
+    wrong(
+        "ActivationStats",
+        "__exit__(self), without the exception's arguments",
+        "wrong argument",
+        stats().replace("def __exit__(self, *exc):", "def __exit__(self):"),
+        "✗ ActivationStats raised TypeError: ActivationStats.__exit__() takes 1 positional argument but 4 were given",
+        "with 4 arguments (self included), and it takes 1",
+        "def __exit__(self, *exc) takes any",
+    ),
+    wrong(
+        "where_signal_dies",
+        "a default threshold of 1e-2",
+        "wrong argument",
+        """
+def where_signal_dies(stats, threshold=1e-2):
+    for path, rows in stats.items():
+        if statistics.mean(std for _, std, _ in rows) < threshold:
+            return path
+    return None
+""",
+        "✗ where_signal_dies finds the first layer whose average std is below 0.001 (the default threshold)",
+        "The default threshold is 1e-3",
+    ),
+    wrong(
+        "gradient_norms_three_ways",
+        "reads .grad without retain_grad, in a dict comprehension",
+        "wrong place",
+        """
+def gradient_norms_three_ways(model, x, y):
+    by_hook, outputs, handles = {}, {}, []
+    for path, module in model.named_modules():
+        if isinstance(module, nn.Linear):
+
+            def watch(module, inputs, output, path=path):
+                output.register_hook(lambda grad: by_hook.__setitem__(path, grad.norm().item()))
+                outputs[path] = output
+
+            handles.append(module.register_forward_hook(watch))
+    model.zero_grad()
+    try:
+        nn.functional.cross_entropy(model(x), y).backward()
+    finally:
+        for handle in handles:
+            handle.remove()
+    return {
+        "tensor_hook": by_hook,
+        "retain_grad": {path: output.grad.norm().item() for path, output in outputs.items()},
+        "param_grad": {path: model.get_submodule(path).weight.grad.norm().item() for path in outputs},
+    }
+""",
+        "✗ gradient_norms_three_ways raised AttributeError: 'NoneType' object has no attribute 'norm'",
+        "a .grad was None when the code read it",
+        "unless retain_grad() was called on it",
+    ),
+]
+
 # -- the second blind round (issue 21) ---
 ANSWERS += [
     wrong(
