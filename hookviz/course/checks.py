@@ -34,20 +34,14 @@ from __future__ import annotations
 
 import contextlib
 import difflib
-import functools
 import inspect
 import io
 import linecache
-import math
 import os
-import re
 import sys
-import traceback
 import warnings
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import torch
@@ -56,29 +50,53 @@ from ..inventory import list_hooks, remove_hook
 from . import diagnose
 from .conventions import HiddenTestFailed, sentinel_line
 from .diagnose import Hint
+from .hint_files import CODE_LEVEL, HINTS_DIR, hint_lines, load_hints
+from .tracebacks import failing_function, is_stub, raised_text, root_cause, unknown_name
+from .values import (
+    article,
+    describe,
+    difference,
+    listing,
+    lists_held_by,
+    multiset_difference,
+    same_values,
+    without_addresses,
+)
 
-try:  # Python 3.11+
-    import tomllib
-except ModuleNotFoundError:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
+__all__ = [  # what check cells use: checks.Check, checks.difference, ...
+    "CODE_LEVEL",
+    "FAILED",
+    "HINTS_DIR",
+    "NOT_DONE",
+    "PASSED",
+    "RERUN_ADVICE",
+    "STOPPED",
+    "Captured",
+    "Check",
+    "HiddenTestFailed",
+    "Hint",
+    "NotDefinedYet",
+    "SetupNotRun",
+    "assignment",
+    "capture",
+    "describe",
+    "diagnose",
+    "difference",
+    "hint",
+    "lists_held_by",
+    "load_hints",
+    "multiset_difference",
+    "same_values",
+    "sentinel",
+    "setup_ran",
+    "try_it",
+]
 
 PASSED, FAILED, NOT_DONE = "✓", "✗", "○"
 TODO_ADVICE = (
     "Write your answer where it says YOUR CODE HERE, run that cell, then run this check again."
 )
 RERUN_ADVICE = "Fix your answer, run its cell, then run this check again."
-CODE_LEVEL = 3  # the failed run of one check from which its code-level hint shows
-HINTS_DIR = Path(__file__).parent / "hints"
-
-_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
-_LIBRARY_DIRS = tuple(
-    str(Path(p).resolve())
-    for p in (
-        Path(torch.__file__).parent,
-        Path(__file__).parent.parent,
-        Path(contextlib.__file__).parent,
-    )
-)
 _ERROR_HINT = Hint(RERUN_ADVICE, key="an error")
 
 
@@ -125,38 +143,6 @@ def assignment(name: str) -> None:
     _KERNEL.assignment = name
 
 
-def load_hints(path: Path) -> dict[str, dict[str, Hint]]:
-    """The hints in a TOML file: ``[answer.key]`` tables with ``nudge``, ``more`` and ``code``."""
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"no hints file {path.name} in {path.parent}: each assignment's hints live in "
-            "hookviz/course/hints/<assignment>.toml (see docs/CONVENTIONS.md)."
-        )
-    data = tomllib.loads(path.read_text(encoding="utf-8"))
-    hints: dict[str, dict[str, Hint]] = {}
-    for answer, table in data.items():
-        if not isinstance(table, dict):
-            raise ValueError(f"{path.name}: [{answer}] must be a table of hints, one per key.")
-        for key, entry in table.items():
-            unknown = (
-                set(entry) - {"nudge", "more", "code", "why"} if isinstance(entry, dict) else None
-            )
-            if not isinstance(entry, dict) or unknown or not ({"nudge", "why"} & set(entry)):
-                raise ValueError(
-                    f"{path.name}: [{answer}.{key}] needs a nudge, and may have more and code "
-                    "(or holds only the why of a ✓) "
-                    f"(found {sorted(entry) if isinstance(entry, dict) else type(entry).__name__})."
-                )
-            hints.setdefault(answer, {})[key] = Hint(
-                entry.get("nudge", "").strip(),
-                entry.get("more", "").strip(),
-                entry.get("code", "").strip("\n"),
-                key=key,
-                why=entry.get("why", "").strip(),
-            )
-    return hints
-
-
 def hint(name: str | None = None) -> None:
     """Print every level of help for answer ``name``: for the checks that failed, or all of them."""
     if name is None:
@@ -185,7 +171,7 @@ def hint(name: str | None = None) -> None:
     print(f"Hints for {name}, all levels ({what}):")
     for claim, h in entries:
         print(f"- {claim}")
-        for line in _hint_lines(h, CODE_LEVEL):
+        for line in hint_lines(h, CODE_LEVEL):
             print(line)
 
 
@@ -216,7 +202,7 @@ def setup_ran(name: str = "", *, needs: tuple[str, ...] = ()) -> None:
     if missing:
         verb = "is" if len(missing) == 1 else "are"
         raise SetupNotRun(
-            f"{NOT_DONE} {_listing(missing)} {verb} not defined in this kernel yet: run the cells "
+            f"{NOT_DONE} {listing(missing)} {verb} not defined in this kernel yet: run the cells "
             "above this one from the top (the setup cell first, then the cells that define "
             f"{'it' if len(missing) == 1 else 'them'}), then this check again."
         )
@@ -274,21 +260,27 @@ def try_it(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     try:
         return fn(*args, **kwargs)
     except Exception as error:
-        root = _root_cause(error)
-        if type(root) is NotImplementedError and _is_stub(root):
-            print(f"{NOT_DONE} {_where(root, 'your answer')}: not done yet. {TODO_ADVICE}")
+        root = root_cause(error)
+        if type(root) is NotImplementedError and is_stub(root):
+            print(
+                f"{NOT_DONE} {failing_function(root, 'your answer')}: not done yet. {TODO_ADVICE}"
+            )
         elif type(root) is NotDefinedYet:
             print(f"{NOT_DONE} {root}")
-        elif type(root) is NameError and _unknown_name(root):
+        elif type(root) is NameError and unknown_name(root):
             print(
-                f"{NOT_DONE} {_unknown_name(root)} is not defined yet: run the cell where you "
+                f"{NOT_DONE} {unknown_name(root)} is not defined yet: run the cell where you "
                 "write it, then run this cell again."
             )
         else:
-            print(_clean(f"{FAILED} {_where(root, 'your answer')} raised {_raised_text(error)}"))
+            print(
+                without_addresses(
+                    f"{FAILED} {failing_function(root, 'your answer')} raised {raised_text(error)}"
+                )
+            )
             found = diagnose.explain_error(root)
             if found is not None:
-                print(_clean(f"    {found.problem}\n    Hint: {found.hint.nudge}"))
+                print(without_addresses(f"    {found.problem}\n    Hint: {found.hint.nudge}"))
         return None
 
 
@@ -324,7 +316,7 @@ class Check:
             if not callable(names[name]):
                 self.failed += 1
                 self._stop(
-                    f"{FAILED} {name} should be a function, but it is {_kind(names[name])}.\n"
+                    f"{FAILED} {name} should be a function, but it is {describe(names[name])}.\n"
                     f"    Hint: define it with `def {name}(...):` and run that cell again."
                 )
                 return
@@ -343,15 +335,17 @@ class Check:
         try:
             return capture(fn, *args, **kwargs)
         except Exception as error:
-            root = _root_cause(error)
-            if type(root) is NotImplementedError and _is_stub(root):
-                self._stop(f"{NOT_DONE} {_where(root, self.answer)}: not done yet. {TODO_ADVICE}")
+            root = root_cause(error)
+            if type(root) is NotImplementedError and is_stub(root):
+                self._stop(
+                    f"{NOT_DONE} {failing_function(root, self.answer)}: not done yet. {TODO_ADVICE}"
+                )
                 return STOPPED
             if type(root) is NotDefinedYet:
                 self._stop(f"{NOT_DONE} {root}")
                 return STOPPED
             found = diagnose.explain_error(root)
-            claim = f"{_where(root, self.answer)} raised {_raised_text(root)}"
+            claim = f"{failing_function(root, self.answer)} raised {raised_text(root)}"
             if found is None:
                 self._report("", claim, _ERROR_HINT)
             else:
@@ -378,16 +372,18 @@ class Check:
         try:
             capture(fn)
         except Exception as error:
-            root = _root_cause(error)
+            root = root_cause(error)
             if (
                 type(root) is NotImplementedError
-                and _is_stub(root)
+                and is_stub(root)
                 and error_type is not NotImplementedError
             ):
-                self._stop(f"{NOT_DONE} {_where(root, self.answer)}: not done yet. {TODO_ADVICE}")
+                self._stop(
+                    f"{NOT_DONE} {failing_function(root, self.answer)}: not done yet. {TODO_ADVICE}"
+                )
                 return False
             return self._report(
-                None if isinstance(error, error_type) else f"it raised {_raised_text(error)}",
+                None if isinstance(error, error_type) else f"it raised {raised_text(error)}",
                 claim,
                 hint,
             )
@@ -445,7 +441,7 @@ class Check:
         if type(value) is expected_type:
             return self._report(None, claim, hint)
         return self._report(
-            f"it is {_kind(value)}, expected {_article(expected_type.__name__)}",
+            f"it is {describe(value)}, expected {article(expected_type.__name__)}",
             claim,
             hint,
             stop=True,  # the checks after this one need a value of the right type
@@ -465,7 +461,7 @@ class Check:
             return False
         if type(condition) is not bool:
             raise TypeError(
-                f"Check.true needs a bool computed by the check cell, got {_kind(condition)}."
+                f"Check.true needs a bool computed by the check cell, got {describe(condition)}."
             )
         return self._report(None if condition else (problem or ""), claim, hint, stop=stop)
 
@@ -520,7 +516,7 @@ class Check:
         frozen = [name for name, param in params if not param.requires_grad]
         if frozen:
             verb = "has" if len(frozen) == 1 else "have"
-            problem = f"{_listing(frozen)} {verb} requires_grad=False: no optimizer changes {'it' if len(frozen) == 1 else 'them'}"
+            problem = f"{listing(frozen)} {verb} requires_grad=False: no optimizer changes {'it' if len(frozen) == 1 else 'them'}"
             return self._report(problem, claim, diagnose.FROZEN_PARAMETERS)
         before = [(param.detach().clone(), param.grad) for _, param in params]
         problem = None
@@ -537,9 +533,9 @@ class Check:
                     if torch.equal(param.detach(), value)
                 ]
                 if stuck:
-                    problem = f"one optimizer step left {_listing(stuck)} unchanged"
+                    problem = f"one optimizer step left {listing(stuck)} unchanged"
         except Exception as error:
-            problem = f"an optimizer step on the parameters raised {_raised_text(error)}"
+            problem = f"an optimizer step on the parameters raised {raised_text(error)}"
         finally:
             with torch.no_grad():
                 for (_, param), (value, grad) in zip(params, before, strict=True):
@@ -566,7 +562,7 @@ class Check:
             kinds = sorted({i.kind.replace("_", " ") for i in wrong_kind})
             problems.append(
                 f"{len(wrong_kind)} hook{'s are' if len(wrong_kind) != 1 else ' is'} of another kind "
-                f"({', '.join(kinds)}), on {_listing(sorted({label(i.path) for i in wrong_kind}))}"
+                f"({', '.join(kinds)}), on {listing(sorted({label(i.path) for i in wrong_kind}))}"
             )
             hint = diagnose.WRONG_HOOK_KIND
         forward = [i.path for i in infos if i.kind == "forward"]
@@ -576,12 +572,12 @@ class Check:
             {p for p in forward if forward.count(p) > 1 and p in paths}, key=forward.index
         )
         if extra:
-            problems.append(f"forward hooks on {_listing(list(map(label, extra)))} too")
+            problems.append(f"forward hooks on {listing(list(map(label, extra)))} too")
         if missing and not wrong_kind:
-            problems.append(f"no forward hook on {_listing(list(map(label, missing)))}")
+            problems.append(f"no forward hook on {listing(list(map(label, missing)))}")
         if twice:
             problems.append(
-                f"{_listing(list(map(label, twice)))} {'has' if len(twice) == 1 else 'have'} more than one"
+                f"{listing(list(map(label, twice)))} {'has' if len(twice) == 1 else 'have'} more than one"
             )
         return self._report("; ".join(problems) if problems else None, claim, hint)
 
@@ -600,13 +596,13 @@ class Check:
         never = [n for n in names if n not in writers]
         if many:
             name, where = many[0]
-            problem = f"{name} was written {len(where)} times, at {_listing(where)}"
+            problem = f"{name} was written {len(where)} times, at {listing(where)}"
             if len(many) > 1:
                 problem += f" (and {len(many) - 1} more parameters more than once)"
             return self._report(problem, claim, diagnose.RECURSIVE_PARAMETERS)
         if never:
             return self._report(
-                f"{_listing(never)} {'was' if len(never) == 1 else 'were'} never written",
+                f"{listing(never)} {'was' if len(never) == 1 else 'were'} never written",
                 claim,
                 diagnose.PARAMETERS_MISSED,
             )
@@ -620,7 +616,7 @@ class Check:
             return False
         hidden = sorted({c.name for c in trace.changes if c.through_data})
         problem = (
-            f"{_listing(hidden)} changed through .data, where autograd cannot see it"
+            f"{listing(hidden)} changed through .data, where autograd cannot see it"
             if hidden
             else None
         )
@@ -636,7 +632,7 @@ class Check:
         before = dict(zip(now, originals, strict=False))
         replaced = [name for name, param in now.items() if before.get(name) is not param]
         problem = (
-            f"{_listing(replaced)} {'is a new Parameter object' if len(replaced) == 1 else 'are new Parameter objects'}"
+            f"{listing(replaced)} {'is a new Parameter object' if len(replaced) == 1 else 'are new Parameter objects'}"
             if replaced
             else None
         )
@@ -657,13 +653,15 @@ class Check:
             with contextlib.redirect_stdout(io.StringIO()):
                 verify(*args, **kwargs)
         except Exception as error:
-            self._hidden.append(f"the check raised {_raised_text(error)}")
+            self._hidden.append(f"the check raised {raised_text(error)}")
         finally:
             failures, self._hidden = self._hidden, None
             self.stopped, self.passed = False, passed
         if failures:
             raise HiddenTestFailed(
-                _clean(f"hidden test failed (a visible check on another instance): {failures[0]}")
+                without_addresses(
+                    f"hidden test failed (a visible check on another instance): {failures[0]}"
+                )
             )
 
     # -- printing --------------------------------------------------------------------------
@@ -718,13 +716,13 @@ class Check:
             lines.append("    Hint: as above.")
         else:
             self._hints_shown.add(shown)
-            lines += _hint_lines(found, level)
+            lines += hint_lines(found, level)
         if level < CODE_LEVEL and found.code and not self._offered_help:
             self._offered_help = True
             lines.append(
                 f'    Stuck? checks.hint("{self.answer}") shows code, as does the 3rd failed run of this check.'
             )
-        print(_clean("\n".join(lines)))
+        print(without_addresses("\n".join(lines)))
         return False
 
     def _count(self, claim: str, found: Hint) -> int:
@@ -744,270 +742,7 @@ class Check:
         if self._hidden is not None:
             self._hidden.append(line.splitlines()[0].lstrip(f"{NOT_DONE}{FAILED} "))
             return
-        print(_clean(line))
-
-
-def _hint_lines(found: Hint, level: int) -> list[str]:
-    lines = [f"    Hint: {found.nudge}"]
-    if level >= 2 and found.more:
-        lines.append(f"    More: {found.more}")
-    if level >= CODE_LEVEL and found.code:
-        lines.append("    Code:")
-        lines += [f"        {line}".rstrip() for line in found.code.splitlines()]
-    return lines
-
-
-def _listing(items: list[str]) -> str:
-    """'a', 'a and b', 'a, b and c' (the root, '', as 'the root')."""
-    names = [item if item else "the root" for item in items]
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-
-
-# -- comparing ------------------------------------------------------------------------------
-
-
-def difference(
-    actual: Any, expected: Any, *, rtol: float | None = None, atol: float = 0.0, where: str = ""
-) -> str | None:
-    """Describe the first way ``actual`` differs from ``expected`` (None when they are equal)."""
-    label = where or "the result"
-    if type(actual) is not type(expected):
-        return f"{label} is {_kind(actual)}, expected {_kind(expected)}"
-    if isinstance(expected, torch.Tensor):
-        return _tensor_difference(actual, expected, label, rtol, atol)
-    if isinstance(expected, (list, tuple)):
-        if len(actual) != len(expected):
-            if _plain(actual) and _plain(expected) and len(repr(actual) + repr(expected)) < 120:
-                return f"{label} is {actual!r}, expected {expected!r}"
-            return f"{label} has {len(actual)} items, expected {len(expected)}"
-        for i, (a, e) in enumerate(zip(actual, expected, strict=True)):
-            found = difference(a, e, rtol=rtol, atol=atol, where=f"{where or 'item'}[{i}]")
-            if found:
-                return found
-        return None
-    if isinstance(expected, dict):
-        missing = [k for k in expected if not _has_key(actual, k)]
-        extra = [k for k in actual if not _has_key(expected, k)]
-        if missing or extra:
-            parts = [
-                f"missing keys {_brief(list(map(_key_text, missing)))}" if missing else "",
-                f"unexpected keys {_brief(list(map(_key_text, extra)))}" if extra else "",
-            ]
-            return f"{label} has " + " and ".join(p for p in parts if p)
-        for key in expected:
-            found = difference(
-                actual[key],
-                expected[key],
-                rtol=rtol,
-                atol=atol,
-                where=f"{where or 'value'}[{key!r}]",
-            )
-            if found:
-                return found
-        return None
-    if isinstance(expected, (set, frozenset)):
-        if not all(type(a) in {type(e) for e in expected} for a in actual) or actual != expected:
-            return f"{label} is {_brief(sorted(map(repr, actual)))}, expected {_brief(sorted(map(repr, expected)))}"
-        return None
-    if isinstance(expected, float):
-        same = actual == expected or (
-            rtol is not None and math.isclose(actual, expected, rel_tol=rtol, abs_tol=atol)
-        )
-        return None if same else f"{label} is {actual!r}, expected {expected!r}"
-    if isinstance(expected, str):
-        return None if actual == expected else _text_difference(actual, expected, label)
-    if expected is None or isinstance(expected, (bool, int, bytes)):
-        return None if actual == expected else f"{label} is {actual!r}, expected {expected!r}"
-    raise TypeError(
-        f"difference() compares tensors, numbers, strings, None and containers of them, not {type(expected).__name__}."
-    )
-
-
-def _tensor_difference(
-    actual: torch.Tensor, expected: torch.Tensor, label: str, rtol: float | None, atol: float
-) -> str | None:
-    if actual.shape != expected.shape:
-        return f"{label} has shape {tuple(actual.shape)}, expected {tuple(expected.shape)}"
-    if actual.dtype != expected.dtype:
-        return f"{label} has dtype {actual.dtype}, expected {expected.dtype}"
-    if actual.device != expected.device:
-        return f"{label} is on {actual.device}, expected {expected.device}"
-    a, e = actual.detach(), expected.detach()
-    same = torch.equal(a, e) if rtol is None else bool(torch.allclose(a, e, rtol=rtol, atol=atol))
-    return None if same else f"{label} is {_values(a)}, expected {_values(e)}"
-
-
-def _text_difference(actual: str, expected: str, label: str) -> str:
-    got, want = actual.splitlines(), expected.splitlines()
-    if len(got) <= 1 and len(want) <= 1:
-        return f"{label} is {_clip(actual)!r}, expected {_clip(expected)!r}"
-    for number, (g, w) in enumerate(zip(got, want, strict=False), start=1):
-        if g != w:
-            return f"line {number} of {label} is {_clip(g)!r}, expected {_clip(w)!r}"
-    if len(got) != len(want):
-        return f"{label} has {len(got)} lines, expected {len(want)}"
-    return f"{label} differs from the expected text in its whitespace"
-
-
-def _plain(value: Any) -> bool:
-    """True for None, numbers, strings and lists or tuples of them: safe to show with repr."""
-    if type(value) in (list, tuple):
-        return all(_plain(item) for item in value)
-    return value is None or type(value) in (bool, int, float, str)
-
-
-def _has_key(mapping: dict, key: Any) -> bool:
-    return any(type(k) is type(key) and k == key for k in mapping)
-
-
-def multiset_difference(actual: list, expected: list) -> str | None:
-    """'missing Model; unexpected Linear, Linear' for two lists of names (None when they match)."""
-    have, want = Counter(map(_key_text, actual)), Counter(map(_key_text, expected))
-    missing, extra = sorted((want - have).elements()), sorted((have - want).elements())
-    parts = [
-        f"missing {_brief(missing)[1:-1]}" if missing else "",
-        f"unexpected {_brief(extra)[1:-1]}" if extra else "",
-    ]
-    return "; ".join(p for p in parts if p) or None
-
-
-def same_values(value: Any, make: Callable[[], Any]) -> bool:
-    """True when ``make()`` runs and gives a tensor of ``value``'s shape and values (up to rounding).
-
-    Check cells use it to tell mistakes apart: did the answer compute this other formula?
-    """
-    try:
-        other = make()
-        return (
-            isinstance(value, torch.Tensor)
-            and isinstance(other, torch.Tensor)
-            and value.shape == other.shape
-            and bool(
-                torch.allclose(
-                    value.detach().double(), other.detach().double(), rtol=1e-4, atol=1e-6
-                )
-            )
-        )
-    except Exception:
-        return False
-
-
-def lists_held_by(fn: Any) -> list[list]:
-    """The lists a callable reaches directly: its closure, defaults, globals it names, its object's attributes.
-
-    A check cell uses it to see what an answer's hook keeps while it runs (a log of tensors
-    converted to floats only at the end, say), without calling the answer.
-    """
-    found: list[list] = []
-
-    def add(value: Any) -> None:
-        if type(value) is list and all(value is not seen for seen in found):
-            found.append(value)
-
-    try:
-        while isinstance(fn, functools.partial):
-            for value in (*fn.args, *fn.keywords.values()):
-                add(value)
-            fn = fn.func
-        owner = getattr(fn, "__self__", None)
-        if owner is None and not hasattr(fn, "__code__"):
-            owner = fn  # an object with a __call__ method: its attributes
-        if owner is not None and isinstance(getattr(owner, "__dict__", None), dict):
-            for value in list(vars(owner).values()):
-                add(value)
-        function = getattr(fn, "__func__", fn)
-        for cell in getattr(function, "__closure__", None) or ():
-            with contextlib.suppress(ValueError):  # an empty cell
-                add(cell.cell_contents)
-        for value in getattr(function, "__defaults__", None) or ():
-            add(value)
-        code, names = getattr(function, "__code__", None), getattr(function, "__globals__", None)
-        if code is not None and isinstance(names, dict):
-            for name in code.co_names:
-                add(names.get(name))
-    except Exception:  # an odd callable: report what was found so far
-        pass
-    return found
-
-
-def describe(value: Any) -> str:
-    """'a list of 3 items', 'a Tensor of shape (2,)': a value named without its memory address."""
-    return _kind(value)
-
-
-# -- describing values without addresses -----------------------------------------------------
-
-
-def _kind(value: Any) -> str:
-    if value is None:
-        return "None"
-    if isinstance(value, torch.Tensor):
-        return f"{_article(type(value).__name__)} of shape {tuple(value.shape)}"
-    if isinstance(value, (list, tuple, dict, set, frozenset)):
-        return f"{_article(type(value).__name__)} of {len(value)} items"
-    return _article(type(value).__name__)
-
-
-def _article(name: str) -> str:
-    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
-
-
-def _values(t: torch.Tensor) -> str:
-    if t.numel() <= 16:
-        return str(_rounded(t.tolist() if t.dim() else t.item()))
-    flat = t.double().reshape(-1)
-    return f"a tensor with mean {flat.mean().item():.4g} and max {flat.max().item():.4g}"
-
-
-def _rounded(value: Any) -> Any:
-    if isinstance(value, list):
-        return [_rounded(v) for v in value]
-    return float(f"{value:.4g}") if isinstance(value, float) else value
-
-
-def _key_text(key: Any) -> str:
-    """A dict key as code shows it; the empty path is the root module's."""
-    return "'' (the root module's path)" if key == "" else repr(key)
-
-
-def _brief(items: list) -> str:
-    text = ", ".join(map(str, items[:6])) + (", ..." if len(items) > 6 else "")
-    return f"[{text}]"
-
-
-def _clip(text: str, limit: int = 200) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _clean(text: str) -> str:
-    return _ADDRESS.sub("", text)
-
-
-# -- finding the student's code in a traceback -----------------------------------------------
-
-
-def _student_frames(error: BaseException) -> list[traceback.FrameSummary]:
-    frames = traceback.extract_tb(error.__traceback__)
-    return [f for f in frames if not str(Path(f.filename).resolve()).startswith(_LIBRARY_DIRS)]
-
-
-def _is_stub(error: NotImplementedError) -> bool:
-    """True for the stub's own ``raise NotImplementedError()``, not one raised inside torch."""
-    frames = traceback.extract_tb(error.__traceback__)
-    return bool(frames) and frames[-1] in _student_frames(error)
-
-
-def _where(error: BaseException, fallback: str) -> str:
-    for frame in reversed(_student_frames(error)):
-        if not frame.name.startswith("<"):  # <module>, <lambda>, <dictcomp>, <genexpr>...
-            return frame.name
-    return fallback
-
-
-def _unknown_name(error: NameError) -> str:
-    """The name a NameError is about ('' when its message names none)."""
-    found = re.match(r"name '(\w+)' is not defined", str(error))
-    return found.group(1) if found else getattr(error, "name", "") or ""
+        print(without_addresses(line))
 
 
 def _defined_instead(name: str, names: dict[str, Any]) -> str:
@@ -1023,7 +758,7 @@ def _defined_instead(name: str, names: dict[str, Any]) -> str:
         )
     return (
         f"\n    This check looks for a function named {name}; the notebook defines "
-        f"{_listing(mine)}, and none of them is {name}."
+        f"{listing(mine)}, and none of them is {name}."
     )
 
 
@@ -1042,17 +777,3 @@ def _defined_by_answer_cell(name: str, value: Any) -> bool:
     )
     cells = {"".join(linecache.getlines(code.co_filename)) for code in codes}
     return bool(cells) and not any("checks.Check(" in cell for cell in cells)
-
-
-def _root_cause(error: BaseException) -> BaseException:
-    """The original error behind wrappers such as ``hookviz.ApplyFnError`` (``raise ... from``)."""
-    seen = {id(error)}
-    while error.__cause__ is not None and id(error.__cause__) not in seen:
-        error = error.__cause__
-        seen.add(id(error))
-    return error
-
-
-def _raised_text(error: BaseException) -> str:
-    message = str(error).strip().splitlines()
-    return f"{type(error).__name__}: {_clip(message[0]) if message else '(no message)'}"

@@ -1,0 +1,62 @@
+"""An assignment's hints file (``hints/<assignment>.toml``): loaded, and shown in levels.
+
+The first failed run of a check shows the nudge, the second adds ``more``, and the code
+appears from the third run (``CODE_LEVEL``) or on request with ``checks.hint(name)``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .diagnose import Hint
+
+try:  # Python 3.11+
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+CODE_LEVEL = 3  # the failed run of one check from which its code-level hint shows
+HINTS_DIR = Path(__file__).parent / "hints"
+
+
+def load_hints(path: Path) -> dict[str, dict[str, Hint]]:
+    """The hints in a TOML file: ``[answer.key]`` tables with ``nudge``, ``more`` and ``code``."""
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"no hints file {path.name} in {path.parent}: each assignment's hints live in "
+            "hookviz/course/hints/<assignment>.toml (see docs/CONVENTIONS.md)."
+        )
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    hints: dict[str, dict[str, Hint]] = {}
+    for answer, table in data.items():
+        if not isinstance(table, dict):
+            raise ValueError(f"{path.name}: [{answer}] must be a table of hints, one per key.")
+        for key, entry in table.items():
+            unknown = (
+                set(entry) - {"nudge", "more", "code", "why"} if isinstance(entry, dict) else None
+            )
+            if not isinstance(entry, dict) or unknown or not ({"nudge", "why"} & set(entry)):
+                raise ValueError(
+                    f"{path.name}: [{answer}.{key}] needs a nudge, and may have more and code "
+                    "(or holds only the why of a ✓) "
+                    f"(found {sorted(entry) if isinstance(entry, dict) else type(entry).__name__})."
+                )
+            hints.setdefault(answer, {})[key] = Hint(
+                entry.get("nudge", "").strip(),
+                entry.get("more", "").strip(),
+                entry.get("code", "").strip("\n"),
+                key=key,
+                why=entry.get("why", "").strip(),
+            )
+    return hints
+
+
+def hint_lines(found: Hint, level: int) -> list[str]:
+    """The lines of a hint a failed run shows: the nudge, then more, then code from CODE_LEVEL."""
+    lines = [f"    Hint: {found.nudge}"]
+    if level >= 2 and found.more:
+        lines.append(f"    More: {found.more}")
+    if level >= CODE_LEVEL and found.code:
+        lines.append("    Code:")
+        lines += [f"        {line}".rstrip() for line in found.code.splitlines()]
+    return lines

@@ -1,0 +1,239 @@
+"""Values named and compared in the student's terms: the first difference, never a memory address.
+
+The check cells' ✗ lines come from here: ``difference`` says where two results first differ
+("value['4'] is 10.0, expected 3.16"), ``describe`` names a value by its type and size.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import math
+import re
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+def listing(items: list[str]) -> str:
+    """'a', 'a and b', 'a, b and c' (the root, '', as 'the root')."""
+    names = [item if item else "the root" for item in items]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def difference(
+    actual: Any, expected: Any, *, rtol: float | None = None, atol: float = 0.0, where: str = ""
+) -> str | None:
+    """Describe the first way ``actual`` differs from ``expected`` (None when they are equal)."""
+    label = where or "the result"
+    if type(actual) is not type(expected):
+        return f"{label} is {describe(actual)}, expected {describe(expected)}"
+    if isinstance(expected, torch.Tensor):
+        return _tensor_difference(actual, expected, label, rtol, atol)
+    if isinstance(expected, (list, tuple)):
+        if len(actual) != len(expected):
+            if _plain(actual) and _plain(expected) and len(repr(actual) + repr(expected)) < 120:
+                return f"{label} is {actual!r}, expected {expected!r}"
+            return f"{label} has {len(actual)} items, expected {len(expected)}"
+        for i, (a, e) in enumerate(zip(actual, expected, strict=True)):
+            found = difference(a, e, rtol=rtol, atol=atol, where=f"{where or 'item'}[{i}]")
+            if found:
+                return found
+        return None
+    if isinstance(expected, dict):
+        missing = [k for k in expected if not _has_key(actual, k)]
+        extra = [k for k in actual if not _has_key(expected, k)]
+        if missing or extra:
+            parts = [
+                f"missing keys {_brief(list(map(_key_text, missing)))}" if missing else "",
+                f"unexpected keys {_brief(list(map(_key_text, extra)))}" if extra else "",
+            ]
+            return f"{label} has " + " and ".join(p for p in parts if p)
+        for key in expected:
+            found = difference(
+                actual[key],
+                expected[key],
+                rtol=rtol,
+                atol=atol,
+                where=f"{where or 'value'}[{key!r}]",
+            )
+            if found:
+                return found
+        return None
+    if isinstance(expected, (set, frozenset)):
+        if not all(type(a) in {type(e) for e in expected} for a in actual) or actual != expected:
+            return f"{label} is {_brief(sorted(map(repr, actual)))}, expected {_brief(sorted(map(repr, expected)))}"
+        return None
+    if isinstance(expected, float):
+        same = actual == expected or (
+            rtol is not None and math.isclose(actual, expected, rel_tol=rtol, abs_tol=atol)
+        )
+        return None if same else f"{label} is {actual!r}, expected {expected!r}"
+    if isinstance(expected, str):
+        return None if actual == expected else _text_difference(actual, expected, label)
+    if expected is None or isinstance(expected, (bool, int, bytes)):
+        return None if actual == expected else f"{label} is {actual!r}, expected {expected!r}"
+    raise TypeError(
+        f"difference() compares tensors, numbers, strings, None and containers of them, not {type(expected).__name__}."
+    )
+
+
+def _tensor_difference(
+    actual: torch.Tensor, expected: torch.Tensor, label: str, rtol: float | None, atol: float
+) -> str | None:
+    if actual.shape != expected.shape:
+        return f"{label} has shape {tuple(actual.shape)}, expected {tuple(expected.shape)}"
+    if actual.dtype != expected.dtype:
+        return f"{label} has dtype {actual.dtype}, expected {expected.dtype}"
+    if actual.device != expected.device:
+        return f"{label} is on {actual.device}, expected {expected.device}"
+    a, e = actual.detach(), expected.detach()
+    same = torch.equal(a, e) if rtol is None else bool(torch.allclose(a, e, rtol=rtol, atol=atol))
+    return None if same else f"{label} is {_values(a)}, expected {_values(e)}"
+
+
+def _text_difference(actual: str, expected: str, label: str) -> str:
+    got, want = actual.splitlines(), expected.splitlines()
+    if len(got) <= 1 and len(want) <= 1:
+        return f"{label} is {clip(actual)!r}, expected {clip(expected)!r}"
+    for number, (g, w) in enumerate(zip(got, want, strict=False), start=1):
+        if g != w:
+            return f"line {number} of {label} is {clip(g)!r}, expected {clip(w)!r}"
+    if len(got) != len(want):
+        return f"{label} has {len(got)} lines, expected {len(want)}"
+    return f"{label} differs from the expected text in its whitespace"
+
+
+def _plain(value: Any) -> bool:
+    """True for None, numbers, strings and lists or tuples of them: safe to show with repr."""
+    if type(value) in (list, tuple):
+        return all(_plain(item) for item in value)
+    return value is None or type(value) in (bool, int, float, str)
+
+
+def _has_key(mapping: dict, key: Any) -> bool:
+    return any(type(k) is type(key) and k == key for k in mapping)
+
+
+def multiset_difference(actual: list, expected: list) -> str | None:
+    """'missing Model; unexpected Linear, Linear' for two lists of names (None when they match)."""
+    have, want = Counter(map(_key_text, actual)), Counter(map(_key_text, expected))
+    missing, extra = sorted((want - have).elements()), sorted((have - want).elements())
+    parts = [
+        f"missing {_brief(missing)[1:-1]}" if missing else "",
+        f"unexpected {_brief(extra)[1:-1]}" if extra else "",
+    ]
+    return "; ".join(p for p in parts if p) or None
+
+
+def same_values(value: Any, make: Callable[[], Any]) -> bool:
+    """True when ``make()`` runs and gives a tensor of ``value``'s shape and values (up to rounding).
+
+    Check cells use it to tell mistakes apart: did the answer compute this other formula?
+    """
+    try:
+        other = make()
+        return (
+            isinstance(value, torch.Tensor)
+            and isinstance(other, torch.Tensor)
+            and value.shape == other.shape
+            and bool(
+                torch.allclose(
+                    value.detach().double(), other.detach().double(), rtol=1e-4, atol=1e-6
+                )
+            )
+        )
+    except Exception:
+        return False
+
+
+def lists_held_by(fn: Any) -> list[list]:
+    """The lists a callable reaches directly: its closure, defaults, globals it names, its object's attributes.
+
+    A check cell uses it to see what an answer's hook keeps while it runs (a log of tensors
+    converted to floats only at the end, say), without calling the answer.
+    """
+    found: list[list] = []
+
+    def add(value: Any) -> None:
+        if type(value) is list and all(value is not seen for seen in found):
+            found.append(value)
+
+    try:
+        while isinstance(fn, functools.partial):
+            for value in (*fn.args, *fn.keywords.values()):
+                add(value)
+            fn = fn.func
+        owner = getattr(fn, "__self__", None)
+        if owner is None and not hasattr(fn, "__code__"):
+            owner = fn  # an object with a __call__ method: its attributes
+        if owner is not None and isinstance(getattr(owner, "__dict__", None), dict):
+            for value in list(vars(owner).values()):
+                add(value)
+        function = getattr(fn, "__func__", fn)
+        for cell in getattr(function, "__closure__", None) or ():
+            with contextlib.suppress(ValueError):  # an empty cell
+                add(cell.cell_contents)
+        for value in getattr(function, "__defaults__", None) or ():
+            add(value)
+        code, names = getattr(function, "__code__", None), getattr(function, "__globals__", None)
+        if code is not None and isinstance(names, dict):
+            for name in code.co_names:
+                add(names.get(name))
+    except Exception:  # an odd callable: report what was found so far
+        pass
+    return found
+
+
+# -- describing values without addresses -----------------------------------------------------
+
+
+def describe(value: Any) -> str:
+    """'a list of 3 items', 'a Tensor of shape (2,)': a value named without its memory address."""
+    if value is None:
+        return "None"
+    if isinstance(value, torch.Tensor):
+        return f"{article(type(value).__name__)} of shape {tuple(value.shape)}"
+    if isinstance(value, (list, tuple, dict, set, frozenset)):
+        return f"{article(type(value).__name__)} of {len(value)} items"
+    return article(type(value).__name__)
+
+
+def article(name: str) -> str:
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
+
+
+def _values(t: torch.Tensor) -> str:
+    if t.numel() <= 16:
+        return str(_rounded(t.tolist() if t.dim() else t.item()))
+    flat = t.double().reshape(-1)
+    return f"a tensor with mean {flat.mean().item():.4g} and max {flat.max().item():.4g}"
+
+
+def _rounded(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_rounded(v) for v in value]
+    return float(f"{value:.4g}") if isinstance(value, float) else value
+
+
+def _key_text(key: Any) -> str:
+    """A dict key as code shows it; the empty path is the root module's."""
+    return "'' (the root module's path)" if key == "" else repr(key)
+
+
+def _brief(items: list) -> str:
+    text = ", ".join(map(str, items[:6])) + (", ..." if len(items) > 6 else "")
+    return f"[{text}]"
+
+
+def clip(text: str, limit: int = 200) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def without_addresses(text: str) -> str:
+    """The text with every `` at 0x...`` removed, so outputs stay the same from run to run."""
+    return _ADDRESS.sub("", text)
