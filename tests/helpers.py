@@ -1,5 +1,5 @@
 """Shared test helpers: torch's own view of hook order, a check that nothing is left behind,
-and the notebook runner the tests share with instructors (tools/run_notebooks.py)."""
+and the notebook runner the tests share with instructors (`hookviz run`)."""
 
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ def assert_no_hooks(model: nn.Module, *tensors: torch.Tensor) -> None:
 
 
 def notebook_runner():
-    """tools/run_notebooks.py, loaded as a module (it is a script, not part of the package)."""
+    """tools/run_notebooks.py (`hookviz run` under its old name), loaded as a module."""
     path = Path(__file__).resolve().parent.parent / "tools" / "run_notebooks.py"
     spec = importlib.util.spec_from_file_location("run_notebooks", path)
     module = importlib.util.module_from_spec(spec)
