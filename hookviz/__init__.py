@@ -18,7 +18,7 @@ except _metadata.PackageNotFoundError:  # imported from a source tree that was n
 
 # Loaded on first use: name -> module that defines it. The core too, so that `import hookviz`
 # (and every `hookviz` command that does not grade) imports no torch until a name is used.
-_LAZY = {
+_CORE = {
     "examples": "hookviz.examples",
     "DuplicateHook": "hookviz.inventory",
     "HookInfo": "hookviz.inventory",
@@ -44,6 +44,9 @@ _LAZY = {
     "postorder": "hookviz.tree",
     "preorder": "hookviz.tree",
     "shared_modules": "hookviz.tree",
+}
+_LAZY = {
+    **_CORE,
     "ApplyTraversal": "hookviz.widgets",
     "HookMonitor": "hookviz.widgets",
     "HookTimeline": "hookviz.widgets",
@@ -65,6 +68,12 @@ def __getattr__(name: str) -> Any:
     value = module if target.rsplit(".", 1)[1] == name else getattr(module, name)
     globals()[name] = value
     return value
+
+
+def _load_core() -> None:
+    """Bind every core name now: the grader pins them before a student's code can rebind one."""
+    for name in _CORE:
+        __getattr__(name)
 
 
 def __dir__() -> list[str]:

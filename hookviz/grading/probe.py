@@ -113,6 +113,9 @@ def snapshot(config: dict) -> str:
             importlib.import_module(name)
         except Exception:  # the instructor's cell will fail the same way; nothing to pin
             pass
+    load_core = getattr(sys.modules.get("hookviz"), "_load_core", None)
+    if callable(load_core):  # hookviz binds its names on first use: bind them now, to pin them
+        load_core()
     names = list(GUARDED_MODULES) + list(IDENTITY_MODULES) + list(config.get("preload", ()))
     names += sorted(
         n

@@ -32,6 +32,8 @@ BOOT = (
 )
 READY_TIMEOUT = 300.0  # importing torch on a loaded machine can take tens of seconds
 EXIT_TIMEOUT = 15.0  # from "pytest is done" to "the sandbox is swept"
+# What torch imports only on first use, for seconds: an optimizer's first step imports dynamo.
+TORCH_LATER = ("torch.optim", "torch._dynamo")
 ENV = {
     "LANG": "C.UTF-8",
     "LC_ALL": "C.UTF-8",
@@ -56,7 +58,8 @@ class WarmSandbox:
     """``Sandbox.run`` for ``engine``, run in a warm process per slot (a cold run where it cannot)."""
 
     def __init__(self, sandbox: Sandbox, preload: list[str], scratch: Path):
-        self.base, self.preload, self.scratch = sandbox, list(preload), scratch
+        self.base, self.scratch = sandbox, scratch
+        self.preload = list(preload) + (list(TORCH_LATER) if "torch" in preload else [])
         self.kind, self.warning = sandbox.kind, sandbox.warning
         self.enabled = sandbox.kind == "bwrap"
         self.notes: list[str] = []  # why a slot went cold, once each

@@ -97,6 +97,9 @@ def warm_up(preload: list[str]) -> list[str]:
             importlib.import_module(name)
         except BaseException:  # an instructor's import may be a name, not a module
             failed.append(name)
+    load_core = getattr(sys.modules.get("hookviz"), "_load_core", None)
+    if callable(load_core):  # what the kernel's snapshot binds, imported here once
+        load_core()
     return failed
 
 
