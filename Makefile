@@ -71,6 +71,7 @@ bench: $(STAMP) system-deps  ## run every benchmark (hours; figures go in bench/
 	$(PY) bench/bench_record.py
 	$(PY) bench/bench_widgets.py
 	$(PY) bench/bench_grading.py
+	$(PY) bench/bench_nbgrader.py
 	$(PY) bench/bench_integrity.py
 	$(PY) bench/bench_cluster.py
 	$(PY) bench/bench_site.py

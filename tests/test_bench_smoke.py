@@ -20,6 +20,7 @@ REPORTS = {
         "## ApplyTraversal playing in JupyterLab",
     ],
     "bench_grading.py": ["ratio (hookviz / bare)", "speed-up (-j 1 / -j 2)"],
+    "bench_nbgrader.py": ["ratio to nbgrader (median of rounds)", "## where hookviz's time goes"],
     "bench_integrity.py": ["added per check / a check cell", '"ratio"'],
     "bench_cluster.py": [
         "speed-up (ratio per round, median)",
