@@ -648,8 +648,10 @@ def where_signal_dies(stats, threshold=1e-3):
                 output.register_hook(lambda grad: by_hook.__setitem__(path, grad.norm().item()))
                 outputs[path] = output"""
         ),
-        "raised AttributeError: 'NoneType' object has no attribute 'norm'",
-        "a .grad was None",
+        # named by the student's function, not the <dictcomp> it failed in
+        "✗ gradient_norms_three_ways raised AttributeError: 'NoneType' object has no attribute 'norm'",
+        "a .grad was None when the code read it",
+        "unless retain_grad() was called on it",
     ),
     wrong(
         "gradient_norms_three_ways",
@@ -1176,37 +1178,6 @@ def where_signal_dies(stats, threshold=1e-2):
 """,
         "✗ where_signal_dies finds the first layer whose average std is below 0.001 (the default threshold)",
         "The default threshold is 1e-3",
-    ),
-    wrong(
-        "gradient_norms_three_ways",
-        "reads .grad without retain_grad, in a dict comprehension",
-        "wrong place",
-        """
-def gradient_norms_three_ways(model, x, y):
-    by_hook, outputs, handles = {}, {}, []
-    for path, module in model.named_modules():
-        if isinstance(module, nn.Linear):
-
-            def watch(module, inputs, output, path=path):
-                output.register_hook(lambda grad: by_hook.__setitem__(path, grad.norm().item()))
-                outputs[path] = output
-
-            handles.append(module.register_forward_hook(watch))
-    model.zero_grad()
-    try:
-        nn.functional.cross_entropy(model(x), y).backward()
-    finally:
-        for handle in handles:
-            handle.remove()
-    return {
-        "tensor_hook": by_hook,
-        "retain_grad": {path: output.grad.norm().item() for path, output in outputs.items()},
-        "param_grad": {path: model.get_submodule(path).weight.grad.norm().item() for path in outputs},
-    }
-""",
-        "✗ gradient_norms_three_ways raised AttributeError: 'NoneType' object has no attribute 'norm'",
-        "a .grad was None when the code read it",
-        "unless retain_grad() was called on it",
     ),
 ]
 
