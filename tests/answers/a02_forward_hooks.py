@@ -916,4 +916,29 @@ def linear_transformation(module):
         "ab.a, ab.b, cd.c and cd.d have more than one",
         "exactly once each",
     ),
+    wrong(
+        "linear_transformation",
+        "registered with with_kwargs=True",
+        "wrong argument",
+        """
+def linear_transformation(module):
+    if is_function(module):
+        module.register_forward_hook(hook, with_kwargs=True)
+""",
+        "✗ linear_transformation raised TypeError: hook() takes 3 positional arguments but 4 were given",
+        "PyTorch called a hook with arguments it does not take",
+        "a forward hook as hook(module, inputs, output)",
+    ),
+    wrong(
+        "hook",
+        "writes the result into output and returns nothing",
+        "a hook's return value ignored",
+        """
+def hook(module, inputs, output):
+    output.copy_(inputs[0] @ module.W.T + module.b)
+""",
+        "✗ hook returns a tensor for two samples",
+        "it is None, expected a Tensor",
+        "hook must return the new output",
+    ),
 ]

@@ -1205,4 +1205,32 @@ def kaiming_initialization(module):
         "the notebook defines kaiming_initialization, a close name",
         "give it back the name kaiming_init",
     ),
+    wrong(
+        "ActivationStats",
+        "zeros counted per sample, not as a fraction",
+        "wrong formula",
+        """
+class ActivationStats:
+    def __init__(self, model):
+        self.model = model
+        self.stats = {}
+
+    def __enter__(self):
+        self.handles = []
+        for path, module in self.model.named_modules():
+            if isinstance(module, (nn.ReLU, nn.Tanh)):
+                def keep(module, inputs, output, path=path):
+                    zeros = (output == 0).sum().item() / output.shape[0]
+                    self.stats.setdefault(path, []).append((output.mean().item(), output.std().item(), zeros))
+                self.handles.append(module.register_forward_hook(keep))
+        return self
+
+    def __exit__(self, *exc):
+        for handle in self.handles:
+            handle.remove()
+""",
+        "✗ the zero fraction (outputs exactly 0) of each layer's output, batch by batch (a 3-layer ReLU network)",
+        "value['1'][0] is 16.1875, expected 0.505859375",
+        "the fraction of the output's values that are exactly 0",
+    ),
 ]
