@@ -64,7 +64,7 @@ def test_build_reports_every_error_in_one_run_and_writes_nothing(course: Path) -
 
 
 def test_an_assignment_takes_the_files_beside_it_not_other_assignments(tmp_path: Path) -> None:
-    from hookviz.grading.merge import Assignment
+    from hookviz.grading.merge import assignment_files
 
     for name, text in {
         "a.ipynb": "{}",
@@ -73,11 +73,13 @@ def test_an_assignment_takes_the_files_beside_it_not_other_assignments(tmp_path:
         ".hidden": "h",
         "other/b.ipynb": "{}",  # another assignment's folder
         "other/picture.png": "p",
+        "out/assignment.json": "{}",  # an out folder of hookviz grade
+        "out/gradebook.csv": "student",
     }.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text)
-    assignment = Assignment(tmp_path / "a.ipynb", "a", None, "", [], [])
-    assert sorted(p.relative_to(tmp_path).as_posix() for p in assignment.files) == [
+    files = assignment_files(tmp_path / "a.ipynb")
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in files) == [
         "data.csv",
         "data/more.txt",
     ]

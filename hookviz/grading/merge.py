@@ -95,6 +95,7 @@ class Assignment:
     checks: list[CheckCell]
     answers: list[AnswerCell]
     manual: list[ManualQuestion] = field(default_factory=list)
+    files: list[Path] = field(default_factory=list)  # beside the notebook: see assignment_files
 
     @property
     def auto_points(self) -> float:
@@ -106,25 +107,31 @@ class Assignment:
         """The most a submission can score: the checks and the questions graded by hand."""
         return self.auto_points + sum(q.points for q in self.manual)
 
-    @property
-    def files(self) -> list[Path]:
-        """The files shipped beside the notebook (data, helper modules), copied into every
-        grading folder; hidden files, notebooks, caches and the folders of other assignments
-        (a subfolder that holds a notebook) are left out."""
-        folder = self.path.parent
-        found = []
-        for path in sorted(folder.rglob("*")):
-            parts = path.relative_to(folder).parts
-            if any(part.startswith(".") or part == "__pycache__" for part in parts):
-                continue
-            if any(
-                next(folder.joinpath(*parts[:i]).glob("*.ipynb"), None)
-                for i in range(1, len(parts))
-            ):
-                continue  # inside another assignment's folder
-            if path.is_file() and path.suffix != ".ipynb":
-                found.append(path)
-        return found
+
+# A folder beside the notebook holding one of these is no file of the assignment: another
+# assignment (a notebook), or an out folder of `hookviz grade`.
+_NOT_ASSIGNMENT_FILES = ("*.ipynb", "assignment.json", "assignment-folder.json")
+
+
+def assignment_files(notebook: Path) -> list[Path]:
+    """The files shipped beside ``notebook`` (data, helper modules), copied into every grading
+    folder; hidden files, notebooks, caches, other assignments' folders (a subfolder holding a
+    notebook) and out folders of `hookviz grade` are left out."""
+    folder = Path(notebook).parent
+
+    def foreign(directory: Path) -> bool:
+        return any(next(directory.glob(pattern), None) for pattern in _NOT_ASSIGNMENT_FILES)
+
+    found = []
+    for path in sorted(folder.rglob("*")):
+        parts = path.relative_to(folder).parts
+        if any(part.startswith(".") or part == "__pycache__" for part in parts):
+            continue
+        if any(foreign(folder.joinpath(*parts[:i])) for i in range(1, len(parts))):
+            continue
+        if path.is_file() and path.suffix != ".ipynb":
+            found.append(path)
+    return found
 
 
 def defined_functions(source: str) -> tuple[str, ...]:
@@ -216,6 +223,7 @@ def load_assignment(path: Path) -> Assignment:
         checks=checks,
         answers=answers,
         manual=manual,
+        files=assignment_files(path),
     )
     if assignment.files:  # a changed data file changes the assignment: grade again
         digest = hashlib.sha256(assignment.sha256.encode())
