@@ -15,7 +15,13 @@ import hookviz as hv
 from hookviz.histogram_history import LIVE_BINS, LIVE_COLUMNS
 from hookviz.summaries import Interner, Lane
 from hookviz.widgets.base import STATIC
-from hookviz.widgets.hook_monitor import LEVEL_ALPHABET, LEVEL_SCALE, MAX_EVENTS, TREND
+from hookviz.widgets.hook_monitor import (
+    LEVEL_ALPHABET,
+    LEVEL_SCALE,
+    MAX_EVENTS,
+    TABLE_COLUMNS,
+    TREND,
+)
 from tests.helpers import assert_no_hooks
 
 
@@ -249,6 +255,12 @@ def test_static_pictures():
     page = monitor.to_html()
     assert "<script" not in page
     assert page.count("<tr>") == 5  # header and four modules
+    headings = "".join(
+        f'<th class="hvs-num">{label}</th>' if numeric else f"<th>{label}</th>"
+        for _, label, numeric in TABLE_COLUMNS
+    )
+    assert headings in page
+    assert page.count("<td") == 4 * len(TABLE_COLUMNS)
     figure = monitor.plot()
     assert len(figure.axes) == 2
     assert figure.axes[1].get_xscale() == "log"
@@ -320,6 +332,26 @@ def test_the_browser_gets_the_level_alphabet_from_the_state_and_keeps_no_copy():
     assert LEVEL_ALPHABET not in (STATIC / "hook_monitor.js").read_text(encoding="utf-8")
     with pytest.raises(traitlets.TraitError, match="read-only"):
         hv.HookMonitor(hv.examples.mlp((4, 8, 2))).level_alphabet = "01"
+
+
+def test_the_browser_gets_the_table_columns_from_the_state_and_keeps_no_copy():
+    monitor = hv.HookMonitor(hv.examples.mlp((4, 8, 2)))
+    assert monitor.get_state()["table_columns"] == [
+        {"key": key, "label": label, "numeric": numeric} for key, label, numeric in TABLE_COLUMNS
+    ]
+    script = (STATIC / "hook_monitor.js").read_text(encoding="utf-8")
+    assert "‖grad‖" not in script and '"warnings",' not in script  # no headings, no list of them
+    with pytest.raises(traitlets.TraitError, match="read-only"):
+        monitor.table_columns = []
+
+
+def test_heatmap_kind_still_works_and_warns_that_it_is_now_heatmap_signal():
+    monitor = hv.HookMonitor(hv.examples.mlp((4, 8, 2)))
+    with pytest.warns(DeprecationWarning, match="heatmap_kind is now HookMonitor.heatmap_signal"):
+        monitor.heatmap_kind = "gradient"
+    assert monitor.heatmap_signal == "gradient" and "heatmap_kind" not in monitor.get_state()
+    with pytest.warns(DeprecationWarning, match="heatmap_kind is now"):
+        assert monitor.heatmap_kind == "gradient"
 
 
 def test_the_heat_map_reaches_the_browser_as_strict_json_levels_of_the_live_histograms():
@@ -418,12 +450,12 @@ def test_bad_heat_map_arguments_say_what_to_pass(kwargs, error, message):
         hv.HookMonitor(hv.examples.mlp((4, 8, 2)), **kwargs)
 
 
-def test_heat_map_kind_and_static_view_are_checked():
+def test_heat_map_signal_and_static_view_are_checked():
     monitor = hv.HookMonitor(hv.examples.mlp((4, 8, 2)), gradients=False, view="heatmap")
     assert monitor.get_state()["view"] == "heatmap"
     with pytest.raises(traitlets.TraitError, match="watches no gradients"):
-        monitor.heatmap_kind = "gradient"
-    with pytest.raises(traitlets.TraitError, match="kind must be 'output'"):
-        monitor.heatmap_kind = "outputs"
+        monitor.heatmap_signal = "gradient"
+    with pytest.raises(traitlets.TraitError, match="heatmap_signal must be 'output'"):
+        monitor.heatmap_signal = "outputs"
     with pytest.raises(ValueError, match="view must be 'table' or 'heatmap', got 'heat'"):
         monitor.plot(view="heat")

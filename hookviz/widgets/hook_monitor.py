@@ -12,6 +12,7 @@ from __future__ import annotations
 import collections
 import math
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,6 +41,21 @@ MONITOR_STATS = ("mean", "std", "min", "max", "norm", "nan", "inf", "histogram",
 TREND = 40  # recent values kept per module for the trend line
 MAX_EVENTS = 512  # record()'s own buffer: the monitor reads events as they come, it never re-reads
 VIEWS = ("table", "heatmap")
+# The table view's columns in order, (key, heading, numeric): the static picture reads them
+# here and the browser through the read-only table_columns trait; each side fills a cell by key.
+TABLE_COLUMNS = (
+    ("module", "module", False),
+    ("class", "class", False),
+    ("calls", "calls", True),
+    ("output", "output", False),
+    ("mean", "mean", True),
+    ("std", "std", True),
+    ("min", "min", True),
+    ("max", "max", True),
+    ("histogram", "histogram", False),
+    ("grad_norm", "‖grad‖", True),
+    ("warnings", "warnings", False),
+)
 # The heat map travels as one character per cell: level round(LEVEL_SCALE * log(1 + count)),
 # 0 for an empty cell, so a cell's level says its count within about 15%.
 LEVEL_ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -164,12 +180,17 @@ class HookMonitor(HookvizWidget):
     thresholds = traitlets.Dict().tag(sync=True)
     gradients = traitlets.Bool(True).tag(sync=True)  # False: no gradient view
     view = traitlets.Unicode("table").tag(sync=True)  # 'table' or 'heatmap'
-    # what the heat map shows: 'output' or 'gradient'
-    heatmap_kind = traitlets.Unicode("output").tag(sync=True)
+    # the signal the heat map shows: 'output' or 'gradient' (heatmap_kind: its deprecated name)
+    heatmap_signal = traitlets.Unicode("output").tag(sync=True)
     # each module's histogram over time, compact (see _heatmap_json)
     heatmap = traitlets.Dict().tag(sync=True)
     # the characters of the heat map's cells, level 0 first: the browser decodes with these
     level_alphabet = traitlets.Unicode(LEVEL_ALPHABET, read_only=True).tag(sync=True)
+    # the table view's columns, {"key", "label", "numeric"} each, in order (see TABLE_COLUMNS)
+    table_columns = traitlets.List(
+        [{"key": k, "label": label, "numeric": numeric} for k, label, numeric in TABLE_COLUMNS],
+        read_only=True,
+    ).tag(sync=True)
 
     def __init__(
         self,
@@ -194,7 +215,7 @@ class HookMonitor(HookvizWidget):
         self._interval = 1.0 / _check_rate(updates_per_second)
         self._vanishing, self._exploding = _check_thresholds(vanishing_below, exploding_above)
         self._keeps_heatmap = _check_heatmap(heatmap, view)
-        self._kinds = SIGNALS if gradients else SIGNALS[:1]
+        self._signals = SIGNALS if gradients else SIGNALS[:1]
         # A recording is made at each start(): check now what it would refuse.
         self._every = check_every(every)
         self._exact = check_exact(exact)
@@ -242,18 +263,29 @@ class HookMonitor(HookvizWidget):
             raise traitlets.TraitError(f"view must be 'table' or 'heatmap', got {view!r}.")
         return view
 
-    @traitlets.validate("heatmap_kind")
-    def _valid_heatmap_kind(self, proposal):
-        kind = proposal["value"]
+    @traitlets.validate("heatmap_signal")
+    def _valid_heatmap_signal(self, proposal):
+        signal = proposal["value"]
         try:
-            check_signal(kind, "heatmap_kind")
+            check_signal(signal, "heatmap_signal")
         except ValueError as error:
             raise traitlets.TraitError(str(error)) from None
-        if kind == "gradient" and not self.gradients:
+        if signal == "gradient" and not self.gradients:
             raise traitlets.TraitError(
-                "this monitor watches no gradients (gradients=False): heatmap_kind must be 'output'."
+                "this monitor watches no gradients (gradients=False): heatmap_signal must be 'output'."
             )
-        return kind
+        return signal
+
+    @property
+    def heatmap_kind(self) -> str:
+        """Deprecated: ``heatmap_signal``."""
+        _warn_heatmap_kind()
+        return self.heatmap_signal
+
+    @heatmap_kind.setter
+    def heatmap_kind(self, signal: str) -> None:
+        _warn_heatmap_kind()
+        self.heatmap_signal = signal
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -379,26 +411,27 @@ class HookMonitor(HookvizWidget):
         if time.monotonic() - self._last_push >= self._interval:
             self._push()
 
-    # The heat map's streams: kind after kind, and within a kind one per watched module in order.
-    def _kind_streams(self, kind: str) -> range:
-        """The heat-map streams of ``kind``, the i-th watched module's at index i."""
+    # The heat map's streams: signal after signal, and within a signal one per watched module
+    # in order.
+    def _signal_streams(self, signal: str) -> range:
+        """The heat-map streams of ``signal``, the i-th watched module's at index i."""
         n = len(self._summaries)
-        first = self._kinds.index(kind) * n
+        first = self._signals.index(signal) * n
         return range(first, first + n)
 
     @property
     def _stream_count(self) -> int:
-        return self._kind_streams(self._kinds[-1]).stop
+        return self._signal_streams(self._signals[-1]).stop
 
     def _streams(self, recording: Recording) -> torch.Tensor:
         """The heat-map stream of each (phase id, path id) of ``recording``; -1: not watched."""
         streams = torch.full((len(PHASES), len(recording.targets)), -1, dtype=torch.int64)
         position = {path: i for i, path in enumerate(self._summaries)}
-        for kind in self._kinds:
-            kind_streams = self._kind_streams(kind)
+        for signal in self._signals:
+            signal_streams = self._signal_streams(signal)
             for path_id, (path, _) in enumerate(recording.targets):
                 if path in position:
-                    streams[SIGNAL_PHASES[kind], path_id] = kind_streams[position[path]]
+                    streams[SIGNAL_PHASES[signal], path_id] = signal_streams[position[path]]
         return streams
 
     def _take_histograms(self, batch: HistogramBatch) -> None:
@@ -424,7 +457,7 @@ class HookMonitor(HookvizWidget):
             raise ValueError(
                 "this HookMonitor keeps no histograms over time (heatmap=False); make it with heatmap=True."
             )
-        if signal not in self._kinds:
+        if signal not in self._signals:
             raise ValueError(
                 "this HookMonitor watches no gradients (gradients=False); make it with gradients=True."
             )
@@ -437,7 +470,7 @@ class HookMonitor(HookvizWidget):
         histories = [
             self._heat.history(stream, path, shown["label"], signal)
             for stream, path, shown in zip(
-                self._kind_streams(signal), self._summaries, self.modules, strict=True
+                self._signal_streams(signal), self._summaries, self.modules, strict=True
             )
         ]
         histories = [h for h in histories if h is not None]
@@ -450,7 +483,7 @@ class HookMonitor(HookvizWidget):
         return histories
 
     def _heatmap_json(self) -> dict[str, Any]:
-        """The heat map for the browser: per kind, per module, None or its value range, its number
+        """The heat map for the browser: per signal, per module, None or its value range, its number
         of bins and its cells, column after column, one LEVEL_ALPHABET character each."""
         heat = self._heat
         if heat is None:
@@ -459,7 +492,7 @@ class HookMonitor(HookvizWidget):
                 "span": self._every,
                 "steps": self.steps,
                 "scale": LEVEL_SCALE,
-                **{kind: [None] * len(self._summaries) for kind in self._kinds},
+                **{signal: [None] * len(self._summaries) for signal in self._signals},
             }
         # In numpy, single-threaded: on a busy machine each of torch's parallel ops would wait
         # for its threads, and this runs a few times a second beside the training loop.
@@ -482,9 +515,9 @@ class HookMonitor(HookvizWidget):
             "steps": self.steps,
             "scale": LEVEL_SCALE,
         }
-        for kind in self._kinds:
+        for signal in self._signals:
             panels: list[dict[str, Any] | None] = []
-            for stream in self._kind_streams(kind):
+            for stream in self._signal_streams(signal):
                 if not has_values[stream]:
                     panels.append(None)
                     continue
@@ -498,7 +531,7 @@ class HookMonitor(HookvizWidget):
                         "cells": cells,
                     }
                 )
-            found[kind] = panels
+            found[signal] = panels
         return found
 
     def _snapshot(self) -> dict[str, Any]:
@@ -534,7 +567,9 @@ class HookMonitor(HookvizWidget):
             ):
                 self.heatmap = self._heatmap_json()
                 self._heat_sent = heat.version
-                size = sum(len(p["cells"]) for kind in self._kinds for p in self.heatmap[kind] if p)
+                size = sum(
+                    len(p["cells"]) for signal in self._signals for p in self.heatmap[signal] if p
+                )
                 self._next_heat = now + max(self._interval, size / HEATMAP_BYTES_PER_SECOND)
 
     def _repr_mimebundle_(self, **kwargs):
@@ -556,31 +591,8 @@ class HookMonitor(HookvizWidget):
         """A self-contained HTML table of the latest numbers (no scripts)."""
         rows = []
         for shown, summary in zip(self.modules, self._summaries.values(), strict=True):
-            out = summary.output.latest
-            grad = summary.grad.latest
-            flag = self._flag(grad)
-            bad = summary.output.nan_events or summary.output.inf_events
-            rows.append(
-                [
-                    static_html.tag(
-                        "span", shown["label"], style=f"padding-left:{shown['depth'] * 12}px"
-                    ),
-                    static_html.escape(shown["type_name"]),
-                    str(summary.calls),
-                    static_html.escape(shape_text(out.shape) if out else ""),
-                    *(_text(getattr(out, k, None) if out else None) for k in ("mean", "std")),
-                    *(
-                        _text(
-                            getattr(out, k, None) if out else None,
-                            estimated=bool(out) and not out.exact,
-                        )
-                        for k in ("min", "max")
-                    ),
-                    static_html.bars(out.histogram if out else None, warn=bool(bad)),
-                    _text(grad.norm if grad else None),
-                    static_html.tag("span", _warning_text(summary, flag), cls="hvs-warn"),
-                ]
-            )
+            cells = self._static_cells(shown, summary)
+            rows.append([cells[key] for key, _, _ in TABLE_COLUMNS])
         body = (
             static_html.tag("div", self.title, cls="hvs-title")
             + static_html.tag(
@@ -589,24 +601,37 @@ class HookMonitor(HookvizWidget):
                 cls="hvs-muted",
             )
             + static_html.table(
-                [
-                    "module",
-                    "class",
-                    "calls",
-                    "output",
-                    "mean",
-                    "std",
-                    "min",
-                    "max",
-                    "histogram",
-                    "‖grad‖",
-                    "warnings",
-                ],
+                [label for _, label, _ in TABLE_COLUMNS],
                 rows,
-                numeric={2, 4, 5, 6, 7, 9},
+                numeric={i for i, (_, _, numeric) in enumerate(TABLE_COLUMNS) if numeric},
             )
         )
         return static_html.page("monitor", body)
+
+    def _static_cells(self, shown: dict[str, Any], summary: ModuleSummary) -> dict[str, str]:
+        """One module's row of the static table as HTML, by column key (TABLE_COLUMNS)."""
+        out = summary.output.latest
+        grad = summary.grad.latest
+        estimated = bool(out) and not out.exact
+        bad = summary.output.nan_events or summary.output.inf_events
+        return {
+            "module": static_html.tag(
+                "span", shown["label"], style=f"padding-left:{shown['depth'] * 12}px"
+            ),
+            "class": static_html.escape(shown["type_name"]),
+            "calls": str(summary.calls),
+            "output": static_html.escape(shape_text(out.shape) if out else ""),
+            **{k: _text(getattr(out, k, None) if out else None) for k in ("mean", "std")},
+            **{
+                k: _text(getattr(out, k, None) if out else None, estimated=estimated)
+                for k in ("min", "max")
+            },
+            "histogram": static_html.bars(out.histogram if out else None, warn=bool(bad)),
+            "grad_norm": _text(grad.norm if grad else None),
+            "warnings": static_html.tag(
+                "span", _warning_text(summary, self._flag(grad)), cls="hvs-warn"
+            ),
+        }
 
     def plot(self, view: str = "table", signal: str = "output", *, kind: str | None = None):
         """A matplotlib Figure (needs matplotlib) of the table view (output mean ± std and gradient
@@ -671,6 +696,15 @@ def _check_heatmap(heatmap: Any, view: str) -> bool:
             "view='heatmap' needs heatmap=True: a monitor made with heatmap=False keeps no histograms."
         )
     return heatmap
+
+
+def _warn_heatmap_kind() -> None:
+    warnings.warn(
+        "HookMonitor.heatmap_kind is now HookMonitor.heatmap_signal, 'output' or 'gradient' "
+        "(heatmap_kind will be removed in a later release).",
+        DeprecationWarning,
+        stacklevel=3,
+    )
 
 
 def _warning_text(summary: ModuleSummary, flag: str | None) -> str:

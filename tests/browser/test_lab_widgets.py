@@ -275,6 +275,9 @@ def test_hook_monitor_updates_live_while_the_loop_runs(lab):
     assert len(live) >= 3, seen_steps  # several updates arrived while the cell was still running
     assert live == sorted(live)
     assert len(seen_means) >= 2  # and the numbers changed with them
+    headings = "|".join(widget.locator(".hv-table th").all_text_contents()) + "\n"
+    code = "print(*(c['label'] for c in monitor.table_columns), sep='|')"
+    assert kernel_prints(lab, code, headings) == headings  # the table's columns come from Python
 
     widget.locator("tr[data-path='head.1']").click()
     assert widget.locator(".hv-detail-title").text_content().startswith("head.1")
@@ -516,7 +519,7 @@ def test_heat_map_is_reached_and_switched_with_the_keyboard(lab):
     widget.scroll_into_view_if_needed()
     widget.evaluate("(el) => el.focus()")  # as a Tab to the widget would
     lab.page.keyboard.press("g")
-    wait_data(lab, view, "kind", "gradient")
+    wait_data(lab, view, "signal", "gradient")
     canvas = widget.locator(".hv-heat").nth(3).locator("canvas")
     assert "histogram of its gradients w.r.t. the outputs" in canvas.get_attribute("aria-label")
     assert min(painted_columns(widget.locator(".hv-heat").nth(3))) > 0
@@ -538,12 +541,12 @@ def test_heat_map_is_reached_and_switched_with_the_keyboard(lab):
     )  # the selection carries over
     assert (
         kernel_prints(
-            lab, "print(heat.view, heat.heatmap_kind, heat.selected)", "heatmap gradient 0\n"
+            lab, "print(heat.view, heat.heatmap_signal, heat.selected)", "heatmap gradient 0\n"
         )
         == "heatmap gradient 0\n"
     )
     widget.get_by_role("button", name="Show outputs (G switches)").click()
-    wait_data(lab, view, "kind", "output")
+    wait_data(lab, view, "signal", "output")
 
 
 # -- Prediction: the answer reaches the page only after the reader commits ----------------------

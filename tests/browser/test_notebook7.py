@@ -101,7 +101,7 @@ def test_the_heat_map_draws_live_in_notebook_7(notebook7):
     widget.evaluate("(el) => el.focus()")
     page.keyboard.press("g")
     page.wait_for_function(
-        "() => document.querySelectorAll('.hv-heat-view')[1].dataset.kind === 'gradient'",
+        "() => document.querySelectorAll('.hv-heat-view')[1].dataset.signal === 'gradient'",
         timeout=10_000,
     )
     assert all(min(painted_columns(panel)) > 0 for panel in widget.locator(".hv-heat").all())
@@ -113,7 +113,7 @@ def test_the_heat_map_draws_live_in_notebook_7(notebook7):
         and brightness(background) > 3 * 200
     )  # light
     page.wait_for_timeout(300)
-    assert notebook7.notebook.execute("print(heat.heatmap_kind, heat.steps)") == "gradient 40\n"
+    assert notebook7.notebook.execute("print(heat.heatmap_signal, heat.steps)") == "gradient 40\n"
     notebook7.notebook.screenshot(widget, "notebook7-heatmap")
     assert notebook7.widget_errors() == []
 

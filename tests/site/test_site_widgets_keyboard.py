@@ -247,6 +247,10 @@ def test_hook_monitor_selects_switches_views_and_scrubs_the_recorded_steps(site_
     site_tab.skip_to_content()
     site_tab.tab_to(root, index)
     assert data(site_tab, root, index)["view"] == "table"
+    headings = widget.locator(".hv-table th").evaluate_all(
+        "(ths) => ths.map((th) => th.textContent)"
+    )
+    assert headings == [c["label"] for c in monitor.state["table_columns"]]  # from the state
 
     def selected() -> list[str]:
         return widget.locator('tr.hv-mrow[aria-selected="true"]').evaluate_all(
@@ -268,12 +272,12 @@ def test_hook_monitor_selects_switches_views_and_scrubs_the_recorded_steps(site_
     wait_data(site_tab, root, "view", "heatmap", index)
     box = widget.locator(".hv-heat-view")
     assert box.is_visible() and not widget.locator(".hv-table-panel").is_visible()
-    assert box.get_attribute("data-kind") == "output"
+    assert box.get_attribute("data-signal") == "output"
     painted = sum(1 for panel in heat["output"] if panel)
     assert widget.locator('.hv-heat[data-filled="true"]').count() == painted > 0
     site_tab.press("g")  # G: gradients
-    assert box.get_attribute("data-kind") == "gradient"
-    assert box.locator('.hv-kind[data-kind="gradient"]').get_attribute("aria-pressed") == "true"
+    assert box.get_attribute("data-signal") == "gradient"
+    assert box.locator('.hv-signal[data-signal="gradient"]').get_attribute("aria-pressed") == "true"
     assert widget.locator('.hv-heat[data-filled="true"]').count() == sum(
         1 for panel in heat["gradient"] if panel
     )
@@ -297,7 +301,7 @@ def test_hook_monitor_selects_switches_views_and_scrubs_the_recorded_steps(site_
     assert readout.inner_text() == column_text(columns - 1, span, steps)
     assert axe_violations(site_tab.page, root) == []  # the heat map of gradients, too
     site_tab.press("g", "v")  # back to outputs, back to the table
-    assert box.get_attribute("data-kind") == "output"
+    assert box.get_attribute("data-signal") == "output"
     wait_data(site_tab, root, "view", "table", index)
 
 

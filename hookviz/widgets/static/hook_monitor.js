@@ -126,7 +126,7 @@ const VIRIDIS = [
   [181, 222, 43],
   [253, 231, 37],
 ];
-const KIND_TEXT = { output: "outputs", gradient: "gradients w.r.t. the outputs" };
+const SIGNAL_TEXT = { output: "outputs", gradient: "gradients w.r.t. the outputs" };
 
 function viridis(t) {
   const x = Math.max(0, Math.min(1, t)) * (VIRIDIS.length - 1);
@@ -244,18 +244,18 @@ function heatView(model, modules, onPick) {
     return { figure, canvas, marker, hi, lo, note, label };
   });
   const cursor = cursorView(panels.map((p) => p.marker));
-  const kindButtons = Object.entries(KIND_TEXT).map(([kind, text]) =>
+  const signalButtons = Object.entries(SIGNAL_TEXT).map(([signal, text]) =>
     button(
       text,
       () => {
-        model.set("heatmap_kind", kind);
+        model.set("heatmap_signal", signal);
         model.save_changes();
       },
-      { cls: "hv-kind hv-with-text", title: `Show ${text} (G switches)` },
+      { cls: "hv-signal hv-with-text", title: `Show ${text} (G switches)` },
     ),
   );
-  kindButtons.forEach((b, i) => {
-    b.dataset.kind = Object.keys(KIND_TEXT)[i];
+  signalButtons.forEach((b, i) => {
+    b.dataset.signal = Object.keys(SIGNAL_TEXT)[i];
   });
   const steps = h("span", { class: "hv-muted" });
   const legendBar = h("span", { class: "hv-heat-legend-bar" });
@@ -269,7 +269,7 @@ function heatView(model, modules, onPick) {
       h(
         "div",
         { class: "hv-switch", role: "group", "aria-label": "what the heat map shows" },
-        kindButtons,
+        signalButtons,
       ),
       steps,
       cursor.readout,
@@ -295,25 +295,25 @@ function heatView(model, modules, onPick) {
   let drawn = [{}];
   function draw(selected) {
     const heat = model.get("heatmap") || {};
-    const kind = model.get("gradients") ? model.get("heatmap_kind") : "output";
+    const signal = model.get("gradients") ? model.get("heatmap_signal") : "output";
     // A snapshot and a heat map often arrive in one message: paint once.
-    if (drawn[0] === heat && drawn[1] === kind && drawn[2] === selected) return;
-    drawn = [heat, kind, selected];
-    paint(heat, kind, selected);
+    if (drawn[0] === heat && drawn[1] === signal && drawn[2] === selected) return;
+    drawn = [heat, signal, selected];
+    paint(heat, signal, selected);
     cursor.draw(heat, box);
   }
 
-  function paint(heat, kind, selected) {
-    const shown = heat[kind] || [];
+  function paint(heat, signal, selected) {
+    const shown = heat[signal] || [];
     const columns = heat.columns || 0;
     const top = topLevel(shown, levelOf);
-    box.dataset.kind = kind;
+    box.dataset.signal = signal;
     box.dataset.columns = String(columns);
     box.dataset.steps = String(heat.steps || 0);
-    kindButtons.forEach((b) => {
+    signalButtons.forEach((b) => {
       b.hidden = !model.get("gradients");
-      b.setAttribute("aria-pressed", b.dataset.kind === kind ? "true" : "false");
-      b.classList.toggle("hv-on", b.dataset.kind === kind);
+      b.setAttribute("aria-pressed", b.dataset.signal === signal ? "true" : "false");
+      b.classList.toggle("hv-on", b.dataset.signal === signal);
     });
     const span = heat.span || 1;
     steps.textContent = columns
@@ -325,12 +325,12 @@ function heatView(model, modules, onPick) {
       paintHeat(p.canvas, panel, columns, top, levelOf);
       p.hi.textContent = panel ? fmt(panel.hi) : "";
       p.lo.textContent = panel ? fmt(panel.lo) : "";
-      p.note.textContent = panel ? "" : kind === "gradient" ? "no gradient yet" : "no output yet";
+      p.note.textContent = panel ? "" : signal === "gradient" ? "no gradient yet" : "no output yet";
       p.figure.dataset.filled = panel ? "true" : "false";
       p.canvas.setAttribute(
         "aria-label",
         panel
-          ? `${p.label}: histogram of its ${KIND_TEXT[kind]} over ${heat.steps} steps, values ${fmt(panel.lo)} to ${fmt(panel.hi)}`
+          ? `${p.label}: histogram of its ${SIGNAL_TEXT[signal]} over ${heat.steps} steps, values ${fmt(panel.lo)} to ${fmt(panel.hi)}`
           : `${p.label}: nothing yet`,
       );
       p.figure.classList.toggle("hv-selected", i === selected);
@@ -407,34 +407,67 @@ function headerView(model, hasHeat, onFreeze) {
   return { node, draw, setView };
 }
 
+// How a column's cell shows its row, by the column's key. Which columns there are, their
+// headings and their order come from Python (the table_columns trait); module and class are
+// written once, when the table is made.
+const FIXED_CELLS = {
+  module: (cell, { label, depth }) =>
+    cell.append(h("span", { style: `padding-left:${depth * 12}px`, text: label })),
+  class: (cell, { type_name: type }) => {
+    cell.textContent = type;
+  },
+};
+const statCell =
+  (k) =>
+  (cell, { out }) => {
+    cell.textContent = out ? fmt(out[k]) : "";
+  };
+const extremeCell =
+  (k) =>
+  (cell, { out }) => {
+    cell.textContent = out ? extreme(out, k) : "";
+    cell.title = out && out.exact === false ? "estimated from a sample (exact=False)" : "";
+  };
+const LIVE_CELLS = {
+  calls: (cell, row) => {
+    cell.textContent = String(row.calls);
+  },
+  output: (cell, { out }) => {
+    cell.textContent = out ? out.shape : "";
+  },
+  mean: statCell("mean"),
+  std: statCell("std"),
+  min: extremeCell("min"),
+  max: extremeCell("max"),
+  histogram: (cell, { out }) => {
+    cell.replaceChildren(out ? sparkline(out.hist) : "");
+    cell.classList.toggle("hv-bad", badTensor(out));
+  },
+  grad_norm: (cell, { grad }) => {
+    cell.textContent = grad ? fmt(grad.norm) : "";
+  },
+  warnings: (cell, row) => {
+    const warning = warningText(row);
+    cell.textContent = warning;
+    cell.className = warning ? "hv-warn" : "";
+  },
+};
+
 // The table: one row per module, cells updated in place.
-function tableView(modules, onPick) {
-  const columns = [
-    "module",
-    "class",
-    "calls",
-    "output",
-    "mean",
-    "std",
-    "min",
-    "max",
-    "histogram",
-    "‖grad‖",
-    "warnings",
-  ];
-  const numeric = new Set(["calls", "mean", "std", "min", "max", "‖grad‖"]);
+function tableView(modules, columns, onPick) {
+  const numeric = (c) => (c.numeric ? "hv-num" : "");
   const cellsOf = [];
-  const rowsEl = modules.map(({ label, type_name: type, depth }, i) => {
-    const cells = Object.fromEntries(
-      columns.map((c) => [c, h("td", { class: numeric.has(c) ? "hv-num" : "" })]),
-    );
-    cells.module.append(h("span", { style: `padding-left:${depth * 12}px`, text: label }));
-    cells.class.textContent = type;
-    cellsOf.push(cells);
+  const rowsEl = modules.map((shown, i) => {
+    const cells = columns.map((c) => {
+      const cell = h("td", { class: numeric(c) });
+      if (FIXED_CELLS[c.key]) FIXED_CELLS[c.key](cell, shown);
+      return [c.key, cell];
+    });
+    cellsOf.push(cells.filter(([key]) => LIVE_CELLS[key]));
     return h(
       "tr",
-      { class: "hv-mrow", "data-index": i, "data-path": label, onclick: () => onPick(i) },
-      columns.map((c) => cells[c]),
+      { class: "hv-mrow", "data-index": i, "data-path": shown.label, onclick: () => onPick(i) },
+      cells.map(([, cell]) => cell),
     );
   });
   const table = h(
@@ -446,7 +479,7 @@ function tableView(modules, onPick) {
       h(
         "tr",
         {},
-        columns.map((c) => h("th", { class: numeric.has(c) ? "hv-num" : "", text: c })),
+        columns.map((c) => h("th", { class: numeric(c), "data-key": c.key, text: c.label })),
       ),
     ),
     h("tbody", {}, rowsEl),
@@ -460,24 +493,11 @@ function tableView(modules, onPick) {
   function draw(rows, selected) {
     let warnings = 0;
     rows.forEach((row, i) => {
-      const cells = cellsOf[i];
-      const out = row.out;
-      cells.calls.textContent = String(row.calls);
-      cells.output.textContent = out ? out.shape : "";
-      for (const k of ["mean", "std"]) cells[k].textContent = out ? fmt(out[k]) : "";
-      for (const k of ["min", "max"]) {
-        cells[k].textContent = out ? extreme(out, k) : "";
-        cells[k].title = out && out.exact === false ? "estimated from a sample (exact=False)" : "";
-      }
-      cells.histogram.replaceChildren(out ? sparkline(out.hist) : "");
-      cells.histogram.classList.toggle("hv-bad", badTensor(out));
-      cells["‖grad‖"].textContent = row.grad ? fmt(row.grad.norm) : "";
-      const warning = warningText(row);
-      cells.warnings.textContent = warning;
-      cells.warnings.className = warning ? "hv-warn" : "";
+      for (const [key, cell] of cellsOf[i]) LIVE_CELLS[key](cell, row);
+      const warning = Boolean(warningText(row));
       if (warning) warnings += 1;
       rowsEl[i].classList.toggle("hv-selected", i === selected);
-      rowsEl[i].classList.toggle("hv-row-warn", Boolean(warning));
+      rowsEl[i].classList.toggle("hv-row-warn", warning);
       rowsEl[i].setAttribute("aria-selected", i === selected ? "true" : "false");
     });
     return warnings;
@@ -616,7 +636,7 @@ function render({ model, el }) {
       (hasHeat ? ", left and right arrows scrub the heat map's steps" : ""),
   );
   const header = headerView(model, hasHeat, toggleFreeze);
-  const table = tableView(modules, select);
+  const table = tableView(modules, model.get("table_columns"), select);
   const detail = detailView(model, modules);
   const grads = gradientsView(model, modules);
   const heat = heatView(model, modules, select);
@@ -695,7 +715,7 @@ function render({ model, el }) {
     },
     g: () => {
       if (!hasHeat || !model.get("gradients")) return;
-      model.set("heatmap_kind", model.get("heatmap_kind") === "output" ? "gradient" : "output");
+      model.set("heatmap_signal", model.get("heatmap_signal") === "output" ? "gradient" : "output");
       model.save_changes();
     },
   };
@@ -709,7 +729,7 @@ function render({ model, el }) {
   };
   const listeners = {
     "change:view": onView,
-    "change:heatmap_kind": onView,
+    "change:heatmap_signal": onView,
     "change:heatmap": onHeatmap,
     "change:selected": onView,
     "change:snapshot": onSnapshot,
