@@ -305,19 +305,11 @@ class Sandbox:
                     self._live.pop(child.pid, None)
                 if self.kind != "bwrap":
                     _kill_strays(env.get("HOOKVIZ_GRADE_TOKEN", ""))
-        records = []
-        for line in data.decode("utf-8", "replace").splitlines():
-            try:
-                record = json.loads(line)
-            except ValueError:
-                continue  # a line cut by a kill
-            if isinstance(record, dict):
-                records.append(record)
         return ChildResult(
             returncode=child.returncode,
             timed_out=timed_out,
             seconds=time.monotonic() - started,
-            records=records,
+            records=records_of(data),
             output_tail=output_tail_of(log_path),
         )
 
@@ -353,6 +345,19 @@ def read_until_closed(fd: int, deadline: float) -> tuple[bytes, bool]:
                 size += len(chunk)
             if chunk.endswith(DONE_LINE):  # pytest has finished; its exit adds nothing
                 return b"".join(chunks), False
+
+
+def records_of(data: bytes) -> list[dict]:
+    """The JSON records the grading plugin wrote to its results pipe, in order."""
+    records = []
+    for line in data.decode("utf-8", "replace").splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue  # a line cut by a kill
+        if isinstance(record, dict):
+            records.append(record)
+    return records
 
 
 def kill_group(child: subprocess.Popen) -> None:

@@ -23,7 +23,15 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .sandbox import ChildResult, Limits, Sandbox, kill_group, output_tail_of, read_until_closed
+from .sandbox import (
+    ChildResult,
+    Limits,
+    Sandbox,
+    kill_group,
+    output_tail_of,
+    read_until_closed,
+    records_of,
+)
 
 PLUGIN_DIR = Path(__file__).resolve().parent / "plugin"
 BOOT = (
@@ -140,7 +148,7 @@ class WarmSandbox:
             returncode=returncode,
             timed_out=timed_out,
             seconds=time.monotonic() - started,
-            records=_records(data),
+            records=records_of(data),
             output_tail=tail,
         )
 
@@ -265,15 +273,3 @@ def pytest_args(program: list[str]) -> list[str] | None:
     if program[1:3] == ["-I", "-c"] and program[3] == ENGINE_BOOT and program[4] == str(PLUGIN_DIR):
         return list(program[5:])
     return None
-
-
-def _records(data: bytes) -> list[dict]:
-    records = []
-    for line in data.decode("utf-8", "replace").splitlines():
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue  # a line cut by a kill
-        if isinstance(record, dict):
-            records.append(record)
-    return records
