@@ -125,6 +125,14 @@ NO_GRAD_TENSOR = Hint(
 )
 
 
+INTEGER_PARAMETER = Hint(
+    key="diagnosis: an integer Parameter",
+    nudge="A Parameter must hold floating-point values to require grad, and this one got integers: "
+    "torch.arange of ints, torch.tensor of Python ints or a LongTensor is int64. Make the tensor "
+    "floating point (torch.rand and torch.zeros are; or pass dtype=, e.g. the dtype of the module's "
+    "other parameters) before you wrap it in nn.Parameter.",
+)
+
 DTYPE_MISMATCH = Hint(
     key="diagnosis: two dtypes",
     nudge="Two tensors of different dtypes met in a matrix product: usually a float64 tensor (made "
@@ -462,6 +470,15 @@ _ERROR_RULES: list[tuple[Callable[[BaseException], bool], Callable[[BaseExceptio
         lambda e: Diagnosis(
             "PyTorch tried to call a hook that is None",
             NOT_A_FUNCTION,
+        ),
+    ),
+    (
+        lambda e: (
+            type(e) is RuntimeError
+            and "Only Tensors of floating point and complex dtype can require gradients" in str(e)
+        ),
+        lambda e: Diagnosis(
+            "an integer tensor was asked to require grad (a Parameter does)", INTEGER_PARAMETER
         ),
     ),
     (

@@ -116,6 +116,7 @@ def print_module(module):
 """,
         "✗ each module's printout is followed by a line of 30 dashes",
         "it printed nothing",
+        "apply throws away whatever your function returns",
     ),
     wrong(
         "print_module",

@@ -942,3 +942,20 @@ def hook(module, inputs, output):
         "hook must return the new output",
     ),
 ]
+
+# -- fixed after the second blind round (issue 21) ---------------------------------------------
+ANSWERS += [
+    wrong(
+        "add_bias",
+        "an integer bias from torch.arange",
+        "wrong dtype",
+        """
+def add_bias(module):
+    if is_function(module):
+        module.b = nn.Parameter(torch.arange(module.W.shape[0]))
+""",
+        "✗ add_bias raised RuntimeError: Only Tensors of floating point and complex dtype can require gradients",
+        "an integer tensor was asked to require grad",
+        "A Parameter must hold floating-point values to require grad",
+    ),
+]

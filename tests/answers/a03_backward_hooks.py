@@ -761,3 +761,42 @@ def doubled_gradients():
         "the gradients of the layers after h (closer to the loss) are already computed",
     ),
 ]
+
+# -- fixed after the second blind round (issue 21) ---------------------------------------------
+ANSWERS += [
+    wrong(
+        "gradient_norms",
+        "the deprecated register_backward_hook",
+        "the wrong hook kind",
+        _GRAD_NORMS.format(value="grad_output[0].norm().item()").replace(
+            "register_full_backward_hook", "register_backward_hook"
+        ),
+        "✗ the hooks are full backward hooks (an MLP)",
+        "register_backward_hook was used on 0, 2, 4",
+        "Use register_full_backward_hook",
+    ),
+    wrong(
+        "clip_gradient",
+        "removes the hook of the previous call",
+        "global state shared across calls or modules",
+        """
+_LAST = []
+
+
+def clip_gradient(tensor, max_norm):
+    while _LAST:
+        _LAST.pop().remove()
+
+    def clip(grad):
+        norm = grad.norm()
+        return grad * (max_norm / norm) if norm > max_norm else grad
+
+    handle = tensor.register_hook(clip)
+    _LAST.append(handle)
+    return handle
+""",
+        "✗ two tensors clipped one after the other both stay clipped (max_norm 1)",
+        "x.grad is [30.0, 40.0]",
+        "a second call on another tensor must not remove or replace the first one's hook",
+    ),
+]

@@ -821,3 +821,22 @@ def train_logged(model, batches, epochs):
         "zero_grad, backward and step on every batch",
     ),
 ]
+
+# -- fixed after the second blind round (issue 21) ---------------------------------------------
+ANSWERS += [
+    wrong(
+        "register_once",
+        "deletes every same-named forward hook",
+        "a hook it did not add removed",
+        """
+def register_once(module, hook):
+    for key, existing in list(module._forward_hooks.items()):
+        if getattr(existing, "__name__", None) == hook.__name__:
+            del module._forward_hooks[key]
+    return module.register_forward_hook(hook)
+""",
+        "✗ a hook of the same name that register_once did not add stays (nn.Linear)",
+        "the hooks that fired: ['mine']",
+        "remove through the handle you stored",
+    ),
+]

@@ -1234,3 +1234,21 @@ class ActivationStats:
         "the fraction of the output's values that are exactly 0",
     ),
 ]
+
+# -- fixed after the second blind round (issue 21) ---------------------------------------------
+ANSWERS += [
+    wrong(
+        "where_signal_dies",
+        "the smallest std over batches (not told of a default it kept)",
+        "wrong formula",
+        """
+def where_signal_dies(stats, threshold=1e-3):
+    for path, rows in stats.items():
+        if min(row[1] for row in rows) < threshold:
+            return path
+    return None
+""",
+        "Average each layer's std over all its batches",
+        "When no layer's average std is below the threshold, return None",
+    ),
+]
