@@ -92,9 +92,7 @@ def test_a_renamed_answer_is_named_with_the_name_the_check_wants(fresh_kernel, p
             source = solutions.get(meta.get("grade_id"), cell.source)
             kernel.run(source)  # the solution's answers, so that later exercises have theirs
             continue
-        wanted = next(
-            (n for n, s in solutions.items() if meta["grade_id"] == f"check_{n}"), None
-        )
+        wanted = next((n for n, s in solutions.items() if meta["grade_id"] == f"check_{n}"), None)
         if wanted is None or not answer_names(solutions[wanted]):
             continue
         name = answer_names(solutions[wanted])[0]

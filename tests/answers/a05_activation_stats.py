@@ -1252,3 +1252,23 @@ def where_signal_dies(stats, threshold=1e-3):
         "When no layer's average std is below the threshold, return None",
     ),
 ]
+ANSWERS += [
+    wrong(
+        "ActivationStats",
+        "the population std (unbiased=False)",
+        "wrong formula",
+        stats(
+            row="(output.mean().item(), output.std(unbiased=False).item(), (output == 0).float().mean().item())"
+        ),
+        "✗ the standard deviation of each layer's output, batch by batch (nested layers, tanh and ReLU)",
+        "These are the population standard deviations",
+    ),
+    wrong(
+        "gradient_norms_three_ways",
+        "param_grad from the bias",
+        "wrong argument",
+        three(param="model.get_submodule(path).bias.grad.norm().item()"),
+        "✗ found['param_grad'] holds the right norms (a 3-layer ReLU network)",
+        "These are the norms of the layers' bias gradients",
+    ),
+]
