@@ -840,3 +840,31 @@ def register_once(module, hook):
         "remove through the handle you stored",
     ),
 ]
+ANSWERS += [
+    wrong(
+        "train_logged",
+        "wraps the batch's error in one of its own",
+        "wrong type",
+        """
+def train_logged(model, batches, epochs):
+    log = []
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    handle = model[0].register_forward_hook(lambda module, inputs, output: log.append(output.mean().item()))
+    try:
+        for epoch in range(epochs):
+            for x, y in batches:
+                loss = nn.functional.mse_loss(model(x), y)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+    except Exception as error:
+        raise RuntimeError(f"training failed: {error}") from error
+    finally:
+        handle.remove()
+    return log
+""",
+        "✗ and it is the batch's own error, not another one wrapping it (2 batches, 3 epochs)",
+        "it raised RuntimeError: training failed: mat1 and mat2 shapes cannot be multiplied",
+        "hides it behind yours",
+    ),
+]
