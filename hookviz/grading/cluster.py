@@ -96,6 +96,7 @@ class GradeTask:
     settings: GradeSettings
     sandbox: str  # 'auto', 'bwrap' or 'none': each worker detects its own
     hidden: tuple[str, ...]  # the client's folders, hidden on workers where they exist
+    assignment_files: tuple[tuple[str, bytes], ...] = ()  # beside the notebook: (path, bytes)
 
 
 def code_fingerprint() -> str:
@@ -135,18 +136,31 @@ class _WorkerState:
             exitpriority=10,
         )
 
-    def assignment(self, name: str, data: bytes) -> Assignment:
-        """The instructor's notebook, loaded and validated once per worker."""
-        key = hashlib.sha256(data).hexdigest()
+    def assignment(
+        self, name: str, data: bytes, files: tuple[tuple[str, bytes], ...] = ()
+    ) -> Assignment:
+        """The instructor's notebook and the files beside it, loaded and validated once per worker.
+
+        The folder stays until the worker exits: each grading folder copies the files from it.
+        """
+        digest = hashlib.sha256(data)
+        for relative, content in files:
+            digest.update(relative.encode() + b"\0" + hashlib.sha256(content).digest())
+        key = digest.hexdigest()
         with self._lock:
             if key not in self._assignments:
                 folder = Path(tempfile.mkdtemp(dir=self.inputs))
                 try:
                     path = folder / f"{name}.ipynb"
                     path.write_bytes(data)
+                    for relative, content in files:
+                        target = folder / relative
+                        target.parent.mkdir(parents=True, exist_ok=True)
+                        target.write_bytes(content)
                     self._assignments[key] = load_assignment(path)
-                finally:
+                except BaseException:
                     shutil.rmtree(folder, ignore_errors=True)
+                    raise
             return self._assignments[key]
 
     def sandbox(self, mode: str, hidden: tuple[str, ...]) -> Sandbox:
@@ -184,7 +198,9 @@ def _worker_state() -> _WorkerState:
 def grade_on_worker(task: GradeTask) -> SubmissionResult:
     """Run on a worker: the job a local run does for one submission, from the task's bytes."""
     state = _worker_state()
-    assignment = state.assignment(task.assignment_name, task.assignment_bytes)
+    assignment = state.assignment(
+        task.assignment_name, task.assignment_bytes, task.assignment_files
+    )
     sandbox = state.sandbox(task.sandbox, task.hidden)
     folder = Path(tempfile.mkdtemp(dir=state.inputs))
     slot = state.take_slot()
@@ -250,7 +266,11 @@ class ClusterGrader:
         self.assignment, self.settings, self.sandbox_mode = assignment, settings, sandbox_mode
         self.hidden = tuple(str(Path(p).resolve()) for p in hidden)
         self.assignment_bytes = Path(assignment.path).read_bytes()
-        if hashlib.sha256(self.assignment_bytes).hexdigest() != assignment.sha256:
+        folder = Path(assignment.path).parent
+        self.assignment_files = tuple(
+            (file.relative_to(folder).as_posix(), file.read_bytes()) for file in assignment.files
+        )
+        if hashlib.sha256(self.assignment_bytes).hexdigest() != assignment.notebook_sha256:
             raise NotebookError(f"{assignment.path} changed while grading started; run again.")
         self._futures: set[distributed.Future] = set()
         self._lock = threading.Lock()
@@ -391,6 +411,7 @@ class ClusterGrader:
             data=data,
             assignment_name=self.assignment.name,
             assignment_bytes=self.assignment_bytes,
+            assignment_files=self.assignment_files,
             settings=self.settings,
             sandbox=self.sandbox_mode,
             hidden=self.hidden,

@@ -91,11 +91,12 @@ class Assignment:
     path: Path
     name: str
     notebook: Any
-    sha256: str
+    sha256: str  # the notebook's, and the files' beside it when there are any
     checks: list[CheckCell]
     answers: list[AnswerCell]
     manual: list[ManualQuestion] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)  # beside the notebook: see assignment_files
+    notebook_sha256: str = ""  # the notebook file's alone
 
     @property
     def auto_points(self) -> float:
@@ -225,6 +226,7 @@ def load_assignment(path: Path) -> Assignment:
         manual=manual,
         files=assignment_files(path),
     )
+    assignment.notebook_sha256 = assignment.sha256
     if assignment.files:  # a changed data file changes the assignment: grade again
         digest = hashlib.sha256(assignment.sha256.encode())
         for file in assignment.files:
