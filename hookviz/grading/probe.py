@@ -313,8 +313,8 @@ def _scanner(config: dict, problems: list[str]):
     verdicts: dict[str, bool] = {}
 
     def untrusted(filename: object) -> bool:
-        if not isinstance(filename, str):
-            return False
+        if type(filename) is not str:  # a str subclass could hash like a trusted name
+            return isinstance(filename, str)
         if filename not in verdicts:
             if filename.startswith(("<ipython-input", "<stdin>")):
                 verdicts[filename] = True
@@ -329,21 +329,24 @@ def _scanner(config: dict, problems: list[str]):
 
     def code_file(value: object) -> str | None:
         """The file a callable's Python code came from (None for C code and plain data)."""
-        kind = type(value)
-        if kind in (types.FunctionType, types.LambdaType):
+        kind = type(value)  # compared by identity: a student's metaclass can make == lie
+        if kind is types.FunctionType:
             return value.__code__.co_filename
-        if kind in (types.MethodType, staticmethod, classmethod):
+        if kind is types.MethodType or kind is staticmethod or kind is classmethod:
             return code_file(value.__func__)
         if kind is functools.partial:
             return code_file(value.func)
         if kind is property:
             return next((code_file(f) for f in (value.fget, value.fset) if code_file(f)), None)
-        if isinstance(value, type) or kind in (
-            types.BuiltinFunctionType,
-            types.WrapperDescriptorType,
-            types.MethodWrapperType,
-            types.MethodDescriptorType,
-            types.ModuleType,
+        if isinstance(value, type) or any(
+            kind is c_type
+            for c_type in (
+                types.BuiltinFunctionType,
+                types.WrapperDescriptorType,
+                types.MethodWrapperType,
+                types.MethodDescriptorType,
+                types.ModuleType,
+            )
         ):
             return None
         call = getattr(kind, "__call__", None)  # noqa: B004 - looked up on the type, not the object
@@ -355,9 +358,26 @@ def _scanner(config: dict, problems: list[str]):
         if untrusted(code_file(value)):
             problems.append(f"{what} was replaced by code from the notebook")
 
+    # Types whose values never run a file's code (C functions, classes, plain data), learnt
+    # once per probe by the type's id (a student's metaclass could fake equality, not an id).
+    # Thousands of names are scanned per probe: this keeps each to a lookup.
+    codeless: dict[int, type] = {}
+    wrappers = (types.MethodType, staticmethod, classmethod, functools.partial, property)
+
     def namespace(label: str, names: dict) -> None:
         for name, value in list(names.items()):
-            report(f"{label}.{name}", value)
+            kind = type(value)
+            if kind is types.FunctionType:
+                filename = value.__code__.co_filename
+            elif id(kind) in codeless:
+                continue
+            else:
+                filename = code_file(value)
+                if filename is None and not any(kind is w for w in wrappers):
+                    codeless[id(kind)] = kind
+                    continue
+            if untrusted(filename):
+                problems.append(f"{label}.{name} was replaced by code from the notebook")
 
     def klass(label: str, cls: type) -> None:
         for base in cls.__mro__:
