@@ -11,67 +11,28 @@ import json
 import shutil
 from pathlib import Path
 
-import nbformat
 import pytest
 
 from hookviz.cli import main
-from hookviz.course.build import build_course
-from hookviz.course.notebooks import NotebookError, grade_id
+from hookviz.course.notebooks import NotebookError
 from hookviz.grading.batch import grade_folder
 from hookviz.grading.canvas import canvas_gradebook
 from hookviz.grading.manual import MANUAL_CSV, merge_manual
 from tests.grading_env import private_jupyter_dirs
+from tests.handgraded_course import QUESTIONS, build, hand_in, write_csv
 from tests.tiny_course import OPTIONS
 
 pytestmark = [pytest.mark.notebook, pytest.mark.slow]
 
-HANDGRADED = Path(__file__).resolve().parent / "fixtures" / "handgraded"
-ADA_ESSAY = "It reads the file once. <script>alert('x')</script> & then counts **in memory**."
-QUESTIONS = ("explain", "sorted_words", "task_other_text")
-
-
-def submission(exercise, answers: dict[str, str], task_cells: list | None = None):
-    notebook = nbformat.from_dict(json.loads(json.dumps(exercise)))
-    for cell in notebook.cells:
-        if grade_id(cell) in answers:
-            cell.source = answers[grade_id(cell)]
-    if task_cells:
-        at = next(i for i, c in enumerate(notebook.cells) if grade_id(c) == "task_other_text")
-        notebook.cells[at + 1 : at + 1] = task_cells
-    return notebook
-
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
-    """The fixture's course built, three students graded: ada answers all, bob writes a wrong
-    count and no hand-graded answer, cy hands in nothing."""
+    """The fixture's course built and its three students graded (tests/handgraded_course.py)."""
     root = tmp_path_factory.mktemp("manual")
-    course = root / "course"
-    (course / "solutions").mkdir(parents=True)
-    (course / "course.toml").write_text('[course]\nrepository = "https://github.com/a/b"\n')
-    shutil.copytree(HANDGRADED, course / "solutions" / "handgraded")
-    build_course(course)
-    exercise = nbformat.read(course / "exercises" / "handgraded" / "handgraded.ipynb", as_version=4)
+    assignment, exercise = build(root)
     students = root / "submissions"
-    ada = submission(
-        exercise,
-        {
-            "count": "def count(word):\n    return WORDS.count(word)\n",
-            "explain": ADA_ESSAY,
-            "sorted_words": "print(sorted(set(WORDS)))",
-        },
-        [
-            nbformat.v4.new_markdown_cell("I counted a poem:"),
-            nbformat.v4.new_code_cell('print(len("a b c".split()))'),
-        ],
-    )
-    bob = submission(exercise, {"count": "def count(word):\n    return 1\n"})
-    for name, notebook in (("ada", ada), ("bob", bob)):
-        (students / name).mkdir(parents=True)
-        nbformat.write(notebook, students / name / "handgraded.ipynb")
-    (students / "cy").mkdir()
+    hand_in(exercise, students)
     out = root / "out"
-    assignment = course / "solutions" / "handgraded" / "handgraded.ipynb"
     stream = io.StringIO()
     with private_jupyter_dirs(root / "jupyter"):
         grade_folder(students, assignment, out, OPTIONS, stream=stream)
@@ -81,14 +42,6 @@ def graded(tmp_path_factory):
 def gradebook(out: Path) -> dict[str, dict[str, str]]:
     with open(out / "gradebook.csv", encoding="utf-8") as handle:
         return {row["student"]: row for row in csv.DictReader(handle)}
-
-
-def write_csv(path: Path, rows: list[list[str]]) -> Path:
-    with open(path, "w", newline="", encoding="utf-8") as handle:
-        csv.writer(handle).writerows(
-            [["student", "question", "points", "comment", "max_points"], *rows]
-        )
-    return path
 
 
 def test_grading_copies_the_files_beside_the_notebook_and_waits_for_hand_grades(graded) -> None:
