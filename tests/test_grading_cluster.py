@@ -31,6 +31,7 @@ import hookviz
 from hookviz.course.notebooks import NotebookError
 from hookviz.grading.batch import GradeOptions, Progress, grade_folder
 from hookviz.grading.cluster import Scheduler
+from tests import handgraded_course as handgraded
 from tests.dask_processes import BIN, DaskProcesses, free_port
 from tests.grading_env import grading_processes
 from tests.tiny_course import CASES, OPTIONS, TINY
@@ -113,6 +114,25 @@ def test_the_cluster_grades_the_hostile_batch_as_a_local_run_does(hostile) -> No
         feedback = (root / "out" / "feedback" / f"{name}.md").read_text()
         assert feedback.startswith(f"# tiny: feedback for {name}")
         assert (root / "out" / "review" / f"{name}.md").is_file()
+
+
+def test_the_files_beside_the_notebook_reach_the_workers(cluster, tmp_path) -> None:
+    """An assignment whose setup cell reads a data file through a helper module beside the
+    notebook: graded on the cluster, the right count passes, so both reached a worker's
+    grading folder; the questions graded by hand wait for their grades there too."""
+    assignment, exercise = handgraded.build(tmp_path)
+    students = tmp_path / "submissions"
+    handgraded.hand_in(exercise, students)
+    out = tmp_path / "out"
+    log = io.StringIO()
+    grade_folder(students, assignment, out, on_cluster(cluster.address), stream=log)
+    assert "Dask workers" in log.getvalue()
+    book = gradebook(out)
+    assert (book["ada"]["check_count"], book["ada"]["status"]) == ("2", "ok")
+    assert (book["bob"]["check_count"], book["cy"]["status"]) == ("0", "missing")
+    document = json.loads((out / "gradebook.json").read_text())
+    ada = next(s for s in document["students"] if s["student"] == "ada")
+    assert {ada["outcomes"][q] for q in handgraded.QUESTIONS} == {"needs-manual-grade"}
 
 
 def test_a_second_cluster_run_skips_everyone_already_graded(hostile, cluster) -> None:
