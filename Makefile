@@ -26,11 +26,11 @@ lab: $(STAMP)  ## set up, then open the course in JupyterLab on "00 start here"
 test: test-main test-colab  ## the whole suite, as CI runs it (about 30 minutes on 2 cores)
 
 test-main: $(STAMP) system-deps  ## the suite in the course environment
-	HOOKVIZ_FORBID_SKIPS=1 $(PY) -m pytest tests
+	HOOKVIZ_FORBID_SKIPS=1 $(PY) -m pytest --durations=25 tests
 
 # The notebooks and widgets again, pinned like Google Colab (ipywidgets 7.7.1, anywidget 0.9).
 test-colab: $(COLAB_STAMP)  ## the notebooks and widgets pinned like Google Colab
-	HOOKVIZ_FORBID_SKIPS=1 $(COLAB_PY) -m pytest -m colab tests
+	HOOKVIZ_FORBID_SKIPS=1 $(COLAB_PY) -m pytest --durations=15 -m colab tests
 
 # The edit loop: no browser, notebook or slow test, on every core.
 test-fast: $(STAMP)  ## the quick tests in parallel (a minute or two), for the edit loop
