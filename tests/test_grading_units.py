@@ -620,8 +620,9 @@ def test_probe_trusts_code_installed_under_tmp_but_not_ipython_cell_files(tmp_pa
 
 def test_probe_sees_planted_callables_whatever_their_type_pretends(tmp_path: Path) -> None:
     """The scan skips values of types that run no file's code, learnt by type: a type that
-    claims to equal int, and a code object whose file name is a str subclass that hashes like a
-    library's, are still caught; plain numbers planted beside them are not reported."""
+    claims to equal int, one whose metaclass hides its __call__, and a code object whose file
+    name is a str subclass that hashes like a library's, are still caught; plain numbers
+    planted beside them are not reported."""
     workdir = tmp_path / "submission"
     workdir.mkdir()
     planted = str(workdir / "x.py")
@@ -633,11 +634,18 @@ def test_probe_sees_planted_callables_whatever_their_type_pretends(tmp_path: Pat
         "ns = {'Liar': Liar}\n"
         f"exec(compile('class Planted(metaclass=Liar):\\n    def __call__(self):\\n"
         f"        return 1\\n', {planted!r}, 'exec'), ns)\n"
+        "class Hider(type):\n"
+        "    def __getattribute__(cls, name):\n"
+        "        return None if name == '__call__' else type.__getattribute__(cls, name)\n"
+        "ns['Hider'] = Hider\n"
+        f"exec(compile('class Hidden(metaclass=Hider):\\n    def __call__(self):\\n"
+        f"        return 1\\n', {planted!r}, 'exec'), ns)\n"
         "class Library(str):\n    def __hash__(self):\n        return hash(torch.__file__)\n"
         "    def __eq__(self, other):\n        return True\n"
         "def sneaky():\n    return 2\n"
         f"sneaky.__code__ = sneaky.__code__.replace(co_filename=Library({planted!r}))\n"
         "builtins.a_number, builtins.planted_call, builtins.sneaky = 5, ns['Planted'](), sneaky\n"
+        "builtins.hidden_call = ns['Hidden']()\n"
         f"print(json.loads(probe.probe({{'workdir': {str(workdir)!r}}}))['problems'])\n"
     )
     done = subprocess.run(
@@ -647,6 +655,7 @@ def test_probe_sees_planted_callables_whatever_their_type_pretends(tmp_path: Pat
     problems = eval(done.stdout.splitlines()[-1])
     assert "builtins.planted_call was replaced by code from the notebook" in problems
     assert "builtins.sneaky was replaced by code from the notebook" in problems
+    assert "builtins.hidden_call was replaced by code from the notebook" in problems
     assert not any("a_number" in p for p in problems), problems
 
 

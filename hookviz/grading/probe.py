@@ -349,7 +349,14 @@ def _scanner(config: dict, problems: list[str]):
             )
         ):
             return None
-        call = getattr(kind, "__call__", None)  # noqa: B004 - looked up on the type, not the object
+        # What a call runs: __call__ found in the type's own MRO dicts, as the interpreter finds
+        # it, not through attribute lookup, which a student's metaclass can answer.
+        call = None
+        for base in type.__dict__["__mro__"].__get__(kind):
+            names = type.__dict__["__dict__"].__get__(base)
+            if "__call__" in names:
+                call = names["__call__"]
+                break
         if type(call) is types.FunctionType:
             return call.__code__.co_filename
         return None
