@@ -23,7 +23,13 @@ from pathlib import Path
 from typing import Any
 
 from . import regions
-from .conventions import ends_with_sentinel, outputs_text, sentinel_grade_id, sentinel_line
+from .conventions import (
+    CHECK_MARKS,
+    ends_with_sentinel,
+    outputs_text,
+    sentinel_grade_id,
+    sentinel_line,
+)
 from .notebooks import (
     CHECKSUM_KEY,
     OUTPUTS_SOURCE_KEY,
@@ -213,7 +219,6 @@ def sentinel_problem(source: str, gid: str) -> str | None:
 
 
 _NOT_LITERAL = object()
-_CHECK_MARKS = ("✓", "✗", "○")  # what a check graded by its output prints
 _USES_HOOKVIZ = re.compile(r"\bchecks\s*\.|\b(?:import|from)\s+hookviz\b")
 
 
@@ -224,7 +229,7 @@ def bare_check(source: str) -> bool:
     end (nbgrader's "raised or not"). A cell that uses hookviz's checks or prints its own ✓/✗
     is graded by its output and must end with its sentinel, since a ✗ prints, never raises.
     """
-    if _USES_HOOKVIZ.search(source) or any(mark in source for mark in _CHECK_MARKS):
+    if _USES_HOOKVIZ.search(source) or any(mark in source for mark in CHECK_MARKS):
         return False
     try:
         tree = ast.parse(regions.python_source(source))

@@ -48,7 +48,7 @@ import torch
 
 from ..inventory import list_hooks, remove_hook
 from . import diagnose
-from .conventions import HiddenTestFailed, sentinel_line
+from .conventions import FAIL_MARK, NOT_DONE_MARK, PASS_MARK, HiddenTestFailed, sentinel_line
 from .diagnose import Hint
 from .hint_files import CODE_LEVEL, HINTS_DIR, hint_lines, load_hints
 from .tracebacks import failing_function, is_stub, raised_text, root_cause, unknown_name
@@ -92,7 +92,7 @@ __all__ = [  # what check cells use: checks.Check, checks.difference, ...
     "try_it",
 ]
 
-PASSED, FAILED, NOT_DONE = "✓", "✗", "○"
+PASSED, FAILED, NOT_DONE = PASS_MARK, FAIL_MARK, NOT_DONE_MARK
 TODO_ADVICE = (
     "Write your answer where it says YOUR CODE HERE, run that cell, then run this check again."
 )

@@ -1,6 +1,7 @@
 """The notebook conventions `hookviz build`, the check cells and `hookviz grade` share.
 
-One owner for each: the sentinel line a check cell ends with, a cell's outputs as text, the
+One owner for each: the marks a check's lines start with, the sentinel line a check cell ends
+with, a cell's outputs as text, the
 error a failed hidden test raises, what became of a graded cell (``Outcome``) and of a
 submission (``Status``), and a flag for the instructor (``Flag``).
 
@@ -13,6 +14,11 @@ from __future__ import annotations
 import enum
 import re
 from dataclasses import dataclass
+
+# -- the marks a check's lines start with: passed, failed, not done yet ---------------------------
+
+PASS_MARK, FAIL_MARK, NOT_DONE_MARK = "✓", "✗", "○"
+CHECK_MARKS = (PASS_MARK, FAIL_MARK, NOT_DONE_MARK)
 
 # -- the sentinel: a check cell's last line, printed only when everything above it ran ----------
 

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from ..course import regions
 from ..course.conventions import (
+    FAIL_MARK,
     HIDDEN_TEST_FAILED,
     Flag,
     Outcome,
@@ -521,7 +522,7 @@ def hidden_failure(outputs: list[dict], check: CheckCell) -> str:
         name, message = output.get("ename"), str(output.get("evalue") or "")
         if name == HIDDEN_TEST_FAILED:
             return message
-        visible_failure = any(line.startswith("✗") for line in printed.splitlines())
+        visible_failure = any(line.startswith(FAIL_MARK) for line in printed.splitlines())
         if (
             name == "AssertionError"
             and output.get("line") in check.hidden_lines

@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..course.conventions import HIDDEN_TEST_FAILED, Outcome, Status, in_words
+from ..course.conventions import HIDDEN_TEST_FAILED, PASS_MARK, Outcome, Status, in_words
 from ..course.notebooks import NotebookError, atomic_write_text
 from .engine import ADVICE, FEEDBACK_OUTPUT_LIMIT, SubmissionResult
 from .merge import Assignment
@@ -308,7 +308,9 @@ def feedback_markdown(result: SubmissionResult) -> str:
         if check.outcome == Outcome.PASSED:
             continue
         lines += _what_happened(check)
-        claims = [line[2:] for line in check.expected.splitlines() if line.startswith("✓ ")]
+        claims = [
+            line[2:] for line in check.expected.splitlines() if line.startswith(f"{PASS_MARK} ")
+        ]
         if claims:
             lines += ["", "What the check looks for:", ""] + [f"- {claim}" for claim in claims]
         lines += ["", "Your output:", "", _fence(check.actual or "(nothing)")]

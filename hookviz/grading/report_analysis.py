@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..course.conventions import Flag, Outcome, Status
+from ..course.conventions import FAIL_MARK, NOT_DONE_MARK, Flag, Outcome, Status
 from ..course.notebooks import NotebookError, is_answer
 from .engine import CheckResult, SubmissionResult
 from .gradebook import GRADEBOOK_JSON, read_results
@@ -58,7 +58,9 @@ def failure_message(check: CheckResult) -> str | None:
         return _clip(what)
     lines = check.actual.splitlines()
     for line in lines:
-        if line.startswith(("✗", "○")):  # the check's own verdict: the claim that failed
+        if line.startswith(
+            (FAIL_MARK, NOT_DONE_MARK)
+        ):  # the check's own verdict: the claim that failed
             return _clip(line)
     if check.detail:
         return _clip(what)
