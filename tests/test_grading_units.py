@@ -495,6 +495,15 @@ def test_a_bwrap_that_cannot_make_namespaces_is_an_error_with_a_way_out(
 # -- the integrity probe, run in this process --------------------------------------------------
 
 
+def printed_lines(script: str, timeout: float = 120) -> list[str]:
+    """What ``script`` printed, run in a fresh Python (the probe's tests plant things there)."""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=timeout
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()
+
+
 def run_probe(code: str, tmp_path: Path) -> list[str]:
     """Run ``code`` as if typed in a notebook cell under tmp_path, then the probe, in a fresh Python."""
     script = (
@@ -504,13 +513,10 @@ def run_probe(code: str, tmp_path: Path) -> list[str]:
         f"exec(compile({code!r}, {str(tmp_path / 'cell.py')!r}, 'exec'), {{}})\n"
         f"sys.stdout.write(probe.probe({{'workdir': {str(tmp_path)!r}, 'checks_path': None}}) + '\\n')\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60
-    )
-    assert done.returncode == 0, done.stderr
+    lines = printed_lines(script, timeout=60)
     return [
         p
-        for p in json.loads(done.stdout.splitlines()[-1])["problems"]
+        for p in json.loads(lines[-1])["problems"]
         if "sys.stdout was replaced" not in p and "sys.stderr was replaced" not in p
     ]  # plain Python has no ipykernel streams
 
@@ -584,11 +590,8 @@ def test_probe_recognises_the_genuine_checks_module_and_a_forged_one(tmp_path: P
         "checks.sentinel = ns['sentinel']\n"
         "print(json.loads(probe.probe(config))['problems'])\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
-    )
-    assert done.returncode == 0, done.stderr
-    before, after = (eval(line) for line in done.stdout.splitlines()[-2:])
+    lines = printed_lines(script)
+    before, after = (eval(line) for line in lines[-2:])
     assert not any("checks" in p for p in before), before
     assert "hookviz.course.checks.sentinel is not the genuine function" in after
 
@@ -609,11 +612,8 @@ def test_probe_trusts_code_installed_under_tmp_but_not_ipython_cell_files(tmp_pa
         "    setattr(builtins, name, ns['planted'])\n"
         f"print(json.loads(probe.probe({{'workdir': {str(workdir)!r}}}))['problems'])\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
-    )
-    assert done.returncode == 0, done.stderr
-    problems = eval(done.stdout.splitlines()[-1])
+    lines = printed_lines(script)
+    problems = eval(lines[-1])
     assert "builtins.from_cell was replaced by code from the notebook" in problems
     assert not any("from_site" in p for p in problems), problems
 
@@ -648,11 +648,8 @@ def test_probe_sees_planted_callables_whatever_their_type_pretends(tmp_path: Pat
         "builtins.hidden_call = ns['Hidden']()\n"
         f"print(json.loads(probe.probe({{'workdir': {str(workdir)!r}}}))['problems'])\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
-    )
-    assert done.returncode == 0, done.stderr
-    problems = eval(done.stdout.splitlines()[-1])
+    lines = printed_lines(script)
+    problems = eval(lines[-1])
     assert "builtins.planted_call was replaced by code from the notebook" in problems
     assert "builtins.sneaky was replaced by code from the notebook" in problems
     assert "builtins.hidden_call was replaced by code from the notebook" in problems
@@ -687,13 +684,8 @@ def test_the_identity_snapshot_pins_what_checks_rely_on_and_names_what_was_rebou
         "patched = json.loads(probe.probe(config))\n"
         "print(json.dumps([taken, before, after_dynamo, patched]))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=180
-    )
-    assert done.returncode == 0, done.stderr
-    labels, (taken, before, after_dynamo, patched) = (
-        json.loads(line) for line in done.stdout.splitlines()[-2:]
-    )
+    lines = printed_lines(script, timeout=180)
+    labels, (taken, before, after_dynamo, patched) = (json.loads(line) for line in lines[-2:])
     assert labels == sorted(
         [
             "builtins.all",
