@@ -16,6 +16,9 @@ from dataclasses import dataclass
 import torch
 
 from .store import (
+    EXTREME_MAX,
+    EXTREME_MIN,
+    EXTREME_NORM,
     EXTREMES_WIDTH,
     HIST_BINS,
     ROW_INF,
@@ -154,6 +157,11 @@ def _statistics(
         found["nan"], found["inf"] = _non_finite(slab, need)
     if need.minmax:
         found["min"], found["max"] = _extremes(slab, need, exact)
+    if need.norm:
+        norm_exact = exact[slab.index, EXTREME_NORM].to(slab.lane.device)
+        found["norm"] = torch.where(
+            slab.sampled & ~torch.isnan(norm_exact), norm_exact, found["norm"]
+        )
     if slab.lane.exact_written:
         # Exact values the hooks reduced on the device replace the sample's.
         cells = slab.lane.exact[slab.first : slab.first + n].double().unbind(1)  # EXACT_CELLS
@@ -229,7 +237,8 @@ def _extremes(slab: Slab, need: Needs, exact: torch.Tensor) -> tuple[torch.Tenso
         hi = torch.nan_to_num(slab.sample, nan=-math.inf, posinf=-math.inf, out=slab.work)
         hi = hi.amax(1).double()
     if need.exact:
-        lo_exact, hi_exact = exact[slab.index].to(slab.lane.device).unbind(1)  # EXTREMES_WIDTH
+        extremes = exact[slab.index].to(slab.lane.device)
+        lo_exact, hi_exact = extremes[:, EXTREME_MIN], extremes[:, EXTREME_MAX]
         has_exact = slab.sampled & ~torch.isnan(lo_exact)
         lo = torch.where(has_exact, lo_exact, lo) if need.lo else lo
         hi = torch.where(has_exact, hi_exact, hi) if need.hi else hi

@@ -1,31 +1,41 @@
-"""record(): a hook recorder that sees forward and backward, and always cleans up.
+"""record(): a hook recorder that sees forward and backward as torch's hooks do, and always cleans up.
 
-Why it is built the way it is:
-- Forward events come from ordinary forward pre-hooks and forward hooks.
-- Backward events come from *tensor* hooks on the inputs and outputs of each call, not from
-  full backward hooks: tensor hooks are about 10x cheaper and survive in-place ops after the
-  module (``ReLU(inplace=True)``), where full backward hooks raise. A hook registered on a
-  tensor before an in-place op sees the gradient of the value before the op, which is exactly
-  the module's gradient. All hooks on one tensor go through one dispatcher that fires them in
-  the reverse of the order they were registered during forward: the order in which torch's
-  full backward hooks would fire.
+What is exact, and why:
+- Forward events come from a forward pre-hook and a forward hook on each module, kept last in
+  the module's hook dicts: an event holds what ``forward`` received (after every pre-hook's
+  replacement) and the output the call returned (after every forward hook's). Keyword
+  arguments are recorded too (``input['name']``).
+- Backward events are those of torch's full backward hooks, event for event: a
+  ``backward_pre`` event where ``register_full_backward_pre_hook`` fires (grad_output), a
+  ``backward`` event where ``register_full_backward_hook`` fires (grad_input: *this call's own
+  share* of each positional input's gradient), in torch's order, once per call and per backward
+  pass, with torch's values (``module_grads`` makes the same identity nodes torch makes, at
+  the same points). Where torch's full hooks fire nothing, record() records nothing: an output
+  that is a dict, a list or a dataclass (a transformers ``ModelOutput``), an output that needs no
+  gradient, a pass under ``no_grad`` or ``inference_mode``.
+- Where torch's full backward hooks raise (an in-place op on the module's output or input,
+  ``ReLU(inplace=True)``), record() works: the events hold the gradient w.r.t. the value the
+  module returned, before the in-place op changed it.
+- A module that keeps a legacy ``register_backward_hook`` gets its ``backward_pre`` event from
+  tensor hooks on its outputs (torch refuses full hooks beside a legacy one; an output node would
+  move the legacy hook onto hookviz's node).
 - A hook does little (see ``summaries``): one small copy per tensor, and one exact pass for
   large tensors (none with ``exact=False``). Statistics are computed later, for many events at once.
 """
 
 from __future__ import annotations
 
-import collections
 import functools
 import itertools
 import time
-import weakref
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import torch
+import torch.nn.modules.module as torch_module
 from torch import nn
+from torch.utils.hooks import RemovableHandle
 
 from .batch_stats import compute
 from .histogram_history import (
@@ -35,6 +45,7 @@ from .histogram_history import (
     from_batches,
     signal_or_kind,
 )
+from .module_grads import ModuleCall
 from .store import (
     BACKWARD,
     BACKWARD_PRE,
@@ -54,10 +65,10 @@ from .summaries import (
     Interner,
     Needs,
     Pending,
+    check_names,
     check_stats,
 )
-from .tensor_hooks import direct_hooks_work, hook_tensor, unhook_tensors
-from .tree import ModuleSelector, check_model, display_name, select_modules
+from .tree import ModuleSelector, check_compiled, check_model, display_name, select_modules
 
 __all__ = [
     "PHASES",
@@ -70,12 +81,13 @@ __all__ = [
     "record",
 ]
 
-_ONE_INPUT_GRAD = ("grad_input[0]",)
-_ONE_OUTPUT_GRAD = ("grad_output",)
+_LONE_OUTPUT_GRAD = "grad_output"  # the name of a lone tensor output's gradient
+_INPUT_GRADS = tuple(f"grad_input[{i}]" for i in range(8))  # names made once for the usual sizes
 MAX_LEAVES = 32  # tensors summarised per event (a huge tuple output is cut here)
 # How every view says that a recording's extremes are estimates (exact=False).
 ESTIMATED_NOTE = "min/max/NaN/Inf estimated from a sample (exact=False)"
 FLUSH_SECONDS = 0.25  # with listeners, compute statistics at a step boundary this often
+_grad_enabled = torch.is_grad_enabled  # False under no_grad and inference_mode
 
 
 @dataclass(slots=True)
@@ -106,7 +118,33 @@ class HookEvent:
 
 
 class Recording:
-    """Records hook events on a model; use as ``with hookviz.record(model) as rec: ...``."""
+    """Record hook events on ``model`` inside a ``with`` block; every hook is removed on exit.
+
+    ``hookviz.record`` is this class under its verb's name: ``with hv.record(model) as rec:``.
+
+    ``modules``: None (all), a list of paths, a module type, or ``fn(path, module) -> bool``
+    (``hookviz.leaves`` picks modules without children). ``phases``: any of
+    ``hookviz.recording.PHASES`` (all four by default; ``gradients=False`` drops the backward
+    ones). ``stats``: which statistics to compute (``hookviz.recording.STATS``). ``every=N``
+    records every N-th step; a step starts at each top-level call of ``model``.
+    ``max_events`` bounds memory: the oldest events are dropped first.
+
+    ``exact``: True (the default) keeps min, max, the norm and the NaN/Inf counts exact for every
+    tensor, with one full pass over each tensor larger than ``summaries.SAMPLE_SIZE`` elements
+    (two for the norm): a dashboard that shows a max, or flags a vanishing gradient, must show
+    the true one (mean, std, zeros and histogram of such a tensor are always estimated from a
+    sample). ``exact=False`` skips that pass, for large models on a CPU: every statistic of a
+    large tensor is then estimated from its sample (min and max are the sample's, the norm is
+    the sample's scaled to the tensor's size, NaN and Inf counts the sample's scaled likewise;
+    an outlier or a NaN outside the sample is missed). What each costs is measured by
+    bench/bench_record.py; its figures are in bench/README.md.
+    Estimates are flagged wherever they are shown: ``TensorStats.exact`` is False, ``brief()``
+    and ``table()`` write ``max≈...``, and HookMonitor marks them. Tensors of at most
+    SAMPLE_SIZE elements are kept whole and stay exact either way.
+
+    ``clock``: where events take their ``seq`` numbers from (default: a fresh count from 0);
+    share one with other hooks to put all of them in one order.
+    """
 
     def __init__(
         self,
@@ -121,11 +159,9 @@ class Recording:
         exact: bool = True,
         clock: Iterator[int] | None = None,
     ):
-        """See ``record``. ``clock``: where events take their ``seq`` numbers from (default: a
-        fresh count from 0); share one with other hooks to put all of them in one order."""
-        self.model = check_model(model)
+        self.model = check_compiled(check_model(model), "record()")
         self.targets = select_modules(model, modules)
-        self.phases = _check_phases(phases, gradients)
+        self.phases = check_phases(phases, gradients)
         self.stats = check_stats(stats)
         self.every = check_every(every)
         self.exact = check_exact(exact)
@@ -149,8 +185,10 @@ class Recording:
         self._column_listeners: list[Callable] = []
         self._histogram_listeners: list[Callable[[HistogramBatch], None]] = []
         self._model_handle = None
-        self._module_handles: list[Any] = []
-        self._tensor_handles: collections.deque[list] = collections.deque()
+        self._model_hooks: list[Any] = []  # the root's own hooks: on for the whole recording
+        self._module_handles: list[Any] = []  # the other modules': with every > 1, per step
+        self._legacy_handles: list[Any] = []  # tensor hooks for modules with a legacy hook
+        self._hooks_seen = -1  # RemovableHandle.next_id when our hooks were last checked last
         self._active = False
         self._recording_step = False
         self._last_flush = time.monotonic()
@@ -158,9 +196,8 @@ class Recording:
         self._path_id = {p: i for i, (p, _) in enumerate(self.targets)}
         self._phase_ids = frozenset(PHASES.index(p) for p in self.phases)
         self._wants_backward = BACKWARD_PRE in self._phase_ids or BACKWARD in self._phase_ids
-        self._wants_input_grads = (
-            BACKWARD in self._phase_ids
-        )  # grad_input: watch each call's inputs
+        self._wants_grad_outputs = BACKWARD_PRE in self._phase_ids
+        self._wants_grad_inputs = BACKWARD in self._phase_ids
         self._wants_forward_pre = FORWARD_PRE in self._phase_ids
         self._wants_forward = FORWARD in self._phase_ids
         self._reset_step_state()
@@ -180,12 +217,13 @@ class Recording:
                 "this recording is already running; use a new record(...) to record again."
             )
         self._active = True
-        if self._wants_backward:
-            direct_hooks_work()  # checked once, here, rather than inside the first forward
         try:
             self._model_handle = self.model.register_forward_pre_hook(
                 self._on_model_call, prepend=True
             )
+            if id(self.model) in self._path_id_of:
+                # The root's hooks stay on: a hook added during the root's own call would miss it.
+                self._model_hooks = self._register(self.model)
             if self.every == 1:
                 self._attach()  # hooks stay on; with every > 1 they come and go per recorded step
         except BaseException:
@@ -198,9 +236,15 @@ class Recording:
         if self._model_handle is not None:
             self._model_handle.remove()
             self._model_handle = None
+        for handle in self._model_hooks:
+            handle.remove()
+        self._model_hooks = []
         self._detach()
-        while self._tensor_handles:
-            unhook_tensors(self._tensor_handles.popleft())
+        for handle in self._legacy_handles:
+            handle.remove()
+        self._legacy_handles.clear()
+        # Graphs made while recording keep their identity nodes; those now pass gradients on
+        # and record nothing.
         self._active = False
         self.flush()
 
@@ -211,7 +255,7 @@ class Recording:
 
     def next_step(self) -> None:
         """Start a new step by hand (steps also start at each top-level call of the model)."""
-        self._begin_step(None)
+        self._begin_step()
 
     def on_step(self, listener: Callable[[Recording, list[HookEvent]], None]) -> None:
         """Call ``listener(recording, new_events)`` when new events are ready (a few times a second)."""
@@ -237,7 +281,8 @@ class Recording:
         if not pending.n_events:
             pending.reset()
             return []
-        stats, hist, values = compute(pending)
+        with torch.inference_mode(False):  # the statistics' work space: normal tensors
+            stats, hist, values = compute(pending)
         chunk = Chunk(
             pending.events, pending.leaves, pending.rows, pending.texts, stats, hist, values
         )
@@ -381,45 +426,60 @@ class Recording:
 
     # -- hooks on and off ------------------------------------------------------------------
 
+    def _register(self, module: nn.Module) -> list:
+        """Our hooks on one module, appended (last): the pre-hook opens each call (its number, its
+        inputs, its input node), the forward hook closes it (its output, its output node).
+        Recording the forward phase alone needs no pre-hook: one hook per module, not two."""
+        handles = []
+        if self._wants_forward_pre or self._wants_backward:
+            handles.append(module.register_forward_pre_hook(self._on_forward_pre, with_kwargs=True))
+        handles.append(module.register_forward_hook(self._on_forward))
+        return handles
+
     def _attach(self) -> None:
         if self._module_handles:
             return
-        # The pre-hook opens each call (its number, its inputs); the forward hook closes it.
-        # Recording the forward phase alone needs no pre-hook: one hook per module, not two.
-        opens_calls = self._wants_forward_pre or self._wants_backward
         for _, module in self.targets:
-            if opens_calls:
-                self._module_handles.append(module.register_forward_pre_hook(self._on_forward_pre))
-            self._module_handles.append(module.register_forward_hook(self._on_forward))
+            if module is not self.model:
+                self._module_handles += self._register(module)
+        self._hooks_seen = RemovableHandle.next_id
 
     def _detach(self) -> None:
         for handle in self._module_handles:
             handle.remove()
         self._module_handles.clear()
 
-    def _reset_step_state(self) -> None:
-        self._calls: dict[int, int] = {}
-        self._open: dict[int, list[_Call]] = {}
-        self._slots: dict[int, _Slot] = {}
+    def _keep_hooks_last(self) -> None:
+        """Put our hooks back at the end of each module's dicts (the step hook at the start of
+        the model's), after someone registered hooks: torch makes its backward nodes after every
+        forward (pre-)hook, so ours must run after theirs to see what torch's hooks see."""
+        for handle in itertools.chain(self._model_hooks, self._module_handles):
+            hooks = handle.hooks_dict_ref()
+            if hooks is not None and handle.id in hooks and next(reversed(hooks)) != handle.id:
+                hooks.move_to_end(handle.id)
+        handle = self._model_handle
+        hooks = handle.hooks_dict_ref() if handle is not None else None
+        if hooks is not None and handle.id in hooks and next(iter(hooks)) != handle.id:
+            hooks.move_to_end(handle.id, last=False)
+        self._hooks_seen = RemovableHandle.next_id
 
-    def _begin_step(self, model_args: tuple | None) -> None:
+    def _reset_step_state(self) -> None:
+        self._calls: dict[int, int] = {}  # module id -> calls so far in this step
+        self._open: dict[int, list[ModuleCall]] = {}  # module id -> calls not yet returned
+
+    def _begin_step(self) -> None:
         self.step += 1
         self._recording_step = self.step % self.every == 0
         if self._recording_step:
             self.steps_recorded += 1
         self._reset_step_state()
-        # Tensor hooks of the step before last can no longer fire usefully: remove them.
-        while len(self._tensor_handles) >= 2:
-            unhook_tensors(self._tensor_handles.popleft())
-        self._tensor_handles.append([])
         if self.every > 1 and self._active:
             if self._recording_step:
                 self._attach()
-                if model_args is not None and id(self.model) in self._path_id_of:
-                    # The model's own pre-hooks were fixed before this call began.
-                    self._on_forward_pre(self.model, model_args)
             else:
                 self._detach()
+        if RemovableHandle.next_id != self._hooks_seen and self._active:
+            self._keep_hooks_last()
         if self._pending.n_rows >= BUFFER_ROWS // 2 or (
             (self._listeners or self._column_listeners)
             and time.monotonic() - self._last_flush >= FLUSH_SECONDS
@@ -427,56 +487,52 @@ class Recording:
             self.flush()
 
     def _on_model_call(self, module, args) -> None:
-        self._begin_step(args)
+        self._begin_step()
 
     # -- hooks -----------------------------------------------------------------------------
 
-    def _on_forward_pre(self, module, args) -> None:
+    def _on_forward_pre(self, module, args, kwargs):
         if not self._recording_step:
             if self.step >= 0:
-                return
-            self._begin_step(None)  # a submodule called before the model itself: step 0
+                return None
+            self._begin_step()  # a submodule called before the model itself: step 0
             if not self._recording_step:
-                return
+                return None
         key = id(module)
         index = self._calls.get(key, 0)
         self._calls[key] = index + 1
-        call = _Call(module, self._path_id_of[key], self.step, index)
+        call = ModuleCall(self, self._path_id_of[key], self.step, index)
         stack = self._open.get(key)
         if stack is None:
             self._open[key] = [call]
         else:
             stack.append(call)
-        if type(args) is tuple and len(args) == 1 and type(args[0]) is torch.Tensor:
-            leaves = None  # the usual single input, kept off the general path
-            tensor = args[0]
-        else:
-            leaves = _leaves(args, "input")
         if self._wants_forward_pre:
-            if leaves is None:
-                self._emit_tensor(FORWARD_PRE, call.step, call.path_id, index, "input[0]", tensor)
+            if (
+                type(args) is tuple
+                and len(args) == 1
+                and type(args[0]) is torch.Tensor
+                and not kwargs
+            ):
+                self._emit_tensor(FORWARD_PRE, call.step, call.path_id, index, "input[0]", args[0])
             else:
+                leaves = _leaves(args, "input")
+                if kwargs:
+                    leaves += _leaves(kwargs, "input")  # input['name']
                 self._emit(FORWARD_PRE, call.step, call.path_id, index, leaves)
-        if self._wants_input_grads and torch.is_grad_enabled():
-            if leaves is None:
-                if tensor.requires_grad:
-                    call.inputs = side = _GradSide(self, call, BACKWARD, _ONE_INPUT_GRAD)
-                    self._watch(tensor, side, 0)
-                else:
-                    call.inputs = _GradSide(self, call, BACKWARD, ())
-                return
-            inputs = [(n, t) for n, t in leaves if _needs_grad(t)]
-            call.inputs = side = _GradSide(self, call, BACKWARD, ["grad_" + n for n, _ in inputs])
-            for position, (_, tensor) in enumerate(inputs):
-                self._watch(tensor, side, position)
+        if self._wants_backward and _grad_enabled():
+            wrapped = call.wrap_inputs(args)
+            if wrapped is not None:
+                return wrapped, kwargs
+        return None
 
-    def _on_forward(self, module, args, output) -> None:
+    def _on_forward(self, module, args, output):
         if not self._recording_step:
             if self.step >= 0:
-                return
-            self._begin_step(None)
+                return None
+            self._begin_step()
             if not self._recording_step:
-                return
+                return None
         key = id(module)
         stack = self._open.get(key)
         if stack:
@@ -486,35 +542,56 @@ class Recording:
             call = None
             step, path_id, index = self.step, self._path_id_of[key], self._calls.get(key, 0)
             self._calls[key] = index + 1
-        single = type(output) is torch.Tensor  # the usual single output, kept off the general path
-        leaves = None if single else _leaves(output, "output")
+        wrapped = None
+        if call is not None and self._wants_backward and _grad_enabled():
+            if _keeps_legacy_hook(module):
+                call.watch_outputs(output, self._legacy_tensor_hook)
+            else:
+                wrapped = call.wrap_outputs(output)
+                if wrapped is not None:
+                    output = wrapped  # the alias: the next module's input, summarised once
         if self._wants_forward:
-            if single:
+            if type(output) is torch.Tensor:  # the usual single output, kept off the general path
                 self._emit_tensor(FORWARD, step, path_id, index, "output", output)
             else:
-                self._emit(FORWARD, step, path_id, index, leaves)
-        if self._wants_backward and torch.is_grad_enabled():
-            if call is None:
-                call = _Call(module, path_id, step, index)
-            if single:
-                if output.requires_grad:
-                    self._watch(output, _GradSide(self, call, BACKWARD_PRE, _ONE_OUTPUT_GRAD), 0)
-                return
-            outputs = [(n, t) for n, t in leaves if _needs_grad(t)]
-            if outputs:
-                side = _GradSide(self, call, BACKWARD_PRE, ["grad_" + n for n, _ in outputs])
-                for position, (_, tensor) in enumerate(outputs):
-                    self._watch(tensor, side, position)
+                self._emit(FORWARD, step, path_id, index, _leaves(output, "output"))
+        return wrapped
 
-    def _watch(self, tensor: torch.Tensor, side: _GradSide, position: int) -> None:
-        """Route the gradient of ``tensor`` to ``side`` through the tensor's one dispatcher."""
-        key = id(tensor)
-        slot = self._slots.get(key)
-        if slot is None or slot.ref() is not tensor or slot.version != tensor._version:
-            slot = _Slot(tensor)
-            self._slots[key] = slot
-            self._tensor_handles[-1].append(hook_tensor(tensor, slot.dispatch))
-        slot.entries.append((side, position))
+    def _legacy_tensor_hook(self, tensor: torch.Tensor, hook: Callable) -> None:
+        self._legacy_handles.append(tensor.register_hook(hook))
+
+    # -- what the backward nodes report (module_grads.GradReceiver) --------------------------
+
+    def on_grad_outputs(self, call: ModuleCall, grads: tuple) -> None:
+        """A call's grad_output, where torch's full backward pre-hooks fire."""
+        if not (self._active and self._wants_grad_outputs):
+            return
+        if call.n_outputs < 0:  # one tensor
+            self._emit_tensor(
+                BACKWARD_PRE, call.step, call.path_id, call.index, _LONE_OUTPUT_GRAD, grads[0]
+            )
+        else:
+            names = [f"grad_output[{i}]" for i in range(len(grads))]
+            self._emit(
+                BACKWARD_PRE, call.step, call.path_id, call.index, zip(names, grads, strict=True)
+            )
+
+    def on_grad_inputs(self, call: ModuleCall, grads: tuple) -> None:
+        """A call's grad_input, where torch's full backward hooks fire."""
+        if not (self._active and self._wants_grad_inputs):
+            return
+        if len(grads) == 1:
+            self._emit_tensor(
+                BACKWARD, call.step, call.path_id, call.index, "grad_input[0]", grads[0]
+            )
+        else:
+            names = _INPUT_GRADS if len(grads) <= len(_INPUT_GRADS) else _input_grad_names(grads)
+            # the names made once may outnumber the gradients: zip stops at the last gradient
+            self._emit(
+                BACKWARD, call.step, call.path_id, call.index, zip(names, grads, strict=False)
+            )
+
+    # -- events ----------------------------------------------------------------------------
 
     def _emit(
         self, phase_id: int, step: int, path_id: int, call: int, leaves: Iterable[tuple[str, Any]]
@@ -537,154 +614,18 @@ class Recording:
         pending.add_tensor_event(next(self._seq), step, phase_id, path_id, call, name, tensor)
 
 
-def record(
-    model: nn.Module,
-    *,
-    modules: ModuleSelector = None,
-    gradients: bool = True,
-    phases: Iterable[str] | None = None,
-    stats: Iterable[str] | None = None,
-    every: int = 1,
-    max_events: int = 100_000,
-    exact: bool = True,
-) -> Recording:
-    """Record hook events on ``model`` inside a ``with`` block; every hook is removed on exit.
+record = Recording  # the verb users write: ``with hv.record(model) as rec:``
 
-    ``modules``: None (all), a list of paths, a module type, or ``fn(path, module) -> bool``
-    (``hookviz.leaves`` picks modules without children). ``phases``: any of
-    ``hookviz.recording.PHASES`` (all four by default; ``gradients=False`` drops the backward
-    ones). ``stats``: which statistics to compute (``hookviz.recording.STATS``). ``every=N``
-    records every N-th step; a step starts at each top-level call of ``model``.
-    ``max_events`` bounds memory: the oldest events are dropped first.
 
-    ``exact``: True (the default) keeps min, max and the NaN/Inf counts exact for every tensor,
-    with one full pass over each tensor larger than ``summaries.SAMPLE_SIZE`` elements: a
-    dashboard that shows a max must show the true one (mean, std, norm, zeros and histogram
-    of such a tensor are always estimated from a sample). ``exact=False`` skips that pass, for
-    large models on a CPU: every statistic of a large tensor is then estimated from its sample
-    (min and max are the sample's, NaN and Inf counts the sample's scaled to the tensor's
-    size; an outlier or a NaN outside the sample is missed). What each costs is measured by
-    bench/bench_record.py; its figures are in bench/README.md.
-    Estimates are flagged wherever they are shown: ``TensorStats.exact`` is False, ``brief()``
-    and ``table()`` write ``max≈...``, and HookMonitor marks them. Tensors of at most
-    SAMPLE_SIZE elements are kept whole and stay exact either way.
-    """
-    return Recording(
-        model,
-        modules=modules,
-        gradients=gradients,
-        phases=phases,
-        stats=stats,
-        every=every,
-        max_events=max_events,
-        exact=exact,
+def _input_grad_names(grads: tuple) -> list[str]:
+    return [f"grad_input[{i}]" for i in range(len(grads))]
+
+
+def _keeps_legacy_hook(module: nn.Module) -> bool:
+    """True if ``module`` or torch's globals hold a legacy ``register_backward_hook``."""
+    return (module._backward_hooks and module._is_full_backward_hook is False) or (
+        torch_module._global_backward_hooks and torch_module._global_is_full_backward_hook is False
     )
-
-
-# -- calls and gradients -------------------------------------------------------------------
-
-
-class _Call:
-    """One call of one module within a step, from its forward pre-hook to its forward hook."""
-
-    __slots__ = ("module", "path_id", "step", "index", "inputs")
-
-    def __init__(self, module, path_id, step, index):
-        self.module, self.path_id, self.step, self.index = module, path_id, step, index
-        self.inputs: _GradSide | None = None
-
-
-class _GradSide:
-    """Collects the gradients of one side (inputs or outputs) of a call, then emits one event.
-
-    References point one way only (outputs side -> inputs side), so that no reference cycle
-    keeps these short-lived objects waiting for the garbage collector.
-    """
-
-    __slots__ = (
-        "recording",
-        "step",
-        "path_id",
-        "index",
-        "phase_id",
-        "names",
-        "grads",
-        "missing",
-        "done",
-        "inputs",
-    )
-
-    def __init__(self, recording, call: _Call, phase_id: int, names: list[str]):
-        self.recording, self.step, self.path_id, self.index = (
-            recording,
-            call.step,
-            call.path_id,
-            call.index,
-        )
-        self.phase_id, self.names = phase_id, names
-        self.grads: list[Any] = [None] * len(names)
-        self.missing = len(names)
-        self.done = False
-        self.inputs: _GradSide | None = call.inputs if phase_id == BACKWARD_PRE else None
-
-    def deliver(self, position: int, grad: torch.Tensor) -> None:
-        if self.done:
-            return
-        if self.missing == 1 and len(self.names) == 1:  # the usual single gradient: fire now
-            self.done = True
-            rec = self.recording
-            if self.phase_id in rec._phase_ids:
-                rec._emit_tensor(
-                    self.phase_id, self.step, self.path_id, self.index, self.names[0], grad
-                )
-            self._after_fire(rec)
-            return
-        if self.grads[position] is None:
-            self.missing -= 1
-        self.grads[position] = grad
-        if self.missing == 0:
-            self.fire()
-
-    def fire(self) -> None:
-        self.done = True
-        rec = self.recording
-        if self.phase_id in rec._phase_ids:
-            rec._emit(
-                self.phase_id,
-                self.step,
-                self.path_id,
-                self.index,
-                zip(self.names, self.grads, strict=True),
-            )
-        self.grads = None  # holding gradients past this point would keep their memory from reuse
-        self._after_fire(rec)
-
-    def _after_fire(self, rec) -> None:
-        inputs = self.inputs
-        if inputs is not None and not inputs.names and not inputs.done:
-            # No input needs a gradient: torch's full backward hook fires right away, with None.
-            inputs.done = True
-            if BACKWARD in rec._phase_ids:
-                rec._emit(BACKWARD, self.step, self.path_id, self.index, [("grad_input", None)])
-
-
-class _Slot:
-    """The one tensor hook on a tensor version; fires its entries as torch would."""
-
-    __slots__ = ("ref", "version", "entries", "__weakref__")
-
-    def __init__(self, tensor: torch.Tensor):
-        self.ref = weakref.ref(tensor)
-        self.version = tensor._version
-        self.entries: list[tuple[_GradSide, int]] = []
-
-    def dispatch(self, grad: torch.Tensor) -> None:
-        for side, position in reversed(self.entries):
-            side.deliver(position, grad)
-
-
-def _needs_grad(value: Any) -> bool:
-    return isinstance(value, torch.Tensor) and value.requires_grad
 
 
 def _leaves(value: Any, name: str) -> list[tuple[str, Any]]:
@@ -726,17 +667,12 @@ def check_every(every) -> int:
     return every
 
 
-def _check_phases(phases: Iterable[str] | None, gradients: bool) -> tuple[str, ...]:
+def check_phases(phases: Iterable[str] | None, gradients: bool) -> tuple[str, ...]:
+    """Validate a ``phases=`` argument against ``gradients=``: None means all (forward only
+    with ``gradients=False``)."""
     if phases is None:
         return PHASES if gradients else PHASES[:BACKWARD_PRE]
-    if isinstance(phases, str):
-        phases = [phases]
-    chosen = tuple(phases)
-    unknown = [p for p in chosen if p not in PHASES]
-    if unknown:
-        raise ValueError(
-            f"unknown phase(s) {', '.join(map(repr, unknown))}; valid phases are {', '.join(PHASES)}."
-        )
+    chosen = check_names(phases, PHASES, "phase", "phases")
     if not gradients and any(PHASES.index(p) >= BACKWARD_PRE for p in chosen):
         raise ValueError(
             "gradients=False contradicts the backward phase(s) asked for in phases=; drop one of the two."

@@ -52,8 +52,10 @@ KEPT_WHOLE = 0  # the whole tensor: every statistic exact
 KEPT_SAMPLE = 1  # a sample, and the hook's exact pass (min, max, NaN, Inf)
 KEPT_SAMPLE_ONLY = 2  # a sample alone (exact=False): every statistic estimated from it
 
-# extremes (array "d"): a row's exact min and max when its hook read them (NaN: not read)
-EXTREMES_WIDTH = 2
+# extremes (array "d"): a row's exact min, max and norm when its hook read them (NaN: not read)
+EXTREMES_FIELDS = ("min", "max", "norm")
+EXTREME_MIN, EXTREME_MAX, EXTREME_NORM = range(len(EXTREMES_FIELDS))
+EXTREMES_WIDTH = len(EXTREMES_FIELDS)
 
 # statistics (array "d"): one record per row, NaN where a statistic was not computed
 STAT_COLUMNS = (
@@ -103,11 +105,11 @@ class TensorStats:
     """A summary of one tensor (or of a non-tensor value) seen by a hook.
 
     Statistics not asked for (``record(stats=...)``) are None. For tensors larger than
-    ``summaries.SAMPLE_SIZE`` elements, mean, std, norm, zero_fraction and histogram are
-    estimated from a fixed-stride sample (``sampled`` is True); min, max and the NaN/Inf counts
+    ``summaries.SAMPLE_SIZE`` elements, mean, std, zero_fraction and histogram are estimated
+    from a fixed-stride sample (``sampled`` is True); min, max, the norm and the NaN/Inf counts
     are exact, unless the recording was made with ``exact=False``: then they are estimated from
-    the sample too (min and max of the sample, its NaN and Inf counts scaled to the tensor's
-    size) and ``exact`` is False. Mean, std and norm are taken over the finite values; NaN and
+    the sample too (min and max of the sample, its norm and its NaN and Inf counts scaled to the
+    tensor's size) and ``exact`` is False. Mean, std and norm are taken over the finite values; NaN and
     Inf are counted apart; so are min and max, when NaN/Inf counts are asked for too (without
     them, a large tensor's exact min and max are torch's own, NaN when a NaN is present).
     """
@@ -132,7 +134,7 @@ class TensorStats:
     sampled: bool = False
     sample_size: int = 0
     exact: bool = (
-        True  # False: min, max, NaN and Inf counts are estimates from the sample (exact=False)
+        True  # False: min, max, norm, NaN and Inf are estimates from the sample (exact=False)
     )
     text: str | None = None  # repr of a non-tensor value
 
@@ -159,7 +161,7 @@ class TensorStats:
             ("mean", self.mean, "="),
             ("std", self.std, "="),
             ("max", self.max, extreme),
-            ("norm", self.norm, "="),
+            ("norm", self.norm, extreme),
         ):
             if value is not None:
                 parts.append(f"{label}{sign}{_fmt(value)}")

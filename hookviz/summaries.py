@@ -3,8 +3,10 @@
 The design keeps the cost inside a hook small:
 - A hook writes a fixed-size sample of each tensor into a preallocated buffer row of its
   device's ``Lane`` (one copy) and, for a large tensor, takes one exact pass (min/max, which
-  also reveals NaN and Inf), unless ``record(exact=False)``: then min, max, NaN and Inf are
-  estimated from the sample. How a (shape, dtype, layout) is kept is planned once (``RowPlan``).
+  also reveals NaN and Inf) and, when the norm is asked for, a second (the norm: a gradient's
+  norm is what a dashboard flags as vanishing or exploding, so it must not be a sample's
+  guess), unless ``record(exact=False)``: then min, max, the norm, NaN and Inf are estimated
+  from the sample. How a (shape, dtype, layout) is kept is planned once (``RowPlan``).
 - A hook appends one tuple per event and one per row to ``Pending``; the flush lays them out
   in the flat columns ``store`` defines, and ``batch_stats`` computes the statistics of all
   buffered rows together.
@@ -31,7 +33,7 @@ from .store import (
     TensorStats,
 )
 
-__all__ = ["BUFFER_ROWS", "SAMPLE_SIZE", "STATS", "TensorStats", "check_stats"]
+__all__ = ["BUFFER_ROWS", "SAMPLE_SIZE", "STATS", "TensorStats", "check_names", "check_stats"]
 
 STATS = ("mean", "std", "min", "max", "norm", "zeros", "nan", "inf", "histogram", "values")
 RUNS, RUN = 16, 16  # a large tensor's sample: 16 runs of 16 contiguous elements
@@ -53,9 +55,11 @@ _SUMMARISABLE = {
 }
 _STRIDED = torch.strided
 _grad_enabled = torch.is_grad_enabled
+_inference_mode = torch.is_inference_mode_enabled
 # torch's own switch (what torch.no_grad calls), for the hot path; the public one if it is gone
 _set_grad_enabled = getattr(torch._C, "_set_grad_enabled", torch.set_grad_enabled)
-_NOT_TAKEN = (math.nan, math.nan, NOT_COUNTED, NOT_COUNTED)  # no exact pass: min, max, NaN, Inf
+# no exact pass: min, max, norm, NaN, Inf (EXACT_CELLS)
+_NOT_TAKEN = (math.nan, math.nan, math.nan, NOT_COUNTED, NOT_COUNTED)
 _MANY_LEAVES = -1  # a log entry's LOG_NAME when its LOG_ROW lists the event's leaves
 
 # -- what hooks append: one tuple where the store's layout takes a dozen steps ----------------
@@ -75,9 +79,10 @@ WRITTEN_LANE, WRITTEN_SLOT, WRITTEN_PLAN, WRITTEN_EXACT = range(len(WRITTEN_FIEL
 SLOT_FIELDS = ("lane", "row")
 SLOT_LANE, SLOT_ROW = range(len(SLOT_FIELDS))
 # The exact values of a row (a tuple in Pending.written, or Lane.exact's cells on the device):
-# min, max, NaN count, Inf count (NaN or NOT_COUNTED: not taken)
-EXACT_CELLS = ("min", "max", "nan", "inf")
-EXACT_MIN, EXACT_MAX, EXACT_NAN, EXACT_INF = range(len(EXACT_CELLS))
+# min, max, norm (store.EXTREMES_WIDTH: the cells before the counts), NaN count, Inf count (NaN
+# or NOT_COUNTED: not taken)
+EXACT_CELLS = ("min", "max", "norm", "nan", "inf")
+EXACT_MIN, EXACT_MAX, EXACT_NORM, EXACT_NAN, EXACT_INF = range(len(EXACT_CELLS))
 
 
 class TensorType(NamedTuple):
@@ -120,22 +125,34 @@ class Needs:
         self.lo = bool(self.stats & {"min", "histogram"})
         self.hi = bool(self.stats & {"max", "histogram"})
         self.minmax = self.lo or self.hi
+        self.norm = exact and "norm" in self.stats  # a large tensor's norm taken exactly
         self.nonfinite = bool(self.stats & {"nan", "inf"})
+
+
+def check_names(chosen, valid: tuple[str, ...], what: str, plural: str) -> tuple[str, ...]:
+    """Validate a name or names chosen from ``valid`` (an argument such as ``stats=`` or
+    ``phases=``); the error names the unknown ones and lists the valid ones (``what``: the
+    word for one, ``plural`` for many)."""
+    if isinstance(chosen, str):
+        chosen = [chosen]
+    try:
+        chosen = tuple(chosen)
+    except TypeError:
+        raise TypeError(
+            f"expected a {what} name or a list of them, got {type(chosen).__name__}; "
+            f"valid {plural} are {', '.join(valid)}."
+        ) from None
+    unknown = [c for c in chosen if c not in valid]
+    if unknown:
+        raise ValueError(
+            f"unknown {what}(s) {', '.join(map(repr, unknown))}; valid {plural} are {', '.join(valid)}."
+        )
+    return chosen
 
 
 def check_stats(stats) -> tuple[str, ...]:
     """Validate a ``stats=`` argument: None means all of ``STATS``."""
-    if stats is None:
-        return STATS
-    if isinstance(stats, str):
-        stats = [stats]
-    chosen = tuple(stats)
-    unknown = [s for s in chosen if s not in STATS]
-    if unknown:
-        raise ValueError(
-            f"unknown statistic(s) {', '.join(map(repr, unknown))}; valid names are {', '.join(STATS)}."
-        )
-    return chosen
+    return STATS if stats is None else check_names(stats, STATS, "statistic", "statistics")
 
 
 class Interner:
@@ -168,7 +185,8 @@ class Lane:
         self.positions: dict[int, torch.Tensor] = {}  # numel -> sample positions
         self.used = 0
         self.rows: list[int] = []  # the pending rows held in this lane, in order
-        # Exact min, max, NaN and Inf counts that hooks reduce on the device (EXACT_CELLS; NaN: none).
+        # Exact min, max, norm, NaN and Inf counts that hooks reduce on the device (EXACT_CELLS;
+        # NaN: none).
         self.exact = torch.full(
             (BUFFER_ROWS, len(EXACT_CELLS)), math.nan, dtype=torch.float32, device=device
         )
@@ -196,7 +214,7 @@ class Lane:
         return ids
 
     def exact_cells(self, slot: int) -> tuple[torch.Tensor, ...]:
-        """The row's four 0-d cells of ``exact``, made once and kept."""
+        """The row's 0-d cells of ``exact`` (EXACT_CELLS), made once and kept."""
         cells = self._cells[slot]
         if cells is None:
             cells = self._cells[slot] = tuple(self.exact[slot].unbind())
@@ -256,7 +274,7 @@ class Pending:
         self.events = array("q")
         self.leaves = array("q")
         self.rows = array("q")
-        self.minmax = array("d")  # exact min, max per row (EXTREMES_WIDTH; NaN: none)
+        self.minmax = array("d")  # exact min, max, norm per row (EXTREMES_WIDTH; NaN: none)
         self.slots: list[tuple[Lane | None, int]] = []  # per row: SLOT_FIELDS
         for lane in self.lanes.values():
             lane.reset()
@@ -301,7 +319,7 @@ class Pending:
         name_id = self.names.index.get(name)
         if name_id is None:
             name_id = self.names(name)
-        dedup_on = self.dedup_on
+        dedup_on = self.dedup_on and not value.is_inference()  # no version counter to key on
         if dedup_on:
             key = (id(value), value._version)
             hit = self.dedup.get(key)
@@ -330,13 +348,14 @@ class Pending:
         # The same tensor at the same version holds the same values: one row for both
         # (a module's input is usually the previous module's output). The weak reference
         # tells a live tensor from a new one that reuses a freed id.
-        key = (id(value), value._version)
-        hit = self.dedup.get(key) if self.dedup_on else None
+        dedup_on = self.dedup_on and not value.is_inference()  # no version counter to key on
+        key = (id(value), value._version) if dedup_on else None
+        hit = self.dedup.get(key) if dedup_on else None
         if hit is not None and hit[0]() is value:
             row = hit[1]
         else:
             row = self._write(value.detach())
-            if self.dedup_on:
+            if dedup_on:
                 self.dedup[key] = (weakref.ref(value), row)
         return name_id, self.tensor_type, self.written[row][WRITTEN_PLAN].shape_id, row
 
@@ -354,7 +373,7 @@ class Pending:
             rows.extend(plan.fields)  # in ROW_FIELDS order
             if len(plan.fields) < ROW_WIDTH:  # sampled, with an exact pass: its NaN and Inf counts
                 rows.extend(exact[EXACT_NAN:])
-            minmax.extend(exact[:EXACT_NAN])  # min, max (EXTREMES_WIDTH)
+            minmax.extend(exact[:EXACT_NAN])  # min, max, norm (EXTREMES_WIDTH)
         written, events, leaves, tensor_type = (
             self.written,
             self.events,
@@ -418,6 +437,10 @@ class Pending:
         """Copy a sample of ``t`` into the next buffer row; for a large ``t``, one exact pass
         (none when ``need.exact`` is False). ``t`` must not require grad, or grad mode be off
         (out= copies)."""
+        if _inference_mode():
+            # The buffers must stay normal tensors, which inference mode cannot write or make.
+            with torch.inference_mode(False):
+                return self._write(t)
         written = self.written
         row = len(written)
         lane = self._cpu if t.is_cpu and self._cpu is not None else self._lane(t)
@@ -461,51 +484,67 @@ class Pending:
         written.append((lane, slot, plan, exact))
         return row
 
-    def _count_non_finite(self, t: torch.Tensor) -> tuple[float, float, int, int]:
-        """(min, max of the finite values, NaN count, Inf count) of a tensor holding a NaN or an Inf."""
+    def _count_non_finite(self, t: torch.Tensor) -> tuple[float, float, float, int, int]:
+        """(min, max, norm of the finite values, NaN count, Inf count) of a tensor holding a NaN
+        or an Inf."""
         nans, infs = int(torch.isnan(t).sum()), int(torch.isinf(t).sum())
-        lo = hi = math.nan
-        if self.need.minmax:
+        lo = hi = norm = math.nan
+        if self.need.minmax or self.need.norm:
             finite = t[torch.isfinite(t)]
-            if finite.numel():
+            if finite.numel() and self.need.minmax:
                 lo, hi = finite.min().item(), finite.max().item()
-        return lo, hi, nans, infs
+            if self.need.norm:
+                norm = self._norm(finite) if finite.numel() else 0.0
+        return lo, hi, norm, nans, infs
 
     def _pair(self, dtype: torch.dtype) -> tuple[array | None, torch.Tensor, tuple]:
-        """Two cells of ``dtype`` for aminmax's out=: (host, tensor, its two 0-d cells). For
-        float32 and float64 the tensor's memory is ``host``, a Python array read with no torch op
-        (between two convolutions an op costs tens of microseconds); else ``host`` is None."""
+        """Three cells of ``dtype`` for aminmax's and vector_norm's out=: (host, tensor, its
+        0-d cells). For float32 and float64 the tensor's memory is ``host``, a Python array read
+        with no torch op (between two convolutions an op costs tens of microseconds); else
+        ``host`` is None."""
         code = {torch.float32: "f", torch.float64: "d"}.get(dtype)
-        host = array(code, (0.0, 0.0)) if code else None
-        pair = torch.empty(2, dtype=dtype) if host is None else torch.frombuffer(host, dtype=dtype)
-        made = self._pairs[dtype] = (host, pair, tuple(pair.unbind()))
+        host = array(code, (0.0, 0.0, 0.0)) if code else None
+        cells = torch.empty(3, dtype=dtype) if host is None else torch.frombuffer(host, dtype=dtype)
+        made = self._pairs[dtype] = (host, cells, tuple(cells.unbind()))
         return made
 
-    def _exact_pass(self, t: torch.Tensor, lane: Lane, slot: int) -> tuple[float, float, int, int]:
-        """Exact NaN and Inf counts and min/max of a large tensor, as far as they were asked for.
+    def _norm(self, t: torch.Tensor) -> float:
+        """The exact norm of ``t``, read on the host (float32 and float64: no torch op to read)."""
+        host, _, cells = self._pairs.get(t.dtype) or self._pair(t.dtype)
+        if host is None:  # half precision: accumulate in float32, where the norm cannot overflow
+            return torch.linalg.vector_norm(t, dtype=torch.float32).item()
+        torch.linalg.vector_norm(t, out=cells[2])
+        return host[2]
 
-        Returns (min, max, NaN count, Inf count); NaN or NOT_COUNTED where the value is deferred (a
-        reduced scalar left on the device, read with all the others at the flush) or not asked.
+    def _exact_pass(
+        self, t: torch.Tensor, lane: Lane, slot: int
+    ) -> tuple[float, float, float, int, int]:
+        """Exact NaN and Inf counts, min/max and norm of a large tensor, as far as they were
+        asked for.
+
+        Returns EXACT_CELLS: (min, max, norm, NaN count, Inf count); NaN or NOT_COUNTED where the
+        value is deferred (a reduced scalar left on the device, read with all the others at the
+        flush) or not asked.
         """
         need = self.need
         if need.nonfinite and t.is_cpu:
             # On the CPU a reduced scalar is already in host memory, so reading it costs no
             # transfer; the one full pass shows whether a NaN or an Inf is there, and only then
-            # are they counted. Min/max are then over the finite values.
+            # are they counted. Min/max and norm are then over the finite values.
             if need.minmax:
                 host, pair, cells = self._pairs.get(t.dtype) or self._pair(t.dtype)
-                torch.aminmax(t, out=cells)
-                lo, hi = host if host is not None else pair.tolist()  # one read for both
+                torch.aminmax(t, out=cells[:2])
+                lo, hi = (host[0], host[1]) if host is not None else pair[:2].tolist()
                 probe = hi - lo
             else:
                 lo = hi = math.nan
                 probe = t.sum().item()
             if math.isfinite(probe):
-                return lo, hi, 0, 0
+                return lo, hi, (self._norm(t) if need.norm else math.nan), 0, 0
             return self._count_non_finite(t)
         # Otherwise (an accelerator, or no NaN/Inf counts asked for) nothing is read per module:
         # the reductions are written, on the device, into the row's cells of lane.exact.
-        lo_cell, hi_cell, nan_cell, inf_cell = lane.exact_cells(slot)  # EXACT_CELLS
+        lo_cell, hi_cell, norm_cell, nan_cell, inf_cell = lane.exact_cells(slot)  # EXACT_CELLS
         lane.exact_written = True
         if need.lo and need.hi:
             torch.aminmax(t, out=(lo_cell, hi_cell))
@@ -513,10 +552,13 @@ class Pending:
             torch.amin(t, dim=(), out=lo_cell)
         elif need.hi:
             torch.amax(t, dim=(), out=hi_cell)
+        if need.norm:  # over the finite values when NaN and Inf are counted apart
+            finite = torch.nan_to_num(t, nan=0.0, posinf=0.0, neginf=0.0) if need.nonfinite else t
+            norm_cell.copy_(torch.linalg.vector_norm(finite, dtype=torch.float32))
         if need.nonfinite:
             torch.sum(torch.isnan(t), dtype=torch.float32, out=nan_cell)
             torch.sum(torch.isinf(t), dtype=torch.float32, out=inf_cell)
-        return math.nan, math.nan, NOT_COUNTED, NOT_COUNTED
+        return math.nan, math.nan, math.nan, NOT_COUNTED, NOT_COUNTED
 
 
 INSIDE_VMAP = (

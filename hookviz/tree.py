@@ -35,6 +35,25 @@ def check_model(model: object, *, what: str = "model") -> nn.Module:
     )
 
 
+def check_compiled(model: nn.Module, tool: str) -> nn.Module:
+    """Return ``model`` unless it holds a ``torch.compile`` wrapper, whose compiled graph never
+    calls the hooks ``tool`` would add; then a TypeError that says what to record instead."""
+    for path, module in model.named_modules():
+        original = module.__dict__.get("_modules", {}).get("_orig_mod")
+        if original is None or type(module).__name__ != "OptimizedModule":
+            continue
+        where = "the model is" if not path else f"{path!r} is"
+        name = f"{path}._orig_mod" if path else "model._orig_mod"
+        raise TypeError(
+            f"{tool} cannot watch a torch.compile'd module: {where} an OptimizedModule, which runs "
+            "its compiled graph, and module hooks added after it compiled are never called (only "
+            f"the wrapper's own would fire). Watch the original module instead, and run it: "
+            f"`{name}` (the module torch.compile wrapped; calling it runs eagerly). To see the "
+            "compiled model's own hooks, register them before its first call."
+        )
+    return model
+
+
 def display_name(path: str, module: nn.Module) -> str:
     """The name a person reads: the path, or the class name for the root."""
     return path if path else type(module).__name__

@@ -194,8 +194,9 @@ def test_structured_and_non_tensor_outputs():
     assert forward.tensors[0].values == [[2.0, -4.0]]
     assert forward.tensors[4].values == [[True, False]] and forward.tensors[4].dtype == "bool"
     assert forward.tensors[2].text == "3"
-    grads = rec.select(phase="backward_pre")[0]
-    assert [t.name for t in grads.tensors] == ["grad_output['y']"]
+    # torch's full backward hooks fire nothing for a dict output: neither does record()
+    assert rec.select(phase="backward_pre") == [] and rec.select(phase="backward") == []
+    assert x.grad is not None
     # the old word still reads, and says what it is now
     with pytest.warns(DeprecationWarning, match="TensorStats.kind is now TensorStats.value_type"):
         assert forward.tensors[2].kind == "int"
@@ -220,7 +221,7 @@ def test_small_tensor_statistics_are_exact():
     assert s.values is None  # 35 elements: too many to keep
 
 
-def test_large_tensors_are_sampled_but_nan_inf_min_max_stay_exact():
+def test_large_tensors_are_sampled_but_nan_inf_min_max_and_norm_stay_exact():
     torch.manual_seed(2)
     x = torch.randn(64, 1000) * 3 + 1
     x[17, 123] = float("nan")
@@ -239,7 +240,7 @@ def test_large_tensors_are_sampled_but_nan_inf_min_max_stay_exact():
     bulk = finite[finite < 1e4]  # what a sample estimates: the bulk, not the one extreme
     assert s.mean == pytest.approx(float(bulk.mean()), abs=0.5)
     assert s.std == pytest.approx(float(bulk.std()), rel=0.15)
-    assert s.norm == pytest.approx(float(bulk.norm()), rel=0.15)
+    assert s.norm == pytest.approx(float(finite.norm()), rel=1e-5)  # exact, the extreme in it
 
 
 @pytest.mark.parametrize(
@@ -298,7 +299,7 @@ def test_stats_selection_and_clear_errors():
     s = rec.events[0].main
     assert s.mean is not None and s.max is not None
     assert s.std is None and s.histogram is None and s.nan_count is None
-    with pytest.raises(ValueError, match="valid names are mean, std"):
+    with pytest.raises(ValueError, match="valid statistics are mean, std"):
         hv.record(model, stats=["average"])
     with pytest.raises(ValueError, match="valid phases are"):
         hv.record(model, phases=["backwards"])
