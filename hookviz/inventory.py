@@ -3,12 +3,21 @@
 Torch keeps hooks in plain dicts keyed by the handle id: ``module._forward_hooks`` and
 friends, ``tensor._backward_hooks`` and ``tensor._post_accumulate_grad_hooks``, and module-level
 globals in ``torch.nn.modules.module``. This module reads those dicts; it never keeps a hook.
+
+Some hooks belong to a library, and a model needs them: ``torch.nn.utils.prune`` applies its
+masks from a forward pre-hook, FSDP gathers parameters from its own, transformers and
+accelerate keep theirs, and a running ``hookviz.record`` its. ``HookInfo.library`` names the
+package whose code the hook runs (installed packages and the standard library; hookviz's own
+tools), and ``remove_hooks`` leaves those unless asked, and says what it left.
 """
 
 from __future__ import annotations
 
 import functools
 import re
+import site
+import sys
+import sysconfig
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -39,6 +48,7 @@ class HookInfo:
     handle_id: int
     flags: tuple[str, ...] = ()
     parameter: str | None = None  # the parameter's name on its module, for tensor hooks
+    library: str | None = None  # the package whose code the hook runs, if not the user's
     hook: Callable = field(default=None, repr=False, compare=False)
     owner: Any = field(default=None, repr=False, compare=False)  # the module/tensor holding it
     module: nn.Module | None = field(default=None, repr=False, compare=False)  # the module at path
@@ -52,7 +62,8 @@ class HookInfo:
 
     def __str__(self) -> str:
         flags = f" [{', '.join(self.flags)}]" if self.flags else ""
-        return f"{self.where}: {self.kind} hook {self.name} (id {self.handle_id}){flags}"
+        owner = f" (from {self.library})" if self.library else ""
+        return f"{self.where}: {self.kind} hook {self.name}{owner} (id {self.handle_id}){flags}"
 
 
 GLOBAL_LABEL = "(global)"
@@ -87,9 +98,14 @@ class DuplicateHook:
 
 
 def list_hooks(model: nn.Module, *, include_globals: bool = True) -> list[HookInfo]:
-    """Every hook on ``model``, its submodules and their parameters, plus global module hooks."""
+    """Every hook on ``model``, its submodules and their parameters, plus global module hooks.
+
+    A parameter shared by two modules (tied weights) is listed once, under the first module
+    that holds it, flagged with the other names it has."""
     check_model(model)
     found: list[HookInfo] = []
+    names = _parameter_names(model)
+    listed: set[int] = set()
     for path, module in model.named_modules():
         for kind in of(MODULE):
             hooks = getattr(module, kind.attribute, None) or {}
@@ -101,12 +117,16 @@ def list_hooks(model: nn.Module, *, include_globals: bool = True) -> list[HookIn
                     _info(path, kind.name, "module", handle_id, hook, flags, None, module, module)
                 )
         for name, param in module.named_parameters(recurse=False):
+            if id(param) in listed:
+                continue
+            listed.add(id(param))
+            tied = tuple(f"tied to {other}" for other in names[id(param)][1:])
             for kind in of(TENSOR):
                 hooks = getattr(param, kind.attribute, None) or {}
                 for handle_id, hook in list(hooks.items()):
                     found.append(
                         _info(
-                            path, kind.name, "parameter", handle_id, hook, (), name, param, module
+                            path, kind.name, "parameter", handle_id, hook, tied, name, param, module
                         )
                     )
     if include_globals:
@@ -121,6 +141,14 @@ def list_hooks(model: nn.Module, *, include_globals: bool = True) -> list[HookIn
                     _info("", kind.name, "global", handle_id, hook, flags, None, None, None)
                 )
     return found
+
+
+def _parameter_names(model: nn.Module) -> dict[int, list[str]]:
+    """Every name each parameter has in ``model`` (more than one: tied weights)."""
+    names: dict[int, list[str]] = {}
+    for name, param in model.named_parameters(remove_duplicate=False):
+        names.setdefault(id(param), []).append(name)
+    return names
 
 
 def hook_table(model: nn.Module) -> str:
@@ -165,30 +193,53 @@ def find_duplicate_hooks(model: nn.Module) -> list[DuplicateHook]:
 
 
 class Removed(int):
-    """How many hooks ``remove_hooks`` removed (an int), with a count per kind in ``by_kind``."""
+    """How many hooks ``remove_hooks`` removed (an int), with a count per kind in ``by_kind``,
+    and the hooks it left because a library owns them in ``left``."""
 
     by_kind: dict[str, int]
+    left: tuple[HookInfo, ...]
 
-    def __new__(cls, by_kind: dict[str, int]):
+    def __new__(cls, by_kind: dict[str, int], left: Iterable[HookInfo] = ()):
         obj = super().__new__(cls, sum(by_kind.values()))
         obj.by_kind = dict(by_kind)
+        obj.left = tuple(left)
         return obj
 
     def __repr__(self) -> str:
         parts = ", ".join(f"{k}={n}" for k, n in self.by_kind.items())
-        return f"Removed({int(self)}{': ' + parts if parts else ''})"
+        left = f", left={len(self.left)}" if self.left else ""
+        return f"Removed({int(self)}{': ' + parts if parts else ''}{left})"
 
     def __str__(self) -> str:
         if not self:
-            return "removed 0 hooks"
-        parts = ", ".join(f"{n} {k}" for k, n in self.by_kind.items())
-        return f"removed {int(self)} hook{'s' if self != 1 else ''} ({parts})"
+            text = "removed 0 hooks"
+        else:
+            parts = ", ".join(f"{n} {k}" for k, n in self.by_kind.items())
+            text = f"removed {int(self)} hook{'s' if self != 1 else ''} ({parts})"
+        if self.left:
+            owners: dict[str, int] = {}
+            for info in self.left:
+                owners[info.library] = owners.get(info.library, 0) + 1
+            kept = ", ".join(f"{n} from {library}" for library, n in owners.items())
+            text += (
+                f"; left {len(self.left)} that libraries own ({kept}): the model needs them "
+                "(include_libraries=True removes them too)"
+            )
+        return text
 
 
 def remove_hooks(
-    model: nn.Module, kinds: Iterable[str] | str | None = None, *, include_globals: bool = False
+    model: nn.Module,
+    kinds: Iterable[str] | str | None = None,
+    *,
+    include_globals: bool = False,
+    include_libraries: bool = False,
 ) -> Removed:
-    """Remove hooks of the given kinds (all module and parameter kinds by default); say how many."""
+    """Remove hooks of the given kinds (all module and parameter kinds by default); say how many.
+
+    Hooks a library owns (``HookInfo.library``: pruning's masks, FSDP's, transformers', a
+    running ``hookviz.record``) stay, and the result says which, unless ``include_libraries``:
+    removing pruning's pre-hook would leave the masks in place but no longer applied."""
     check_model(model)
     if isinstance(kinds, str):
         kinds = [kinds]
@@ -202,12 +253,16 @@ def remove_hooks(
     if not include_globals and kinds is None:
         chosen -= globals_
     counts: dict[str, int] = {}
+    left = []
     for info in list_hooks(model, include_globals=bool(chosen & globals_)):
         if info.kind not in chosen:
             continue
+        if info.library and not include_libraries:
+            left.append(info)
+            continue
         _remove(info)
         counts[info.kind] = counts.get(info.kind, 0) + 1
-    return Removed(counts)
+    return Removed(counts, left)
 
 
 def remove_hook(model: nn.Module, handle_id: int) -> HookInfo:
@@ -256,10 +311,40 @@ def _info(path, kind, target, handle_id, hook, flags, parameter, owner, module) 
         handle_id=handle_id,
         flags=tuple(flags),
         parameter=parameter,
+        library=library_of(hook),
         hook=hook,
         owner=owner,
         module=module,
     )
+
+
+def library_of(hook: Any) -> str | None:
+    """The package a hook's code belongs to, if it is not the user's: an installed package or the
+    standard library (``torch`` for pruning's and FSDP's, ``transformers``...), or ``hookviz`` for
+    its own tools. None for code in a notebook, a script, or the user's own source tree."""
+    target = _unwrap(hook)
+    module_name = getattr(target, "__module__", None)
+    if not isinstance(module_name, str) or not hasattr(target, "__code__"):
+        module_name = type(target).__module__  # a callable object: its class's home
+    if module_name in (None, "__main__", "builtins") or module_name.startswith("<"):
+        return None
+    top = module_name.split(".")[0]
+    if top == "hookviz":
+        return top
+    module = sys.modules.get(module_name)
+    filename = getattr(module, "__file__", None)
+    if not filename:
+        return None
+    return top if filename.startswith(_installed_roots()) else None
+
+
+@functools.cache
+def _installed_roots() -> tuple[str, ...]:
+    """Where installed packages and the standard library live."""
+    roots = {sysconfig.get_paths()[key] for key in ("stdlib", "platstdlib", "purelib", "platlib")}
+    roots.update(site.getsitepackages() if hasattr(site, "getsitepackages") else ())
+    roots.add(site.getusersitepackages())
+    return tuple(sorted(r.rstrip("/") + "/" for r in roots if r))
 
 
 def _unwrap(hook: Any) -> Any:

@@ -85,7 +85,7 @@ _LONE_OUTPUT_GRAD = "grad_output"  # the name of a lone tensor output's gradient
 _INPUT_GRADS = tuple(f"grad_input[{i}]" for i in range(8))  # names made once for the usual sizes
 MAX_LEAVES = 32  # tensors summarised per event (a huge tuple output is cut here)
 # How every view says that a recording's extremes are estimates (exact=False).
-ESTIMATED_NOTE = "min/max/NaN/Inf estimated from a sample (exact=False)"
+ESTIMATED_NOTE = "min/max/norm/NaN/Inf estimated from a sample (exact=False)"
 FLUSH_SECONDS = 0.25  # with listeners, compute statistics at a step boundary this often
 _grad_enabled = torch.is_grad_enabled  # False under no_grad and inference_mode
 

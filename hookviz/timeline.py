@@ -9,6 +9,7 @@ Everything is put back in a ``finally``.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,7 +23,7 @@ from .hook_kinds import GLOBAL, KINDS, PHASES, TENSOR, acting_as, of
 from .inventory import GLOBAL_LABEL, callable_name, where_label
 from .recording import Recording
 from .store import BACKWARD_PRE
-from .tree import check_model, display_name
+from .tree import check_compiled, check_model, display_name
 
 
 @dataclass(frozen=True)
@@ -72,16 +73,26 @@ class HookTrace:
 
 def trace_hooks(
     model: nn.Module,
-    inputs: Any,
+    inputs: Any = (),
     *,
+    kwargs: dict[str, Any] | None = None,
     loss_fn: Callable[[Any], torch.Tensor] | None = None,
     backward: bool = True,
     keep_grads: bool = False,
 ) -> HookTrace:
-    """Run ``model(*inputs)`` (and a backward of ``loss_fn(output)``, default ``output.sum()``)
-    and return every hook firing in order. Parameter ``.grad`` is restored unless ``keep_grads``."""
-    check_model(model)
-    args = _as_args(inputs)
+    """Run ``model`` once (and a backward of ``loss_fn(output)``, default the sum of its
+    floating-point outputs) and return every hook firing in order.
+
+    ``inputs``: a tensor (the one argument), a tuple or list (the positional arguments), or a
+    dict (keyword arguments: ``model(**inputs)``, as a tokenizer's batch is passed); ``kwargs``:
+    more keyword arguments. A model whose one argument is a dict takes ``(the_dict,)``.
+    Parameter ``.grad`` is restored unless ``keep_grads``.
+
+    torch's markers come from ``record()``'s backward events, the moments torch's full
+    backward hooks fire, and each is put before the user's hooks it announces.
+    """
+    check_compiled(check_model(model), "trace_hooks()")
+    args, keywords = _as_call(inputs, kwargs)
     trace = HookTrace(model=model)
     clock = itertools.count()
     labels = {id(m): display_name(p, model if not p else m) for p, m in model.named_modules()}
@@ -109,12 +120,12 @@ def trace_hooks(
         _wrap_global_hooks(note, restore)
         _wrap_forwards(model, note, restore)
         markers.start()
-        output = model(*args)
+        output = model(*args, **keywords)
         trace.output = output
         if backward:
             loss = loss_fn(output) if loss_fn is not None else _default_loss(output)
             if loss is not None:
-                trace.loss = float(loss.detach())
+                trace.loss = None if loss.is_meta else float(loss.detach())
                 loss.backward()
     finally:
         markers.stop()
@@ -136,7 +147,57 @@ def trace_hooks(
             )
         )
     trace.firings.sort(key=lambda f: f.seq)
+    trace.firings = _markers_first(trace.firings)
     return trace
+
+
+# A marker and the user hook kinds torch fires at the moment it marks.
+_ANNOUNCES = {"grad_output_ready": "backward_pre", "grad_input_ready": "backward"}
+
+
+def _markers_first(firings: list[Firing]) -> list[Firing]:
+    """Each backward marker moved before the user's hooks it announces, the firings renumbered.
+
+    A marker is record()'s event, fired by hookviz's identity node for the call. torch makes its
+    own node for the user's full backward (pre-)hooks right after hookviz's (consecutive
+    sequence numbers, hookviz's node its only successor), so the engine runs hookviz's node
+    next: the user's backward hooks of that module that fired just before a marker are exactly
+    those torch fired at the moment the marker stands for.
+    """
+    ordered: list[Firing] = []
+    for firing in firings:
+        announced = _ANNOUNCES.get(firing.kind) if firing.who == "torch" else None
+        if announced is None:
+            ordered.append(firing)
+            continue
+        start = len(ordered)
+        while start and _fired_at_node(ordered[start - 1], firing.path):
+            start -= 1
+        at = next((i for i in range(start, len(ordered)) if ordered[i].kind == announced), None)
+        ordered.insert(len(ordered) if at is None else at, firing)
+    return [dataclasses.replace(f, seq=i) for i, f in enumerate(ordered)]
+
+
+def _fired_at_node(firing: Firing, path: str) -> bool:
+    """A user's full backward (pre-)hook on the module at ``path`` (global ones included)."""
+    return firing.who == "user" and firing.path == path and firing.kind in _ANNOUNCES.values()
+
+
+def _as_call(inputs: Any, kwargs: dict[str, Any] | None) -> tuple[tuple, dict[str, Any]]:
+    """(args, kwargs) for one call of the model, from ``trace_hooks``' inputs and kwargs."""
+    if kwargs is not None and not isinstance(kwargs, dict):
+        raise TypeError(
+            f"kwargs must be a dict of keyword arguments for the model, got {type(kwargs).__name__}."
+        )
+    keywords = dict(kwargs or {})
+    if isinstance(inputs, dict):
+        clash = sorted(set(inputs) & set(keywords))
+        if clash:
+            raise TypeError(
+                f"{', '.join(map(repr, clash))} given both in inputs and in kwargs: pass each once."
+            )
+        return (), {**inputs, **keywords}
+    return _as_args(inputs), keywords
 
 
 def _as_args(inputs: Any) -> tuple:

@@ -308,7 +308,7 @@ def _snapshot(module: nn.Module, path: str) -> dict[str, _ParamState]:
     for name, p in module.named_parameters():
         full = f"{path}.{name}" if path else name
         data = p.detach()
-        small = data.numel() <= CLONE_LIMIT
+        small = data.numel() <= CLONE_LIMIT and not data.is_meta  # meta tensors hold no values
         states[full] = _ParamState(
             param=p,
             version=p._version,
@@ -321,6 +321,8 @@ def _snapshot(module: nn.Module, path: str) -> dict[str, _ParamState]:
 
 
 def _fingerprint(data: torch.Tensor) -> tuple:
+    if data.is_meta:  # no values to read: its shape and dtype are all there is to compare
+        return ("meta", tuple(data.shape), data.dtype)
     flat = data.reshape(-1).double()
     return (data.data_ptr(), float(flat.sum()), float((flat * flat).sum()), float(flat[::97].sum()))
 
@@ -392,7 +394,7 @@ def _equal(a: torch.Tensor, b: torch.Tensor) -> bool:
 
 
 def _describe(data: torch.Tensor | None, shape: tuple[int, ...]) -> Any:
-    if data is None:
+    if data is None or data.is_meta:
         return {"shape": shape}
     if data.numel() <= SMALL_VALUES:
         return data.tolist()

@@ -183,3 +183,60 @@ def test_a_cell_run_again_is_a_duplicate_even_with_a_new_list_to_fill():
         layer.register_forward_hook(keep)
     (copy,) = hv.find_duplicate_hooks(layer)
     assert copy.count == 3 and not copy.same_object
+
+
+def test_a_tied_parameters_hook_is_listed_once_and_says_where_else_it_lives():
+    class Tied(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.embed = nn.Embedding(10, 4)
+            self.head = nn.Linear(4, 10, bias=False)
+            self.head.weight = self.embed.weight
+
+    model = Tied()
+    model.head.weight.register_hook(lambda g: None)
+    (info,) = hv.list_hooks(model)
+    assert (info.path, info.parameter, info.flags) == ("embed", "weight", ("tied to head.weight",))
+    assert hv.remove_hooks(model) == 1 and hv.list_hooks(model) == []
+
+
+def test_remove_hooks_leaves_what_libraries_own_and_says_so():
+    from torch.nn.utils import prune
+
+    model = nn.Sequential(nn.Linear(4, 4), nn.Linear(4, 2))
+    prune.l1_unstructured(model[0], "weight", amount=0.5)
+    prune.random_unstructured(model[1], "bias", amount=0.5)
+    model[1].register_forward_hook(forward_hook)
+    infos = hv.list_hooks(model)
+    assert [(i.path, i.kind, i.library) for i in infos] == [
+        ("0", "forward_pre", "torch"),
+        ("1", "forward_pre", "torch"),
+        ("1", "forward", None),
+    ]
+    x = torch.randn(3, 4)
+    pruned_out = model(x)
+    removed = hv.remove_hooks(model)
+    assert removed == 1 and [(i.path, i.name) for i in removed.left] == [
+        ("0", "L1Unstructured"),
+        ("1", "RandomUnstructured"),
+    ]
+    assert str(removed) == (
+        "removed 1 hook (1 forward); left 2 that libraries own (2 from torch): the model needs "
+        "them (include_libraries=True removes them too)"
+    )
+    model[0].weight_orig.data.add_(1.0)  # the mask must still be applied on the next call
+    assert not torch.equal(model(x), pruned_out)
+    assert torch.equal(model[0].weight, model[0].weight_orig * model[0].weight_mask)
+    everything = hv.remove_hooks(model, include_libraries=True)
+    assert everything == 2 and not everything.left and hv.list_hooks(model) == []
+
+
+def test_a_running_recording_is_hookvizs_and_stays():
+    model = nn.Sequential(nn.Linear(2, 2))
+    with hv.record(model) as rec:
+        assert {i.library for i in hv.list_hooks(model)} == {"hookviz"}
+        removed = hv.remove_hooks(model)
+        assert removed == 0 and len(removed.left) == len(hv.list_hooks(model)) > 0
+        model(torch.randn(1, 2))
+    assert len(rec.select(phase="forward")) == 2
+    assert hv.list_hooks(model) == []

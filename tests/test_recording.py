@@ -715,3 +715,50 @@ def test_recording_inside_vmap_stops_with_an_error_that_names_it_and_leaves_no_h
     assert event.main.shape == (3, 300) and event.main.exact is exact
     if exact:
         assert event.main.max == float(out.detach().max())
+
+
+def test_a_compiled_model_is_refused_with_what_to_record_instead():
+    model = hv.examples.mlp((4, 8, 2))
+    compiled = torch.compile(model, backend="eager")
+    compiled(torch.randn(2, 4))
+    with pytest.raises(
+        TypeError, match=r"Watch the original module instead, and run it: `model\._orig_mod`"
+    ):
+        hv.record(compiled)
+    wrapped = nn.Sequential(compiled)
+    with pytest.raises(TypeError, match=r"'0' is an OptimizedModule"):
+        hv.record(wrapped)
+    with hv.record(compiled._orig_mod) as rec:
+        compiled._orig_mod(torch.randn(2, 4)).sum().backward()
+    assert {e.phase for e in rec.events} == {"forward_pre", "forward", "backward_pre", "backward"}
+    assert_no_hooks(model)
+
+
+def test_inference_mode_records_forward_events_and_no_gradient_side():
+    model = hv.examples.mlp((4, 8, 2))
+    with torch.inference_mode(), hv.record(model) as rec:
+        out = model(torch.randn(3, 4))
+        model(out.new_ones(3, 4))
+    assert {e.phase for e in rec.events} == {"forward_pre", "forward"}
+    assert rec.steps_recorded == 2 and len(rec.select(phase="forward", path="")) == 2
+    assert_no_hooks(model)
+    with hv.record(model) as rec:  # the same recording machinery, outside inference mode after
+        model(torch.randn(3, 4)).sum().backward()
+    assert len(rec.select(phase="backward")) == len(rec.select(phase="forward"))
+
+
+def test_a_hook_registered_while_recording_runs_before_records_and_torchs_nodes():
+    """torch makes its backward nodes after every forward hook: a hook added after record()
+    started still runs before record()'s, so the events hold what it returned."""
+    model = hv.examples.mlp((3, 3, 1))
+    with hv.record(model) as rec:
+        model[0].register_forward_hook(lambda m, a, o: o * 0 + 5)
+        model[0].register_forward_pre_hook(lambda m, a: (a[0] * 0,))
+        model(torch.randn(2, 3, requires_grad=True)).sum().backward()
+    (pre,) = rec.select(phase="forward_pre", path="0")
+    (out,) = rec.select(phase="forward", path="0")
+    assert pre.main.max == 0.0 and out.main.min == out.main.max == 5.0
+    (grad_in,) = rec.select(phase="backward", path="0")
+    assert (
+        grad_in.main.max == 0.0
+    )  # the pre-hook's zeros are what forward read: no gradient through

@@ -104,7 +104,9 @@ def test_brief_table_and_repr_show_the_estimates():
     rec, s = forward_stats(x, exact=False)
     assert f"max≈{s.max:.4g}" in s.brief() and "max=" not in s.brief()
     table = rec.table()
-    assert table.splitlines()[0].startswith("min/max/NaN/Inf estimated from a sample (exact=False)")
+    assert table.splitlines()[0].startswith(
+        "min/max/norm/NaN/Inf estimated from a sample (exact=False)"
+    )
     assert "max≈" in table
     assert "exact=False" in repr(rec) and rec.exact is False
     assert "max≈" in repr(rec.events[0])
@@ -196,3 +198,37 @@ def test_the_sample_holds_the_tensors_values_at_the_sample_positions_whatever_it
     sample = torch.take(x.detach(), sample_positions(x.numel())).double()
     assert s.sampled and (s.min, s.max) == (float(sample.min()), float(sample.max()))
     assert s.mean == pytest.approx(float(sample.mean()), rel=1e-5)
+
+
+def lm_head_step(exact: bool):
+    """A language model's head: 4,000 logits a token, whose gradient (softmax minus one-hot) a
+    256-value sample gets badly wrong."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(16, 16), nn.Tanh(), nn.Linear(16, 4000))
+    x, target = torch.randn(8, 16), torch.randint(0, 4000, (8,))
+    monitor = hv.HookMonitor(model, exact=exact, vanishing_below=0.05)
+    with monitor:
+        nn.functional.cross_entropy(model(x), target).backward()
+    logits = model[2](model[1](model[0](x))).detach().requires_grad_()
+    nn.functional.cross_entropy(logits, target).backward()
+    return monitor, float(logits.grad.norm())
+
+
+def test_the_gradient_norm_behind_a_flag_is_exact_by_default():
+    monitor, true_norm = lm_head_step(exact=True)
+    grad = monitor.summary("2").grad.latest
+    assert grad.sampled and grad.exact
+    assert grad.norm == pytest.approx(true_norm, rel=1e-5)
+    assert true_norm > 0.05 and "2" not in monitor.gradient_flags()  # no false alarm
+
+
+def test_with_exact_false_the_norm_and_its_flag_say_they_are_estimates():
+    monitor, true_norm = lm_head_step(exact=False)
+    grad = monitor.summary("2").grad.latest
+    assert grad.sampled and not grad.exact
+    assert grad.norm < 0.1 * true_norm  # what a sample gets wrong here (the head's 4,000 logits)
+    assert "norm≈" in grad.brief()
+    assert monitor.gradient_flags()["2"] == "vanishing"  # a false alarm, and it says so:
+    page = monitor.to_html()
+    assert f"≈{hv.widgets.hook_monitor.number(grad.norm)}" in page
+    assert "vanishing gradient (norm estimated from a sample)" in page

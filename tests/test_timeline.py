@@ -78,3 +78,50 @@ def test_tensor_hooks_on_parameters_are_seen():
     hits = [f for f in trace.user_firings() if f.kind == "tensor"]
     assert [(f.label, f.replaced) for f in hits] == [("cd.c.W", "gradient")]
     assert repr(trace).startswith("HookTrace(Model, ")
+
+
+def test_keyword_arguments_and_a_dict_of_inputs_reach_the_model():
+    class Keyworded(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.proj = torch.nn.Linear(3, 3)
+
+        def forward(self, x, *, scale=1.0, mask=None):
+            out = self.proj(x) * scale
+            return out if mask is None else out * mask
+
+    model, x = Keyworded(), torch.randn(2, 3)
+    mask = torch.tensor([1.0, 0.0, 1.0])
+    expected = model(x, scale=3.0, mask=mask)
+    for trace in (
+        hv.trace_hooks(model, x, kwargs={"scale": 3.0, "mask": mask}),
+        hv.trace_hooks(model, {"x": x, "scale": 3.0, "mask": mask}),
+        hv.trace_hooks(model, {"x": x}, kwargs={"scale": 3.0, "mask": mask}),
+    ):
+        assert torch.equal(trace.output, expected)
+        assert trace.loss == pytest.approx(float(expected.sum()))
+    with pytest.raises(TypeError, match="'scale' given both in inputs and in kwargs"):
+        hv.trace_hooks(model, {"x": x, "scale": 1.0}, kwargs={"scale": 2.0})
+    with pytest.raises(TypeError, match="kwargs must be a dict of keyword arguments"):
+        hv.trace_hooks(model, x, kwargs=[("scale", 2.0)])
+    widget = hv.HookTimeline(model, x, kwargs={"scale": 3.0})
+    assert "Keyworded" in repr(widget)
+    assert_no_hooks(model)
+
+
+def test_a_meta_device_model_is_traced_without_values():
+    with torch.device("meta"):
+        model = torch.nn.Sequential(torch.nn.Linear(3, 3), torch.nn.ReLU(), torch.nn.Linear(3, 1))
+    trace = hv.trace_hooks(model, torch.randn(2, 3, device="meta"))
+    assert trace.loss is None  # a meta tensor holds no value to show
+    kinds = [f.kind for f in trace.firings if f.label == "0"]
+    assert kinds == ["forward_call", "forward_return", "grad_output_ready", "grad_input_ready"]
+    widget = hv.HookTimeline(model, torch.randn(2, 3, device="meta"))
+    assert repr(widget).startswith("HookTimeline(Sequential, ")
+    assert_no_hooks(model)
+
+
+def test_a_compiled_model_is_refused_with_what_to_trace_instead():
+    compiled = torch.compile(hv.examples.model(), backend="eager")
+    with pytest.raises(TypeError, match=r"model\._orig_mod"):
+        hv.trace_hooks(compiled, torch.rand(1))

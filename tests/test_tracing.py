@@ -212,3 +212,24 @@ def test_table_and_repr_are_deterministic():
         "ApplyTrace(Model, fn=<lambda>, 7 visits: ab.a, ab.b, ab, cd.c, cd.d, cd, Model)"
     )
     assert trace.table().splitlines()[1].split() == ["1", "ab.a", "Function_A"]
+
+
+def test_a_meta_device_model_is_traced_as_apply_walks_it():
+    with torch.device("meta"):
+        model = nn.Sequential(nn.Linear(3, 3), nn.Sequential(nn.ReLU(), nn.Linear(3, 1)))
+    walked = []
+    model.apply(walked.append)
+
+    def init(module):
+        if isinstance(module, nn.Linear):
+            nn.init.zeros_(module.weight)
+
+    trace = hv.trace_apply(model, init)
+    assert [v.module for v in trace.visits] == walked
+    changed = [(c.name, c.kind, c.after) for v in trace.visits for c in v.changes]
+    assert changed == [
+        ("0.weight", "rewritten", {"shape": (3, 3)}),
+        ("1.1.weight", "rewritten", {"shape": (1, 3)}),
+    ]
+    widget = hv.ApplyTraversal(model, init)
+    assert "Sequential" in repr(widget)

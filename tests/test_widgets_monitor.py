@@ -285,7 +285,7 @@ def test_exact_false_estimates_are_flagged_in_the_payload_and_the_static_picture
     snapshot = monitor.snapshot
     assert (
         snapshot["exact"] is False
-        and snapshot["note"] == "min/max/NaN/Inf estimated from a sample (exact=False)"
+        and snapshot["note"] == "min/max/norm/NaN/Inf estimated from a sample (exact=False)"
     )
     large, small = row(monitor, "0")["out"], row(monitor, "1")["out"]
     assert large["sampled"] is True and large["exact"] is False

@@ -131,7 +131,7 @@ class TensorSummary:
             "range": [number(v) for v in t.hist_range] if t.hist_range else None,
             "values": _json_values(t.values),
             "sampled": t.sampled,
-            "exact": t.exact,  # False: min, max, NaN and Inf estimated from the sample (exact=False)
+            "exact": t.exact,  # False: min, max, norm, NaN, Inf estimated from the sample (exact=False)
             "nan": self.nan_events,
             "inf": self.inf_events,
             "bad_step": self.first_bad_step,
@@ -627,9 +627,11 @@ class HookMonitor(HookvizWidget):
                 for k in ("min", "max")
             },
             "histogram": static_html.bars(out.histogram if out else None, warn=bool(bad)),
-            "grad_norm": _text(grad.norm if grad else None),
+            "grad_norm": _text(grad.norm if grad else None, estimated=_estimated(grad)),
             "warnings": static_html.tag(
-                "span", _warning_text(summary, self._flag(grad)), cls="hvs-warn"
+                "span",
+                _warning_text(summary, self._flag(grad), estimated=_estimated(grad)),
+                cls="hvs-warn",
             ),
         }
 
@@ -707,15 +709,21 @@ def _warn_heatmap_kind() -> None:
     )
 
 
-def _warning_text(summary: ModuleSummary, flag: str | None) -> str:
+def _warning_text(summary: ModuleSummary, flag: str | None, *, estimated: bool = False) -> str:
     notes = []
     if summary.output.nan_events:
         notes.append(f"NaN in output since step {summary.output.first_bad_step}")
     elif summary.output.inf_events:
         notes.append(f"Inf in output since step {summary.output.first_bad_step}")
     if flag:
-        notes.append(f"{flag} gradient")
+        # With exact=False the norm is a sample's estimate: the flag says so.
+        notes.append(f"{flag} gradient" + (" (norm estimated from a sample)" if estimated else ""))
     return "; ".join(notes)
+
+
+def _estimated(t: TensorStats | None) -> bool:
+    """True for a sampled tensor's statistics taken without the exact pass (exact=False)."""
+    return bool(t) and t.sampled and not t.exact
 
 
 def _text(value: float | None, *, estimated: bool = False) -> str:

@@ -25,8 +25,10 @@ LEGEND = [[name, name] for name in TIMELINE if KINDS[name].target != TORCH] + [
 class HookTimeline(PlayedWidget):
     """One forward + backward pass as the ordered list of hook firings, the model's own hooks included.
 
-    ``HookTimeline(model, inputs)`` runs ``model(*inputs)`` and a backward of ``loss_fn(output)``
-    (default: the sum of the output) once, through ``hookviz.trace_hooks``, and shows every
+    ``HookTimeline(model, inputs)`` runs the model once on ``inputs`` (a tensor, a tuple of
+    positional arguments, or a dict of keyword arguments; ``kwargs=`` adds keyword arguments)
+    and a backward of ``loss_fn(output)`` (default: the sum of the output), through
+    ``hookviz.trace_hooks``, and shows every
     hook firing in true order, between the moments forward() starts and returns and the
     moments gradients become ready. A hook whose return value replaced an input, an output or
     a gradient is marked. ``step`` (0 = nothing shown yet) is synced both ways;
@@ -47,15 +49,16 @@ class HookTimeline(PlayedWidget):
     def __init__(
         self,
         model: nn.Module,
-        inputs: Any,
+        inputs: Any = (),
         *,
+        kwargs: dict[str, Any] | None = None,
         loss_fn: Callable[[Any], torch.Tensor] | None = None,
         backward: bool = True,
         show_torch: bool = True,
         speed: float = 4.0,
         theme: str = "auto",
     ):
-        """Run one pass of ``model`` on ``inputs`` (a tensor or a tuple of arguments) and show its hooks."""
+        """Run one pass of ``model`` on ``inputs`` (and ``kwargs``) and show its hooks."""
         check_model(model, what="HookTimeline's model")
         if isinstance(inputs, nn.Module):
             raise TypeError(
@@ -67,7 +70,7 @@ class HookTimeline(PlayedWidget):
                 f"loss_fn must be a function of the model's output, got {type(loss_fn).__name__}."
             )
         check_speed(speed)
-        trace = trace_hooks(model, inputs, loss_fn=loss_fn, backward=backward)
+        trace = trace_hooks(model, inputs, kwargs=kwargs, loss_fn=loss_fn, backward=backward)
         self._trace = trace
         lanes, lane_of = _lanes(model, trace)
         firings = [
