@@ -4,21 +4,27 @@ recorder, and the import cost, as ratios in one run.
 Run: .venv/bin/python bench/bench_record.py  (about 35 minutes on 2 cores, 26 on the floor);
 ``--only floor`` (or inside, convnet, naive, import, memory) runs one part, ``--rounds N`` sets the
 floor's rounds; ``--smoke`` runs every part once at tiny sizes (about 25 s of CPU time): it checks
-that the bench runs, its figures mean nothing.
+that the bench runs, its figures mean nothing. ``--before DIR``: the floor also runs record() of
+the hookviz in DIR (a checkout of an earlier commit, say ``git worktree add DIR 30049d0``),
+interleaved with today's, so that before and after are read in one run.
 
 It reaches hookviz only through names hookviz supports: ``hookviz.record``, ``summaries.Lane``
-and its sizes, ``tensor_hooks`` (how record() hooks gradients), and torch's own hook dicts.
+and its sizes, ``module_grads.IdentityNode`` (how record() sees gradients), and torch's own
+hook dicts.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import itertools
 import math
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import weakref
 from array import array
@@ -32,7 +38,7 @@ from harness import Config, interleaved, report, report_totals, verdict  # noqa:
 
 import hookviz as hv  # noqa: E402
 from hookviz import summaries  # noqa: E402
-from hookviz.tensor_hooks import hook_tensor, unhook_tensors  # noqa: E402
+from hookviz.module_grads import IdentityNode  # noqa: E402
 
 # torch's own grad-mode switch, what record()'s hooks flip (torch.no_grad() calls it too)
 _set_grad_enabled = getattr(torch._C, "_set_grad_enabled", torch.set_grad_enabled)
@@ -119,8 +125,10 @@ def tensors_in(value):
 
 class FloorHooks:
     """The floor under an exact recorder, on the same modules as record(): a forward hook per
-    module and a tensor hook on each output, doing nothing but one aminmax per output and per
-    output gradient (what keeps min, max, NaN and Inf exact). ``reduce=False``: empty hooks."""
+    module and a tensor hook on each output, doing nothing but one aminmax and one norm per
+    output and per output gradient (what keeps min, max, NaN, Inf and the norm exact).
+    ``reduce=False``: empty hooks. (A tensor hook sees a tensor's total gradient, not a call's
+    own share as torch's full hooks do: the floor is a bound under any exact recorder, not one.)"""
 
     def __init__(self, model: nn.Module, modules, *, reduce: bool):
         self.targets = [m for p, m in model.named_modules() if modules(p, m)]
@@ -129,11 +137,13 @@ class FloorHooks:
     def on_gradient(self, grad):
         if self.reduce:
             torch.aminmax(grad)
+            torch.linalg.vector_norm(grad)
 
     def on_output(self, module, args, output):
         for t in tensors_in(output):
             if self.reduce:
                 torch.aminmax(t)
+                torch.linalg.vector_norm(t)
             if t.requires_grad:
                 t.register_hook(self.on_gradient)
 
@@ -148,27 +158,28 @@ class FloorHooks:
 
 class GatherHooks:
     """What any recorder of record()'s four phases that keeps a sample pays at least: the hooks
-    record() registers, put the way it puts them (a forward pre-hook, a forward hook, one tensor
-    hook per tensor), doing nothing but gather the sample of each tensor record() samples (every
-    output, each input no hook saw before, and their gradients) into a buffer row as record()
-    does (one ``torch.take``). No events, no calls, no flush: what record(exact=False) costs
-    beyond this is its Python bookkeeping and its flushes.
+    record() registers, put the way it puts them (a forward pre-hook that passes each call's
+    inputs through an identity node, a forward hook that passes its output through another:
+    ``module_grads.IdentityNode``, the nodes torch's own full backward hooks are built on),
+    doing nothing but gather the sample of each tensor record() samples (every output, each
+    input no hook saw before, and their gradients) into a buffer row as record() does (one
+    ``torch.take``). No events, no calls, no flush: what record(exact=False) costs beyond this
+    is its Python bookkeeping and its flushes.
 
     ``exact=True``: before a large tensor's gather, record()'s exact pass too (one ``aminmax``
-    into a pair of cells read on the host, the NaN/Inf probe on their difference): what record()
-    would cost with no bookkeeping at all, so its ratio to the floor is the least record() can
-    read against it with these hooks."""
+    into a pair of cells read on the host, the NaN/Inf probe on their difference, and the norm
+    into a third cell): what record() would cost with no bookkeeping at all, so its ratio to the
+    floor is the least record() can read against it with these hooks."""
 
     def __init__(self, model: nn.Module, modules, *, exact: bool = False):
         self.targets = [m for p, m in model.named_modules() if modules(p, m)]
         self.exact = exact
-        self.host = array("f", (0.0, 0.0))  # aminmax's out= cells, read with no torch op
+        self.host = array("f", (0.0, 0.0, 0.0))  # aminmax's and vector_norm's out= cells
         self.cells = tuple(torch.frombuffer(self.host, dtype=torch.float32).unbind())
         self.non_finite = 0  # tensors whose probe found a NaN or an Inf (record() counts them)
         self.lane = summaries.Lane(torch.device("cpu"), summaries.Interner())
         self.where: dict[int, tuple[torch.Tensor, torch.Tensor]] = {}  # numel -> place()
         self.handles: list = []
-        self.tensor_hooks: list = []
         # (id, version) -> the tensor gathered; forgotten every 512, as record() forgets at a flush
         self.seen: dict[tuple[int, int], weakref.ref] = {}
 
@@ -188,10 +199,11 @@ class GatherHooks:
 
     def read(self, t: torch.Tensor, positions: torch.Tensor, row: torch.Tensor) -> None:
         if self.exact and t.dtype is torch.float32 and t.numel() > summaries.SAMPLE_SIZE:
-            torch.aminmax(t, out=self.cells)
-            lo, hi = self.host
+            torch.aminmax(t, out=self.cells[:2])
+            lo, hi = self.host[0], self.host[1]
             if not math.isfinite(hi - lo):
                 self.non_finite += 1
+            torch.linalg.vector_norm(t, out=self.cells[2])
         torch.take(t, positions, out=row)
 
     def place(self, n: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -214,30 +226,41 @@ class GatherHooks:
         self.gather(t)
         return True
 
-    def take_in(self, t: torch.Tensor) -> None:
-        """Gather a new ``t`` and, if it needs one, its gradient when it comes."""
-        if self.gather_once(t) and t.requires_grad:
-            self.tensor_hooks.append(hook_tensor(t, self.on_gradient))
+    def on_gradients(self, grads, ctx) -> None:
+        for grad in grads:
+            if grad is not None:
+                self.gather_once(grad)
 
-    def on_gradient(self, grad: torch.Tensor) -> None:
-        self.gather_once(grad)
+    def through_node(self, values: tuple) -> tuple | None:
+        """``values`` with the tensors that need a gradient passed through one identity node."""
+        wanted = [
+            i for i, v in enumerate(values) if isinstance(v, torch.Tensor) and v.requires_grad
+        ]
+        if not wanted or not torch.is_grad_enabled():
+            return None
+        aliases = IdentityNode.apply(self.on_gradients, *(values[i] for i in wanted))
+        aliases = (aliases,) if len(wanted) == 1 else aliases
+        new = list(values)
+        for i, alias in zip(wanted, aliases, strict=True):
+            new[i] = alias
+        return tuple(new)
 
     def on_input(self, module, args):
         if len(args) == 1 and type(args[0]) is torch.Tensor:  # the usual case, as record() has it
-            self.take_in(args[0])
+            self.gather_once(args[0])
         else:
             for t in tensors_in(args):
-                self.take_in(t)
+                self.gather_once(t)
+        return self.through_node(args)
 
     def on_output(self, module, args, output):
-        if type(output) is torch.Tensor:
-            self.take_in(output)
-        else:
-            for t in tensors_in(output):
-                self.take_in(t)
-        if len(self.tensor_hooks) > 4096:  # those of old steps fired long ago
-            unhook_tensors(self.tensor_hooks[:2048])
-            del self.tensor_hooks[:2048]
+        single = type(output) is torch.Tensor
+        wrapped = self.through_node((output,) if single else output)
+        if wrapped is not None:
+            output = wrapped[0] if single else wrapped
+        for t in tensors_in(output):
+            self.gather_once(t)
+        return None if wrapped is None else output
 
     def start(self) -> GatherHooks:
         for m in self.targets:
@@ -248,8 +271,17 @@ class GatherHooks:
     def stop(self) -> None:
         for handle in self.handles:
             handle.remove()
-        unhook_tensors(self.tensor_hooks)
-        self.tensor_hooks.clear()
+
+
+def load_before(checkout: Path):
+    """record() of the hookviz in ``checkout`` (an earlier commit), as ``hookviz_before``."""
+    home = Path(tempfile.mkdtemp(prefix="hookviz-before-"))
+    shutil.copytree(checkout / "hookviz", home / "hookviz_before")
+    sys.path.insert(0, str(home))
+    return importlib.import_module("hookviz_before.recording")
+
+
+BEFORE = None  # hookviz_before.recording, when --before is given
 
 
 # title: (build, input shape, classes, the smoke run's input shape). A smoke input is the least
@@ -366,6 +398,11 @@ def floor_workload(
             ("record(every=10)", lambda m: hv.record(m, modules=computing_modules, every=10)),
         ):
             configs.append(nets(build, x, y, attached, make).config(name))
+        if BEFORE is not None:
+            before = nets(
+                build, x, y, attached, lambda m: BEFORE.record(m, modules=computing_modules)
+            )
+            configs.append(before.config("record(), before"))
         configs.append(nets(build, x, y, attached).config("bare step, again (the noise floor)"))
         timings = interleaved(configs, rounds=rounds, block=FLOOR_BLOCK, warmup=2 * COPIES)
     finally:
@@ -393,11 +430,14 @@ def floor_workload(
             limit = FLOOR_LIMITS[name][1]
             line += f"  (goal {limit:.2f}x: {verdict(ratio, low, high, limit)})"
         lines.append(line)
-    for name, against, meaning in (
+    pairs = [
         ("record(exact=False)", "gather only", "its bookkeeping and flushes"),
         ("gather + exact pass", "floor", "the least record() can read against the floor"),
         ("record()", "gather + exact pass", "record()'s bookkeeping and flushes"),
-    ):
+    ]
+    if BEFORE is not None:
+        pairs.append(("record()", "record(), before", "today's record() against the earlier one"))
+    for name, against, meaning in pairs:
         low, high = timings.total_ratio_interval(name, against)
         lines.append(
             f"{name} / {against}: {timings.total_ratio(name, against):.3f}"
@@ -410,9 +450,10 @@ def floor_workload(
 class HookTimer:
     """Seconds spent inside the hooks torch calls on ``model``, read from torch's own hook dicts:
     each module's forward pre-hooks and forward hooks are wrapped in a timer when it starts (a
-    recorder's flush, which runs in its hooks, is counted), and each tensor hook found on a
+    recorder's flush, which runs in its hooks, is counted), each tensor hook found on a
     module's inputs and outputs by a forward hook of its own, registered last, as those are put
-    there during forward. No recorder's internals are touched."""
+    there during forward, and the backward of ``module_grads.IdentityNode`` (where record() and
+    the gather hooks see gradients). No recorder's internals are touched."""
 
     def __init__(self, model: nn.Module):
         self.model, self.spent = model, 0.0
@@ -447,9 +488,12 @@ class HookTimer:
                 self.saved.append((hooks, dict(hooks)))
                 self.wrap(hooks)
         self.handles = [m.register_forward_hook(self.on_output) for m in modules]
+        self.identity_backward = IdentityNode.backward
+        IdentityNode.backward = staticmethod(self.timed(self.identity_backward))
         return self
 
     def stop(self) -> None:
+        IdentityNode.backward = staticmethod(self.identity_backward)
         for handle in self.handles:
             handle.remove()
         for hooks, before in self.saved:
@@ -708,7 +752,15 @@ def main() -> None:
     parser.add_argument(
         "--rounds", type=int, default=300, help="rounds of the floor comparison (default 300)"
     )
+    parser.add_argument(
+        "--before",
+        type=Path,
+        help="a checkout of an earlier hookviz: its record() joins the floor comparison",
+    )
     args = parser.parse_args()
+    if args.before is not None:
+        global BEFORE
+        BEFORE = load_before(args.before)
     if tiny:
         COPIES, FLOOR_BLOCK = tiny["copies"], tiny["block"]
     torch.set_num_threads(tiny["threads"] if tiny else 2)

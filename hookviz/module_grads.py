@@ -33,7 +33,7 @@ from typing import Any, Protocol
 
 import torch
 
-__all__ = ["GradReceiver", "ModuleCall"]
+__all__ = ["GradReceiver", "IdentityNode", "ModuleCall"]
 
 
 class GradReceiver(Protocol):
@@ -49,8 +49,9 @@ class GradReceiver(Protocol):
 _ONE = (0,)  # the positions of a lone tensor
 
 
-class _Identity(torch.autograd.Function):
-    """Detached aliases of its tensors; its backward passes the gradients to ``report``."""
+class IdentityNode(torch.autograd.Function):
+    """Detached aliases of its tensors; its backward passes the gradients to ``report(grads, ctx)``
+    (None for a gradient that did not come). ``IdentityNode.apply(report, *tensors)``."""
 
     @staticmethod
     def forward(ctx, report: Callable, *tensors: torch.Tensor):
@@ -103,7 +104,7 @@ class ModuleCall:
             if not args[0].requires_grad:
                 return None
             self.input_positions = _ONE
-            return (_Identity.apply(self.on_input_node, args[0]),)
+            return (IdentityNode.apply(self.on_input_node, args[0]),)
         self.n_inputs = len(args)
         positions, tensors = [], []
         for i, value in enumerate(args):
@@ -116,7 +117,7 @@ class ModuleCall:
         if not tensors:
             return None
         self.input_positions = positions
-        aliases = _Identity.apply(self.on_input_node, *tensors)
+        aliases = IdentityNode.apply(self.on_input_node, *tensors)
         if len(tensors) == 1:
             aliases = (aliases,)
         new = list(args)
@@ -129,7 +130,7 @@ class ModuleCall:
         node, as torch does it: a tensor, or the tensors at the top of a tuple. None when torch's
         full hooks would fire nothing (no such tensor; a dict, a list or another type)."""
         if isinstance(output, torch.Tensor):
-            return _Identity.apply(self.on_output_node, output) if output.requires_grad else None
+            return IdentityNode.apply(self.on_output_node, output) if output.requires_grad else None
         if not isinstance(output, tuple):
             return None
         positions = [i for i, v in enumerate(output) if isinstance(v, torch.Tensor)]
@@ -138,7 +139,7 @@ class ModuleCall:
             return None
         self.n_outputs = len(output)
         self.output_positions = [i for i in positions if output[i].requires_grad]
-        aliases = _Identity.apply(self.on_output_node, *tensors)
+        aliases = IdentityNode.apply(self.on_output_node, *tensors)
         if len(tensors) == 1:
             aliases = (aliases,)
         new = list(output)

@@ -525,68 +525,6 @@ def test_one_phase_on_leaves_skips_the_alias_lookup_and_summarises_the_same():
         assert_same_summary(mine.main, theirs.main)
 
 
-def test_tensor_hooks_put_straight_in_place_behave_as_register_hook(monkeypatch):
-    """record() puts its gradient hooks in a tensor's _backward_hooks itself (register_hook costs
-    twice as much between convolutions). That route must record what register_hook's does, in
-    place and alongside a user's own tensor hooks, and leave nothing on a kept tensor."""
-    from hookviz import tensor_hooks
-
-    assert tensor_hooks.direct_hooks_work()  # this torch takes the direct route: the one tested
-
-    def recorded(direct: bool):
-        monkeypatch.setattr(tensor_hooks, "direct_hooks_work", lambda: direct)
-        torch.manual_seed(0)
-        model = hv.examples.small_convnet()  # ReLU(inplace=True): hooks before an in-place op
-        x = torch.randn(2, 3, 32, 32, requires_grad=True)  # a leaf with hooks: its grad_input
-        seen = []
-        with hv.record(model) as rec:
-            out = model(x)
-            mine = out.register_hook(lambda g: seen.append(float(g.sum())))
-            (out * 2).sum().backward()
-        assert seen == [2.0 * out.numel()]  # the user's hook fired once, with its gradient
-        mine.remove()  # ... and its handle still removes it
-        assert_no_hooks(model, out, x)
-        return [(e.seq, e.phase, e.path, e.call, str(e.main)) for e in rec.events]
-
-    direct, through_register_hook = recorded(True), recorded(False)
-    assert any(phase == "backward" for _, phase, *_ in direct)
-    assert direct == through_register_hook
-
-
-def test_direct_tensor_hooks_check_detects_a_route_torch_ignores(monkeypatch):
-    """If torch stopped reading hooks put in _backward_hooks (here: a non-leaf's dict never
-    registered with its node), the check says so, and record() uses register_hook."""
-    from hookviz import tensor_hooks
-
-    def never_registered(tensor, hook):
-        hooks = tensor._backward_hooks or {}
-        hooks[-1] = hook
-        return hooks, -1
-
-    def gradient_events():
-        torch.manual_seed(0)
-        model, x = hv.examples.mlp((2, 3, 1)), torch.randn(4, 2)
-        with hv.record(model, phases=["backward_pre", "backward"]) as rec:
-            model(x).sum().backward()
-        assert_no_hooks(model)
-        return [(e.phase, e.path, str(e.main)) for e in rec.events]
-
-    expected = gradient_events()
-    assert len(expected) >= 4
-    with torch.inference_mode():  # the check runs in grad mode, whatever mode the caller is in
-        tensor_hooks.direct_hooks_work.cache_clear()
-        assert tensor_hooks.direct_hooks_work()
-    monkeypatch.setattr(tensor_hooks, "_put_hook", never_registered)
-    tensor_hooks.direct_hooks_work.cache_clear()
-    try:
-        assert not tensor_hooks.direct_hooks_work()
-        assert gradient_events() == expected  # every gradient still seen, through register_hook
-    finally:
-        monkeypatch.undo()
-        tensor_hooks.direct_hooks_work.cache_clear()
-    assert tensor_hooks.direct_hooks_work()
-
-
 def test_events_with_many_tensors_that_fill_the_buffer_mid_step_are_all_recorded():
     """An event of many tensors arriving when the sample buffer is nearly full: the buffer is
     emptied first (it used to overflow with an IndexError or a shape error)."""
