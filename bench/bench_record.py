@@ -38,7 +38,7 @@ from harness import Config, interleaved, report, report_totals, verdict  # noqa:
 
 import hookviz as hv  # noqa: E402
 from hookviz import summaries  # noqa: E402
-from hookviz.module_grads import IdentityNode  # noqa: E402
+from hookviz.module_grads import IdentityNode, through_identity  # noqa: E402
 
 # torch's own grad-mode switch, what record()'s hooks flip (torch.no_grad() calls it too)
 _set_grad_enabled = getattr(torch._C, "_set_grad_enabled", torch.set_grad_enabled)
@@ -238,7 +238,7 @@ class GatherHooks:
         ]
         if not wanted or not torch.is_grad_enabled():
             return None
-        aliases = IdentityNode.apply(self.on_gradients, *(values[i] for i in wanted))
+        aliases = through_identity(self.on_gradients, *(values[i] for i in wanted))
         aliases = (aliases,) if len(wanted) == 1 else aliases
         new = list(values)
         for i, alias in zip(wanted, aliases, strict=True):

@@ -33,7 +33,7 @@ from typing import Any, Protocol
 
 import torch
 
-__all__ = ["GradReceiver", "IdentityNode", "ModuleCall"]
+__all__ = ["GradReceiver", "IdentityNode", "ModuleCall", "through_identity"]
 
 
 class GradReceiver(Protocol):
@@ -51,14 +51,13 @@ _ONE = (0,)  # the positions of a lone tensor
 
 class IdentityNode(torch.autograd.Function):
     """Detached aliases of its tensors; its backward passes the gradients to ``report(grads, ctx)``
-    (None for a gradient that did not come). ``IdentityNode.apply(report, *tensors)``."""
+    (None for a gradient that did not come). Made by ``through_identity(report, *tensors)``."""
 
     @staticmethod
     def forward(ctx, report: Callable, *tensors: torch.Tensor):
         ctx.report = report
-        ctx.set_materialize_grads(
-            False
-        )  # a gradient that never came stays None, as in torch's hooks
+        # A gradient that never came stays None, as torch's hooks see it (set_materialize_grads).
+        ctx.materialize_grads = False
         if len(tensors) == 1:
             return tensors[0].detach()
         return tuple(t.detach() for t in tensors)
@@ -67,6 +66,19 @@ class IdentityNode(torch.autograd.Function):
     def backward(ctx, *grads):
         ctx.report(grads, ctx)
         return (None, *grads)
+
+
+# autograd.Function.apply without its Python wrapper, which only unwraps functorch's tensors:
+# a third of a node's cost on a small layer (bench/README.md). The wrapper runs under functorch.
+_apply_directly = torch._C._FunctionBase.__dict__["apply"].__get__(None, IdentityNode)
+_functorch_active = torch._C._are_functorch_transforms_active
+
+
+def through_identity(report: Callable, *tensors: torch.Tensor):
+    """``tensors`` through one IdentityNode: their aliases (one tensor, or a tuple for several)."""
+    if _functorch_active():
+        return IdentityNode.apply(report, *tensors)
+    return _apply_directly(report, *tensors)
 
 
 class ModuleCall:
@@ -104,7 +116,7 @@ class ModuleCall:
             if not args[0].requires_grad:
                 return None
             self.input_positions = _ONE
-            return (IdentityNode.apply(self.on_input_node, args[0]),)
+            return (through_identity(self.on_input_node, args[0]),)
         self.n_inputs = len(args)
         positions, tensors = [], []
         for i, value in enumerate(args):
@@ -117,7 +129,7 @@ class ModuleCall:
         if not tensors:
             return None
         self.input_positions = positions
-        aliases = IdentityNode.apply(self.on_input_node, *tensors)
+        aliases = through_identity(self.on_input_node, *tensors)
         if len(tensors) == 1:
             aliases = (aliases,)
         new = list(args)
@@ -130,7 +142,7 @@ class ModuleCall:
         node, as torch does it: a tensor, or the tensors at the top of a tuple. None when torch's
         full hooks would fire nothing (no such tensor; a dict, a list or another type)."""
         if isinstance(output, torch.Tensor):
-            return IdentityNode.apply(self.on_output_node, output) if output.requires_grad else None
+            return through_identity(self.on_output_node, output) if output.requires_grad else None
         if not isinstance(output, tuple):
             return None
         positions = [i for i, v in enumerate(output) if isinstance(v, torch.Tensor)]
@@ -139,7 +151,7 @@ class ModuleCall:
             return None
         self.n_outputs = len(output)
         self.output_positions = [i for i in positions if output[i].requires_grad]
-        aliases = IdentityNode.apply(self.on_output_node, *tensors)
+        aliases = through_identity(self.on_output_node, *tensors)
         if len(tensors) == 1:
             aliases = (aliases,)
         new = list(output)

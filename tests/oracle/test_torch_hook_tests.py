@@ -161,6 +161,16 @@ def build(name):  # noqa: C901 - one branch per scenario, each a few lines
             m(torch.ones(4, 6, requires_grad=True), bias=bias).sum().backward()
 
         return model, run
+    if name == "always_call and with_kwargs forward hooks":
+        model = nested()
+        model.left.register_forward_hook(lambda m, a, o: o * 2, always_call=True)
+        model.right.register_forward_hook(
+            lambda m, a, k, o: o + 1, with_kwargs=True, always_call=True
+        )
+        model.right.first.register_forward_pre_hook(
+            lambda m, a, k: ((a[0] * 3,), k), with_kwargs=True
+        )
+        return model, forward_backward
     if name == "forward pre-hook and forward hook replace":
         model = nn.Sequential(nn.Sigmoid(), nn.Linear(5, 5))
         model[0].register_forward_pre_hook(lambda m, a: torch.relu(a[0]))
@@ -249,6 +259,7 @@ SCENARIOS = [
     "backward pre-hook halves, backward hook doubles",
     "hooks on the root of every kind",
     "keyword arguments replaced by hooks",
+    "always_call and with_kwargs forward hooks",
     "forward pre-hook and forward hook replace",
     "a hook that removes itself",
     "dict in, dict out",
