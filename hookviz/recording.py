@@ -30,12 +30,9 @@ import itertools
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
 
 import torch
-import torch.nn.modules.module as torch_module
 from torch import nn
-from torch.utils.hooks import RemovableHandle
 
 from .batch_stats import compute
 from .histogram_history import (
@@ -45,12 +42,9 @@ from .histogram_history import (
     from_batches,
     signal_or_kind,
 )
-from .module_grads import ModuleCall
+from .module_hooks import ModuleHooks
 from .store import (
-    BACKWARD,
     BACKWARD_PRE,
-    FORWARD,
-    FORWARD_PRE,
     PHASES,
     Chunk,
     EventStore,
@@ -81,13 +75,9 @@ __all__ = [
     "record",
 ]
 
-_LONE_OUTPUT_GRAD = "grad_output"  # the name of a lone tensor output's gradient
-_INPUT_GRADS = tuple(f"grad_input[{i}]" for i in range(8))  # names made once for the usual sizes
-MAX_LEAVES = 32  # tensors summarised per event (a huge tuple output is cut here)
 # How every view says that a recording's extremes are estimates (exact=False).
 ESTIMATED_NOTE = "min/max/norm/NaN/Inf estimated from a sample (exact=False)"
 FLUSH_SECONDS = 0.25  # with listeners, compute statistics at a step boundary this often
-_grad_enabled = torch.is_grad_enabled  # False under no_grad and inference_mode
 
 
 @dataclass(slots=True)
@@ -168,8 +158,6 @@ class Recording:
         if not isinstance(max_events, int) or isinstance(max_events, bool) or max_events < 1:
             raise ValueError(f"max_events must be a positive whole number, got {max_events!r}.")
         self.max_events = max_events
-        self.step = -1  # index of the current step (a step starts at each top-level call)
-        self.steps_recorded = 0
         self._need = Needs(self.stats, exact=self.exact)
         names, shapes, words = Interner(), Interner(), Interner()
         # One tensor is seen twice only when more than one phase is recorded (an input is the
@@ -180,27 +168,22 @@ class Recording:
         self._pending = Pending(self._need, names, shapes, words, dedup=seen_twice)
         self._store = EventStore(max_events)
         self._reader = Reader(names.items, shapes.items, words.items, self._need.stats)
-        self._seq = itertools.count() if clock is None else clock
         self._listeners: list[Callable[[Recording, list[HookEvent]], None]] = []
         self._column_listeners: list[Callable] = []
         self._histogram_listeners: list[Callable[[HistogramBatch], None]] = []
-        self._model_handle = None
-        self._model_hooks: list[Any] = []  # the root's own hooks: on for the whole recording
-        self._module_handles: list[Any] = []  # the other modules': with every > 1, per step
-        self._legacy_handles: list[Any] = []  # tensor hooks for modules with a legacy hook
-        self._hooks_seen = -1  # RemovableHandle.next_id when our hooks were last checked last
-        self._active = False
-        self._recording_step = False
         self._last_flush = time.monotonic()
-        self._path_id_of = {id(m): i for i, (_, m) in enumerate(self.targets)}
         self._path_id = {p: i for i, (p, _) in enumerate(self.targets)}
         self._phase_ids = frozenset(PHASES.index(p) for p in self.phases)
-        self._wants_backward = BACKWARD_PRE in self._phase_ids or BACKWARD in self._phase_ids
-        self._wants_grad_outputs = BACKWARD_PRE in self._phase_ids
-        self._wants_grad_inputs = BACKWARD in self._phase_ids
-        self._wants_forward_pre = FORWARD_PRE in self._phase_ids
-        self._wants_forward = FORWARD in self._phase_ids
-        self._reset_step_state()
+        self._hooks = ModuleHooks(
+            self.model,
+            self.targets,
+            self._phase_ids,
+            self.every,
+            self._pending,
+            itertools.count() if clock is None else clock,
+            flush=self.flush,
+            step_began=self._step_began,
+        )
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -212,50 +195,36 @@ class Recording:
 
     def start(self) -> Recording:
         """Register the hooks (``with`` does this for you)."""
-        if self._active:
+        if self._hooks.active:
             raise RuntimeError(
                 "this recording is already running; use a new record(...) to record again."
             )
-        self._active = True
-        try:
-            self._model_handle = self.model.register_forward_pre_hook(
-                self._on_model_call, prepend=True
-            )
-            if id(self.model) in self._path_id_of:
-                # The root's hooks stay on: a hook added during the root's own call would miss it.
-                self._model_hooks = self._register(self.model)
-            if self.every == 1:
-                self._attach()  # hooks stay on; with every > 1 they come and go per recorded step
-        except BaseException:
-            self.stop()
-            raise
+        self._hooks.start()
         return self
 
     def stop(self) -> None:
         """Remove every hook this recording added, and compute what is still pending."""
-        if self._model_handle is not None:
-            self._model_handle.remove()
-            self._model_handle = None
-        for handle in self._model_hooks:
-            handle.remove()
-        self._model_hooks = []
-        self._detach()
-        for handle in self._legacy_handles:
-            handle.remove()
-        self._legacy_handles.clear()
-        # Graphs made while recording keep their identity nodes; those now pass gradients on
-        # and record nothing.
-        self._active = False
+        self._hooks.stop()
         self.flush()
 
     @property
     def active(self) -> bool:
         """True while the hooks are registered."""
-        return self._active
+        return self._hooks.active
+
+    @property
+    def step(self) -> int:
+        """The current step (a step starts at each top-level call of the model); -1 before."""
+        return self._hooks.step
+
+    @property
+    def steps_recorded(self) -> int:
+        """Steps recorded so far (one in ``every``)."""
+        return self._hooks.steps_recorded
 
     def next_step(self) -> None:
         """Start a new step by hand (steps also start at each top-level call of the model)."""
-        self._begin_step()
+        self._hooks.next_step()
 
     def on_step(self, listener: Callable[[Recording, list[HookEvent]], None]) -> None:
         """Call ``listener(recording, new_events)`` when new events are ready (a few times a second)."""
@@ -416,7 +385,7 @@ class Recording:
         return "\n".join(rows)
 
     def __repr__(self) -> str:
-        state = "running" if self._active else "stopped"
+        state = "running" if self.active else "stopped"
         events = len(self._store) + self._pending.n_events
         return (
             f"Recording({type(self.model).__name__}, {len(self.targets)} modules, "
@@ -424,227 +393,19 @@ class Recording:
             f"{self.steps_recorded} steps recorded{'' if self.exact else ', ' + ESTIMATED_NOTE})"
         )
 
-    # -- hooks on and off ------------------------------------------------------------------
+    # -- what the hooks report ------------------------------------------------------------
 
-    def _register(self, module: nn.Module) -> list:
-        """Our hooks on one module, appended (last): the pre-hook opens each call (its number, its
-        inputs, its input node), the forward hook closes it (its output, its output node).
-        Recording the forward phase alone needs no pre-hook: one hook per module, not two."""
-        handles = []
-        if self._wants_forward_pre or self._wants_backward:
-            handles.append(module.register_forward_pre_hook(self._on_forward_pre, with_kwargs=True))
-        handles.append(module.register_forward_hook(self._on_forward))
-        return handles
-
-    def _attach(self) -> None:
-        if self._module_handles:
-            return
-        for _, module in self.targets:
-            if module is not self.model:
-                self._module_handles += self._register(module)
-        self._hooks_seen = RemovableHandle.next_id
-
-    def _detach(self) -> None:
-        for handle in self._module_handles:
-            handle.remove()
-        self._module_handles.clear()
-
-    def _keep_hooks_last(self) -> None:
-        """Put our hooks back at the end of each module's dicts (the step hook at the start of
-        the model's), after someone registered hooks: torch makes its backward nodes after every
-        forward (pre-)hook, so ours must run after theirs to see what torch's hooks see."""
-        for handle in itertools.chain(self._model_hooks, self._module_handles):
-            hooks = handle.hooks_dict_ref()
-            if hooks is not None and handle.id in hooks and next(reversed(hooks)) != handle.id:
-                hooks.move_to_end(handle.id)
-        handle = self._model_handle
-        hooks = handle.hooks_dict_ref() if handle is not None else None
-        if hooks is not None and handle.id in hooks and next(iter(hooks)) != handle.id:
-            hooks.move_to_end(handle.id, last=False)
-        self._hooks_seen = RemovableHandle.next_id
-
-    def _reset_step_state(self) -> None:
-        self._calls: dict[int, int] = {}  # module id -> calls so far in this step
-        self._open: dict[int, list[ModuleCall]] = {}  # module id -> calls not yet returned
-
-    def _begin_step(self) -> None:
-        self.step += 1
-        self._recording_step = self.step % self.every == 0
-        if self._recording_step:
-            self.steps_recorded += 1
-        self._reset_step_state()
-        if self.every > 1 and self._active:
-            if self._recording_step:
-                self._attach()
-            else:
-                self._detach()
-        if RemovableHandle.next_id != self._hooks_seen and self._active:
-            self._keep_hooks_last()
+    def _step_began(self) -> None:
+        """A step starts: compute what is pending when the buffer is half full, or a few times
+        a second for listeners."""
         if self._pending.n_rows >= BUFFER_ROWS // 2 or (
             (self._listeners or self._column_listeners)
             and time.monotonic() - self._last_flush >= FLUSH_SECONDS
         ):
             self.flush()
 
-    def _on_model_call(self, module, args) -> None:
-        self._begin_step()
-
-    # -- hooks -----------------------------------------------------------------------------
-
-    def _on_forward_pre(self, module, args, kwargs):
-        if not self._recording_step:
-            if self.step >= 0:
-                return None
-            self._begin_step()  # a submodule called before the model itself: step 0
-            if not self._recording_step:
-                return None
-        key = id(module)
-        index = self._calls.get(key, 0)
-        self._calls[key] = index + 1
-        call = ModuleCall(self, self._path_id_of[key], self.step, index)
-        stack = self._open.get(key)
-        if stack is None:
-            self._open[key] = [call]
-        else:
-            stack.append(call)
-        if self._wants_forward_pre:
-            if (
-                type(args) is tuple
-                and len(args) == 1
-                and type(args[0]) is torch.Tensor
-                and not kwargs
-            ):
-                self._emit_tensor(FORWARD_PRE, call.step, call.path_id, index, "input[0]", args[0])
-            else:
-                leaves = _leaves(args, "input")
-                if kwargs:
-                    leaves += _leaves(kwargs, "input")  # input['name']
-                self._emit(FORWARD_PRE, call.step, call.path_id, index, leaves)
-        if self._wants_backward and _grad_enabled():
-            wrapped = call.wrap_inputs(args)
-            if wrapped is not None:
-                return wrapped, kwargs
-        return None
-
-    def _on_forward(self, module, args, output):
-        if not self._recording_step:
-            if self.step >= 0:
-                return None
-            self._begin_step()
-            if not self._recording_step:
-                return None
-        key = id(module)
-        stack = self._open.get(key)
-        if stack:
-            call = stack.pop()
-            step, path_id, index = call.step, call.path_id, call.index
-        else:  # no pre-hook (forward phase only): the call is numbered as it returns
-            call = None
-            step, path_id, index = self.step, self._path_id_of[key], self._calls.get(key, 0)
-            self._calls[key] = index + 1
-        wrapped = None
-        if call is not None and self._wants_backward and _grad_enabled():
-            if _keeps_legacy_hook(module):
-                call.watch_outputs(output, self._legacy_tensor_hook)
-            else:
-                wrapped = call.wrap_outputs(output)
-                if wrapped is not None:
-                    output = wrapped  # the alias: the next module's input, summarised once
-        if self._wants_forward:
-            if type(output) is torch.Tensor:  # the usual single output, kept off the general path
-                self._emit_tensor(FORWARD, step, path_id, index, "output", output)
-            else:
-                self._emit(FORWARD, step, path_id, index, _leaves(output, "output"))
-        return wrapped
-
-    def _legacy_tensor_hook(self, tensor: torch.Tensor, hook: Callable) -> None:
-        self._legacy_handles.append(tensor.register_hook(hook))
-
-    # -- what the backward nodes report (module_grads.GradReceiver) --------------------------
-
-    def on_grad_outputs(self, call: ModuleCall, grads: tuple) -> None:
-        """A call's grad_output, where torch's full backward pre-hooks fire."""
-        if not (self._active and self._wants_grad_outputs):
-            return
-        if call.n_outputs < 0:  # one tensor
-            self._emit_tensor(
-                BACKWARD_PRE, call.step, call.path_id, call.index, _LONE_OUTPUT_GRAD, grads[0]
-            )
-        else:
-            names = [f"grad_output[{i}]" for i in range(len(grads))]
-            self._emit(
-                BACKWARD_PRE, call.step, call.path_id, call.index, zip(names, grads, strict=True)
-            )
-
-    def on_grad_inputs(self, call: ModuleCall, grads: tuple) -> None:
-        """A call's grad_input, where torch's full backward hooks fire."""
-        if not (self._active and self._wants_grad_inputs):
-            return
-        if len(grads) == 1:
-            self._emit_tensor(
-                BACKWARD, call.step, call.path_id, call.index, "grad_input[0]", grads[0]
-            )
-        else:
-            names = _INPUT_GRADS if len(grads) <= len(_INPUT_GRADS) else _input_grad_names(grads)
-            # the names made once may outnumber the gradients: zip stops at the last gradient
-            self._emit(
-                BACKWARD, call.step, call.path_id, call.index, zip(names, grads, strict=False)
-            )
-
-    # -- events ----------------------------------------------------------------------------
-
-    def _emit(
-        self, phase_id: int, step: int, path_id: int, call: int, leaves: Iterable[tuple[str, Any]]
-    ) -> None:
-        pending = self._pending
-        if len(pending.written) > BUFFER_ROWS - MAX_LEAVES:  # room for every leaf of the event
-            self.flush()
-        pending.add_event(next(self._seq), step, phase_id, path_id, call, leaves)
-
-    def _emit_tensor(
-        self, phase_id: int, step: int, path_id: int, call: int, name: str, tensor
-    ) -> None:
-        """``_emit`` for the usual event: one plain tensor."""
-        if type(tensor) is not torch.Tensor:
-            self._emit(phase_id, step, path_id, call, ((name, tensor),))
-            return
-        pending = self._pending
-        if len(pending.written) >= BUFFER_ROWS:
-            self.flush()
-        pending.add_tensor_event(next(self._seq), step, phase_id, path_id, call, name, tensor)
-
 
 record = Recording  # the verb users write: ``with hv.record(model) as rec:``
-
-
-def _input_grad_names(grads: tuple) -> list[str]:
-    return [f"grad_input[{i}]" for i in range(len(grads))]
-
-
-def _keeps_legacy_hook(module: nn.Module) -> bool:
-    """True if ``module`` or torch's globals hold a legacy ``register_backward_hook``."""
-    return (module._backward_hooks and module._is_full_backward_hook is False) or (
-        torch_module._global_backward_hooks and torch_module._global_is_full_backward_hook is False
-    )
-
-
-def _leaves(value: Any, name: str) -> list[tuple[str, Any]]:
-    """Tensors and other values in a nested structure (depth first), each with a readable name."""
-    if isinstance(value, torch.Tensor):  # the common cases, kept fast
-        return [(name, value)]
-    if type(value) is tuple and len(value) == 1 and isinstance(value[0], torch.Tensor):
-        return [(name + "[0]", value[0])]
-    found: list[tuple[str, Any]] = []
-    todo = [(name, value)]
-    while todo and len(found) < MAX_LEAVES:
-        label, item = todo.pop(0)
-        if isinstance(item, (tuple, list)):
-            todo[0:0] = [(f"{label}[{i}]", v) for i, v in enumerate(item)]
-        elif isinstance(item, dict):
-            todo[0:0] = [(f"{label}[{k!r}]", v) for k, v in item.items()]
-        else:
-            found.append((label, item))
-    return found
 
 
 def check_exact(exact) -> bool:

@@ -261,7 +261,7 @@ class Pending:
         self.dedup_on = dedup
         self.lanes: dict[torch.device, Lane] = {}
         self._cpu: Lane | None = None
-        self._pairs: dict[torch.dtype, tuple] = {}
+        self._exact = ExactPass(need)
         self.reset()
 
     def reset(self) -> None:
@@ -467,7 +467,7 @@ class Pending:
                 written.append((lane, slot, plan, _NOT_TAKEN))
                 return row
             # exact=False: the sample alone; batch_stats estimates from it
-            exact = self._exact_pass(t, lane, slot) if self.need.exact else _NOT_TAKEN
+            exact = self._exact.take(t, lane, slot) if self.need.exact else _NOT_TAKEN
             # One gather (take reads t in its logical order, whatever its strides), after the
             # exact pass: its scattered runs then hit cache and TLB entries, not memory.
             if plan.float32:
@@ -483,6 +483,17 @@ class Pending:
             raise
         written.append((lane, slot, plan, exact))
         return row
+
+
+class ExactPass:
+    """A large tensor's exact min, max, norm and NaN/Inf counts, as far as ``need`` asks for
+    them: one full pass (aminmax), a second for the norm, and NaN/Inf counted only when that
+    pass shows one. On the CPU the results are read on the host at once (no transfer to wait
+    for); on an accelerator they stay on the device, in the row's cells of ``Lane.exact``."""
+
+    def __init__(self, need: Needs):
+        self.need = need
+        self._pairs: dict[torch.dtype, tuple] = {}
 
     def _count_non_finite(self, t: torch.Tensor) -> tuple[float, float, float, int, int]:
         """(min, max, norm of the finite values, NaN count, Inf count) of a tensor holding a NaN
@@ -516,9 +527,7 @@ class Pending:
         torch.linalg.vector_norm(t, out=cells[2])
         return host[2]
 
-    def _exact_pass(
-        self, t: torch.Tensor, lane: Lane, slot: int
-    ) -> tuple[float, float, float, int, int]:
+    def take(self, t: torch.Tensor, lane: Lane, slot: int) -> tuple[float, float, float, int, int]:
         """Exact NaN and Inf counts, min/max and norm of a large tensor, as far as they were
         asked for.
 
