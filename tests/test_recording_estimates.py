@@ -230,5 +230,5 @@ def test_with_exact_false_the_norm_and_its_flag_say_they_are_estimates():
     assert "norm≈" in grad.brief()
     assert monitor.gradient_flags()["2"] == "vanishing"  # a false alarm, and it says so:
     page = monitor.to_html()
-    assert f"≈{hv.widgets.hook_monitor.number(grad.norm)}" in page
+    assert f"≈{hv.widgets.base.number(grad.norm)}" in page
     assert "vanishing gradient (norm estimated from a sample)" in page

@@ -379,10 +379,10 @@ def test_the_heat_maps_memory_and_message_stay_bounded_over_many_steps():
     monitor = hv.HookMonitor(model)
     with monitor:
         train(model, 2 * LIVE_COLUMNS)
-        counts = monitor._heat.counts
-        early = len(json.dumps(monitor._heatmap_json()))
+        counts = monitor._heatmap.heat.counts
+        early = len(json.dumps(monitor._heatmap.as_json(monitor.steps)))
         train(model, 8 * LIVE_COLUMNS)
-    assert monitor._heat.counts is counts and counts.shape == (
+    assert monitor._heatmap.heat.counts is counts and counts.shape == (
         2 * 4,
         LIVE_COLUMNS,
         LIVE_BINS,
@@ -434,7 +434,7 @@ def test_without_a_heat_map_nothing_is_kept_or_sent():
     model = hv.examples.mlp((4, 8, 2))
     with hv.HookMonitor(model, heatmap=False) as monitor:
         train(model, 3)
-    assert monitor.heatmap == {} and monitor._heat is None
+    assert monitor.heatmap == {} and monitor._heatmap is None
 
 
 @pytest.mark.parametrize(
