@@ -16,9 +16,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hookviz.cli import main
-from hookviz.course import regions
-from hookviz.course.build import build_course
-from hookviz.course.notebooks import (
+from hookviz.course.authoring.build import build_course
+from hookviz.course.authoring.stamp import install_source, load_course_config
+from hookviz.course.format import regions
+from hookviz.course.format.notebooks import (
     NotebookError,
     cell_checksum,
     grade_id,
@@ -27,7 +28,6 @@ from hookviz.course.notebooks import (
     read_notebook,
     record_outputs_source,
 )
-from hookviz.course.stamp import install_source, load_course_config
 from tests.tiny_course import REPO, TINY
 
 COURSE_TOML = (
@@ -593,7 +593,7 @@ def test_students_submissions_are_never_committed() -> None:
 
 
 def test_written_notebooks_are_readable_by_others_and_keep_their_mode(tmp_path):
-    from hookviz.course.notebooks import atomic_write_text
+    from hookviz.course.format.notebooks import atomic_write_text
 
     fresh = tmp_path / "fresh.ipynb"
     atomic_write_text(fresh, "{}")

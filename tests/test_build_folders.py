@@ -9,8 +9,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from hookviz.course.build import build_course
-from hookviz.course.notebooks import NotebookError, grade_id
+from hookviz.course.authoring.build import build_course
+from hookviz.course.format.notebooks import NotebookError, grade_id
 from tests.tiny_course import TINY
 
 HANDGRADED = Path(__file__).resolve().parent / "fixtures" / "handgraded"
@@ -64,7 +64,7 @@ def test_build_reports_every_error_in_one_run_and_writes_nothing(course: Path) -
 
 
 def test_an_assignment_takes_the_files_beside_it_not_other_assignments(tmp_path: Path) -> None:
-    from hookviz.grading.merge import assignment_files
+    from hookviz.grading.core.merge import assignment_files
 
     for name, text in {
         "a.ipynb": "{}",

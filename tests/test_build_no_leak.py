@@ -10,9 +10,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from hookviz.course import regions
-from hookviz.course.build import build_course, course_notebooks
-from hookviz.course.notebooks import grade_id, is_solution
+from hookviz.course.authoring.build import build_course, course_notebooks
+from hookviz.course.format import regions
+from hookviz.course.format.notebooks import grade_id, is_solution
 
 REPO = Path(__file__).resolve().parent.parent
 HANDGRADED = REPO / "tests" / "fixtures" / "handgraded"

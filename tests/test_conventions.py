@@ -11,7 +11,6 @@ import nbformat
 import pytest
 
 from hookviz.course import checks
-from hookviz.course.build import sentinel_problem
 from hookviz.course.conventions import (
     HIDDEN_TEST_FAILED,
     Flag,
@@ -23,9 +22,12 @@ from hookviz.course.conventions import (
     sentinel_grade_id,
     sentinel_line,
 )
-from hookviz.grading.flags import scan_answers
+from hookviz.course.format.steps import sentinel_problem
+from hookviz.grading.run.flags import scan_answers
 
-PLUGIN = Path(__file__).resolve().parents[1] / "hookviz/grading/plugin/hookviz_grading_plugin.py"
+PLUGIN = (
+    Path(__file__).resolve().parents[1] / "hookviz/grading/run/plugin/hookviz_grading_plugin.py"
+)
 
 
 @pytest.fixture(scope="module")

@@ -29,9 +29,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from hookviz.course import regions
 from hookviz.course.checks import FAILED, NOT_DONE
 from hookviz.course.conventions import HIDDEN_TEST_FAILED
+from hookviz.course.format import regions
 from tests.answers import Answer
 from tests.helpers import notebook_runner
 

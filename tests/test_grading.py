@@ -21,10 +21,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from hookviz.course.build import exercise_from_solution
+from hookviz.course.authoring.build import exercise_from_solution
 from hookviz.course.conventions import Flag
-from hookviz.grading.batch import GradeOptions, grade_folder
-from hookviz.grading.sandbox import Limits
+from hookviz.grading.grade.batch import GradeOptions, grade_folder
+from hookviz.grading.run.limits import Limits
 from tests.grading_env import grading_processes_left, private_jupyter_dirs
 from tests.tiny_course import CASES, CELL_TIMEOUT, CONFIG, OPTIONS, REPO, TINY, student
 
@@ -401,7 +401,9 @@ def test_without_bwrap_the_limits_and_timeouts_still_hold(
     nbformat.write(DAEMON, tmp_path / "subs" / "cy.ipynb")
     (tmp_path / "subs" / "di.ipynb").write_text("")
     options = GradeOptions(
-        jobs=2, cell_timeout=CELL_TIMEOUT, submission_timeout=60, memory_mb=3072, sandbox="none"
+        jobs=2,
+        sandbox="none",
+        limits=Limits(cell_timeout=CELL_TIMEOUT, submission_timeout=60, memory_mb=3072),
     )
     summary = grade_folder(tmp_path / "subs", tmp_path / "tiny.ipynb", tmp_path / "out", options)
     assert "submissions run with your user's rights" in capsys.readouterr().err
@@ -437,7 +439,9 @@ def test_the_submission_wall_clock_stops_the_whole_run(tmp_path: Path, monkeypat
     )
     # Not the instructor's notebook first: under an 8 s limit, on a busy machine, it could fail.
     options = GradeOptions(
-        jobs=1, cell_timeout=120, submission_timeout=8, memory_mb=3072, check_solution=False
+        jobs=1,
+        check_solution=False,
+        limits=Limits(cell_timeout=120, submission_timeout=8, memory_mb=3072),
     )
     started = time.monotonic()
     summary = grade_folder(tmp_path / "subs", tmp_path / "tiny.ipynb", tmp_path / "out", options)
@@ -510,7 +514,9 @@ def test_a_real_assignment_grades_its_solution_full_and_its_exercise_zero(tmp_pa
     nbformat.write(notebook, tmp_path / "subs" / "solver.ipynb")
     stubbed = exercise_from_solution(notebook, CONFIG, "solutions/x.ipynb", "exercises/x.ipynb")
     nbformat.write(stubbed, tmp_path / "subs" / "starter.ipynb")
-    options = GradeOptions(jobs=2, cell_timeout=60, submission_timeout=200, memory_mb=4096)
+    options = GradeOptions(
+        jobs=2, limits=Limits(cell_timeout=60, submission_timeout=200, memory_mb=4096)
+    )
     summary = grade_folder(tmp_path / "subs", assignment, tmp_path / "out", options)
     by_student = {r.student: r for r in summary.results}
     solver, starter = by_student["solver"], by_student["starter"]

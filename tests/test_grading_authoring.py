@@ -13,14 +13,17 @@ import nbformat
 import pytest
 
 from hookviz.cli import main
-from hookviz.course.notebooks import grade_id, read_notebook
-from hookviz.grading.batch import GradeOptions, grade_folder
+from hookviz.course.format.notebooks import grade_id, read_notebook
+from hookviz.grading.grade.batch import GradeOptions, grade_folder
+from hookviz.grading.run.limits import Limits
 from tests.grading_env import private_jupyter_dirs
 from tests.tiny_course import REPO, TINY
 
 pytestmark = [pytest.mark.notebook, pytest.mark.slow]
 
-OPTIONS = GradeOptions(jobs=2, cell_timeout=30, submission_timeout=120, memory_mb=3072)
+OPTIONS = GradeOptions(
+    jobs=2, limits=Limits(cell_timeout=30, submission_timeout=120, memory_mb=3072)
+)
 
 
 @pytest.fixture(autouse=True)

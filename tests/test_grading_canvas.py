@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from hookviz.cli import main
-from hookviz.grading.canvas import canvas_gradebook
+from hookviz.grading.platforms.canvas import canvas_gradebook
 
 pytestmark = [pytest.mark.notebook, pytest.mark.slow]
 

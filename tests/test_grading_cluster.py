@@ -28,9 +28,9 @@ import nbformat
 import pytest
 
 import hookviz
-from hookviz.course.notebooks import NotebookError
-from hookviz.grading.batch import GradeOptions, Progress, grade_folder
-from hookviz.grading.cluster import Scheduler
+from hookviz.course.format.notebooks import NotebookError
+from hookviz.grading.grade.batch import GradeOptions, Progress, grade_folder
+from hookviz.grading.grade.cluster import Scheduler
 from tests import handgraded_course as handgraded
 from tests.dask_processes import BIN, DaskProcesses, free_port
 from tests.grading_env import grading_processes
@@ -426,7 +426,7 @@ def test_a_worker_with_other_hookviz_code_is_refused_before_anything_is_graded(t
 
 def test_dask_is_imported_only_when_a_scheduler_is_given() -> None:
     code = (
-        "import sys, hookviz.cli, hookviz.grading.batch\n"
+        "import sys, hookviz.cli, hookviz.grading.grade.batch\n"
         "print(','.join(m for m in ('dask', 'distributed') if m in sys.modules))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -5,10 +5,11 @@ from __future__ import annotations
 import pytest
 
 from hookviz.course.conventions import Flag, Outcome
-from hookviz.grading.engine import score
-from hookviz.grading.gradebook import feedback_markdown, review_markdown
-from hookviz.grading.merge import Renamed, load_assignment, merge
-from hookviz.grading.sandbox import ChildResult, Limits
+from hookviz.grading.core.feedback import feedback_markdown, review_markdown
+from hookviz.grading.core.merge import Renamed, load_assignment, merge
+from hookviz.grading.run.limits import Limits
+from hookviz.grading.run.sandbox import ChildResult
+from hookviz.grading.run.scoring import score
 from tests.tiny_course import TINY, student
 
 

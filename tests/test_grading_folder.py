@@ -14,8 +14,8 @@ import nbformat
 import pytest
 
 from hookviz.cli import main
-from hookviz.course.build import build_course
-from hookviz.course.notebooks import grade_id
+from hookviz.course.authoring.build import build_course
+from hookviz.course.format.notebooks import grade_id
 from tests.grading_env import private_jupyter_dirs
 from tests.tiny_course import TINY, right_answers
 

@@ -30,8 +30,8 @@ import nbformat
 import pytest
 
 from hookviz.cli import main
-from hookviz.grading.batch import grade_folder
-from hookviz.grading.gradescope_export import ExportOptions, export_gradescope
+from hookviz.grading.grade.batch import grade_folder
+from hookviz.grading.platforms.gradescope_export import ExportOptions, export_gradescope
 from tests import handgraded_course as handgraded
 from tests.grading_env import private_jupyter_dirs
 from tests.processes import stop_group
@@ -284,7 +284,7 @@ def test_the_zip_holds_what_gradescope_asks_for_at_its_root(autograder_zip) -> N
     # The wheel: every file of the package, hashes that match, what grading needs declared.
     names = set(wheel.namelist())
     assert {
-        "hookviz/grading/plugin/hookviz_grading_plugin.py",
+        "hookviz/grading/run/plugin/hookviz_grading_plugin.py",
         "hookviz/course/hints/01-apply.toml",
     } <= names
     assert not any("__pycache__" in name for name in names)

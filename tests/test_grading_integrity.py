@@ -16,17 +16,20 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from hookviz.course import regions
-from hookviz.course.build import exercise_from_solution
-from hookviz.course.notebooks import grade_id
-from hookviz.grading.batch import GradeOptions, grade_folder
+from hookviz.course.authoring.build import exercise_from_solution
+from hookviz.course.format import regions
+from hookviz.course.format.notebooks import grade_id
+from hookviz.grading.grade.batch import GradeOptions, grade_folder
+from hookviz.grading.run.limits import Limits
 from tests.grading_env import private_jupyter_dirs
 from tests.tiny_course import CONFIG, FIXTURES
 
 pytestmark = [pytest.mark.notebook, pytest.mark.slow]
 
 GUARDED = FIXTURES / "guarded.ipynb"
-OPTIONS = GradeOptions(jobs=2, cell_timeout=30, submission_timeout=120, memory_mb=3072)
+OPTIONS = GradeOptions(
+    jobs=2, limits=Limits(cell_timeout=30, submission_timeout=120, memory_mb=3072)
+)
 
 WRONG_SCALE = "def scale(x):\n    return 2 * x\n"
 PREORDER_NAMES = "def visit_names(model):\n    return [type(m).__name__ for m in model.modules()]\n"

@@ -14,10 +14,11 @@ from pathlib import Path
 import pytest
 
 from hookviz.cli import main
-from hookviz.course.notebooks import NotebookError
-from hookviz.grading.batch import grade_folder
-from hookviz.grading.canvas import canvas_gradebook
-from hookviz.grading.manual import MANUAL_CSV, merge_manual
+from hookviz.course.format.notebooks import NotebookError
+from hookviz.grading.grade.batch import grade_folder
+from hookviz.grading.manual.merge_manual import merge_manual
+from hookviz.grading.manual.sheets import MANUAL_CSV
+from hookviz.grading.platforms.canvas import canvas_gradebook
 from tests.grading_env import private_jupyter_dirs
 from tests.handgraded_course import QUESTIONS, build, hand_in, write_csv
 from tests.tiny_course import OPTIONS
@@ -173,9 +174,9 @@ def test_filled_in_csv_merges_into_gradebook_feedback_and_canvas(graded, tmp_pat
 def test_gradescope_autograder_applies_the_grades_the_export_shipped(graded, tmp_path) -> None:
     """`hookviz export gradescope --manual-grades OUT` ships OUT's merged grades; on Gradescope
     the autograder finds the submitter in submission_metadata.json and scores them."""
-    from hookviz.grading.gradebook import OutFolder
-    from hookviz.grading.gradescope_autograder import apply_shipped_grades, results_json
-    from hookviz.grading.merge import load_assignment
+    from hookviz.grading.core.gradebook import OutFolder
+    from hookviz.grading.core.merge import load_assignment
+    from hookviz.grading.platforms.gradescope_autograder import apply_shipped_grades, results_json
 
     out = tmp_path / "out"
     shutil.copytree(graded["out"], out)

@@ -10,7 +10,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 spec = importlib.util.spec_from_file_location(
-    "hookviz_grading_plugin", ROOT / "hookviz/grading/plugin/hookviz_grading_plugin.py"
+    "hookviz_grading_plugin", ROOT / "hookviz/grading/run/plugin/hookviz_grading_plugin.py"
 )
 plugin = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(plugin)

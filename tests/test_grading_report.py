@@ -18,12 +18,12 @@ from pathlib import Path
 import pytest
 
 from hookviz.cli import main
-from hookviz.grading.engine import CheckResult, SubmissionResult
-from hookviz.grading.gradebook import OutFolder
-from hookviz.grading.merge import load_assignment
-from hookviz.grading.report import write_report
-from hookviz.grading.report_analysis import NOT_SUBMITTED
-from hookviz.grading.similarity import near_identical
+from hookviz.grading.core.gradebook import OutFolder
+from hookviz.grading.core.merge import load_assignment
+from hookviz.grading.core.results import CheckResult, SubmissionResult
+from hookviz.grading.report.analysis import NOT_SUBMITTED
+from hookviz.grading.report.similarity import near_identical
+from hookviz.grading.report.write import write_report
 from tests.tiny_course import TINY
 
 pytestmark = [pytest.mark.notebook, pytest.mark.slow]

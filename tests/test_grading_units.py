@@ -14,17 +14,20 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from hookviz.course import regions
-from hookviz.course.build import exercise_from_solution
+from hookviz.course.authoring.build import exercise_from_solution
 from hookviz.course.conventions import HIDDEN_TEST_FAILED, Flag
-from hookviz.course.notebooks import NotebookError, grade_id, is_check
-from hookviz.grading import probe
-from hookviz.grading.engine import CheckResult, SubmissionResult, hidden_failure
-from hookviz.grading.flags import imported_names, monkeypatches, scan_answers
-from hookviz.grading.gradebook import OutFolder, feedback_markdown, safe_name
-from hookviz.grading.merge import load_assignment, merge
-from hookviz.grading.sandbox import Limits, Sandbox, SandboxError, detect_sandbox, python_paths
-from hookviz.grading.submissions import SubmissionError, find_submissions, read_submission
+from hookviz.course.format import regions
+from hookviz.course.format.notebooks import NotebookError, grade_id, is_check
+from hookviz.grading.core.feedback import feedback_markdown
+from hookviz.grading.core.gradebook import OutFolder, safe_name
+from hookviz.grading.core.merge import load_assignment, merge
+from hookviz.grading.core.results import CheckResult, SubmissionResult
+from hookviz.grading.core.submissions import SubmissionError, find_submissions, read_submission
+from hookviz.grading.run import probe
+from hookviz.grading.run.flags import imported_names, monkeypatches, scan_answers
+from hookviz.grading.run.limits import Limits
+from hookviz.grading.run.sandbox import Sandbox, SandboxError, detect_sandbox, python_paths
+from hookviz.grading.run.scoring import hidden_failure
 from tests.tiny_course import CONFIG, TINY
 
 
@@ -418,7 +421,7 @@ def test_bwrap_options_hide_before_they_show(tmp_path: Path) -> None:
     assert argv[hide - 1] == "--tmpfs" and argv[show - 1] == "--ro-bind" and hide < show
     assert "--unshare-net" in argv and "--die-with-parent" in argv
     assert argv[argv.index("--bind") + 1] == str(tmp_path)
-    spec = json.loads(argv[argv.index("-c", argv.index("--")) + 2])
+    spec = json.loads(argv[argv.index("-c", argv.index("--")) + 3])  # -c LAUNCHER PLUGIN_DIR SPEC
     assert spec["limits"]["RLIMIT_AS"] == 4096 * 2**20 and spec["limits"]["RLIMIT_NPROC"] == 256
 
 
@@ -580,9 +583,9 @@ def test_every_function_of_the_probe_runs_with_the_snapshots_builtins(monkeypatc
 
 
 def test_probe_recognises_the_genuine_checks_module_and_a_forged_one(tmp_path: Path) -> None:
-    checks = Path(probe.__file__).resolve().parent.parent / "course" / "checks.py"
+    checks = Path(probe.__file__).resolve().parents[2] / "course" / "checks.py"
     script = (
-        "import json\nfrom hookviz.course import checks\nfrom hookviz.grading import probe\n"
+        "import json\nfrom hookviz.course import checks\nfrom hookviz.grading.run import probe\n"
         f"config = {{'workdir': {str(tmp_path)!r}, 'checks_path': {str(checks)!r}}}\n"
         "print(json.loads(probe.probe(config))['problems'])\n"
         # A look-alike compiled under the genuine file name still differs in its code.
@@ -605,7 +608,7 @@ def test_probe_trusts_code_installed_under_tmp_but_not_ipython_cell_files(tmp_pa
     installed = tmp_path / "site"
     installed.mkdir()
     script = (
-        "import builtins, json\nfrom hookviz.grading import probe\n"
+        "import builtins, json\nfrom hookviz.grading.run import probe\n"
         f"for name, folder in (('from_site', {str(installed)!r}), ('from_cell', {str(cells)!r})):\n"
         "    ns = {}\n"
         "    exec(compile('def planted():\\n    return 1\\n', folder + '/x.py', 'exec'), ns)\n"
@@ -627,7 +630,7 @@ def test_probe_sees_planted_callables_whatever_their_type_pretends(tmp_path: Pat
     workdir.mkdir()
     planted = str(workdir / "x.py")
     script = (
-        "import builtins, json, torch\nfrom hookviz.grading import probe\n"
+        "import builtins, json, torch\nfrom hookviz.grading.run import probe\n"
         "class Liar(type):\n"
         "    def __eq__(cls, other):\n        return True\n"
         "    def __hash__(cls):\n        return hash(int)\n"
@@ -667,7 +670,7 @@ def test_the_identity_snapshot_pins_what_checks_rely_on_and_names_what_was_rebou
 ) -> None:
     script = (
         "import json, builtins, torch\nimport hookviz as hv\nfrom torch import nn\n"
-        "from hookviz.grading import probe\n"
+        "from hookviz.grading.run import probe\n"
         f"config = {{'workdir': {str(tmp_path)!r}, 'preload': ['hookviz.course.checks']}}\n"
         "taken = json.loads(probe.snapshot(config))\n"
         "labels = {f'{g[0]}.{n}' for g in __import__('sys')._hookviz_integrity[0] for n in g[2]}\n"
@@ -714,8 +717,8 @@ def test_the_grading_limits_have_one_owner() -> None:
     """--timeout, --submission-timeout, --memory-mb: the CLI, GradeOptions and the Gradescope export
     all default to the sandbox's Limits."""
     from hookviz.cli import parser as build_parser
-    from hookviz.grading.batch import GradeOptions
-    from hookviz.grading.gradescope_export import ExportOptions
+    from hookviz.grading.grade.batch import GradeOptions
+    from hookviz.grading.platforms.gradescope_export import ExportOptions
 
     owner = Limits()
     for argv in (["grade", "x", "--assignment", "y"], ["export", "gradescope", "y"]):
@@ -725,18 +728,17 @@ def test_the_grading_limits_have_one_owner() -> None:
             owner.submission_timeout,
             owner.memory_mb,
         )
+        assert Limits.from_args(args) == owner
     for options in (GradeOptions(), ExportOptions()):
-        assert (options.cell_timeout, options.submission_timeout, options.memory_mb) == (
-            owner.cell_timeout,
-            owner.submission_timeout,
-            owner.memory_mb,
-        )
+        assert options.limits == owner
+    args = build_parser().parse_args(["grade", "x", "--assignment", "y", "--timeout", "7"])
+    assert Limits.from_args(args) == Limits(cell_timeout=7)
 
 
 def test_a_run_that_ran_no_cell_is_an_error_not_ok(assignment) -> None:
     """pytest could not collect the notebook: it finished, but no cell ran; the row says so."""
-    from hookviz.grading.engine import score
-    from hookviz.grading.sandbox import ChildResult
+    from hookviz.grading.run.sandbox import ChildResult
+    from hookviz.grading.run.scoring import score
 
     child = ChildResult(
         returncode=4,

@@ -13,7 +13,7 @@ import nbformat
 import pytest
 
 from hookviz.cli import EXIT_ERROR, EXIT_OK, main
-from hookviz.course.notebooks import OUTPUTS_SOURCE_KEY, grade_id
+from hookviz.course.format.notebooks import OUTPUTS_SOURCE_KEY, grade_id
 from tests.grading_env import private_jupyter_dirs
 
 pytestmark = [pytest.mark.notebook]

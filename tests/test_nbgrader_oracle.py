@@ -24,11 +24,12 @@ import nbformat
 import pytest
 
 from hookviz.course import checks
-from hookviz.course.build import exercise_from_solution
+from hookviz.course.authoring.build import exercise_from_solution
 from hookviz.course.diagnose import Hint
-from hookviz.course.notebooks import NotebookError, grade_id, nbgrader_checksum
-from hookviz.grading.batch import GradeOptions, grade_folder
-from hookviz.grading.merge import load_assignment, merge
+from hookviz.course.format.notebooks import NotebookError, grade_id, nbgrader_checksum
+from hookviz.grading.core.merge import load_assignment, merge
+from hookviz.grading.grade.batch import GradeOptions, grade_folder
+from hookviz.grading.run.limits import Limits
 from tests.grading_env import private_jupyter_dirs
 from tests.tiny_course import CONFIG
 
@@ -44,7 +45,9 @@ SUBMISSIONS = tomllib.loads((FIXTURE / "submissions.toml").read_text(encoding="u
 OURS = sorted((REPO / "solutions").glob("[0-9][0-9]-*.ipynb"))
 NBGRADER = Path(sys.executable).parent / "nbgrader"  # the dev extra installs it beside us
 AUTO_CHECKS = ("test_squares", "test_squares_hidden", "test_mean_value", "test_cube")
-OPTIONS = GradeOptions(jobs=2, cell_timeout=60, submission_timeout=240, memory_mb=3072)
+OPTIONS = GradeOptions(
+    jobs=2, limits=Limits(cell_timeout=60, submission_timeout=240, memory_mb=3072)
+)
 
 
 @dataclass

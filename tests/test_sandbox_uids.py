@@ -7,8 +7,8 @@ import os
 
 import pytest
 
-from hookviz.grading import sandbox
-from hookviz.grading.sandbox import (
+from hookviz.grading.run import sandbox
+from hookviz.grading.run.sandbox import (
     BLOCK_SIZE,
     UID_RANGE,
     Sandbox,

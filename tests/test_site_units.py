@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from hookviz.course.notebooks import NotebookError
-from hookviz.course.stamp import load_course_config
+from hookviz.course.authoring.stamp import load_course_config
+from hookviz.course.format.notebooks import NotebookError
 from hookviz.site.article import Links, finish
 from hookviz.site.widget_state import WidgetState
 

@@ -9,11 +9,13 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from hookviz.grading.engine import GradeSettings, grade_submission, instructor_imports
-from hookviz.grading.merge import load_assignment
-from hookviz.grading.sandbox import Limits, detect_sandbox
-from hookviz.grading.submissions import Submission
-from hookviz.grading.warm_kernel import WarmSandbox
+from hookviz.grading.core.merge import load_assignment
+from hookviz.grading.core.submissions import Submission
+from hookviz.grading.run.engine import grade_submission
+from hookviz.grading.run.limits import Limits
+from hookviz.grading.run.nbval_child import GradeSettings, instructor_imports
+from hookviz.grading.run.sandbox import detect_sandbox
+from hookviz.grading.run.warm_kernel import WarmSandbox
 from tests.grading_env import grading_processes_left, private_jupyter_dirs
 from tests.tiny_course import CELL_TIMEOUT, TINY, student
 

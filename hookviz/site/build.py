@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..course.notebooks import NotebookError
-from ..course.stamp import load_course_config
+from ..course.authoring.stamp import load_course_config
+from ..course.format.notebooks import NotebookError
 from .article import (
     ASSETS,
     Article,

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .notebooks import nbformat_module, record_outputs_source
+from ..format.notebooks import nbformat_module, record_outputs_source
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 CELL_TIMEOUT = 300  # seconds; a cell stuck this long is a bug, not a slow machine

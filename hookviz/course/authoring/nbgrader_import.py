@@ -21,8 +21,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .build import SOLUTIONS, Context, validate_grading_metadata, validate_stored_outputs
-from .notebooks import (
+from ..format.notebooks import (
     NotebookError,
     atomic_write_text,
     describe_cell,
@@ -33,6 +32,8 @@ from .notebooks import (
     notebook_text,
     read_notebook,
 )
+from ..format.steps import Context, validate_grading_metadata, validate_stored_outputs
+from .build import SOLUTIONS
 
 _RELEASE_KEYS = ("checksum", "cell_type")  # what nbgrader adds to a released copy's metadata
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ..format.notebooks import NotebookError, nbformat_module, notebook_text
 from .build import SOLUTIONS
-from .notebooks import NotebookError, nbformat_module, notebook_text
 from .stamp import load_course_config, stamp_notebook
 
 NAME = re.compile(r"^(?P<number>\d{2})-(?P<slug>[a-z0-9]+(?:-[a-z0-9]+)*)$")

@@ -18,14 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .notebooks import NotebookError, nbformat_module
+from ..format.notebooks import INSTALL_FIRST_LINE, NotebookError, nbformat_module
 
 COURSE_FILE = "course.toml"
 STAMP_KEY = "stamp"
 BADGE, INSTALL = "colab-badge", "install"
-INSTALL_FIRST_LINE = (
-    "# Installs hookviz when it is missing (on Colab, say); silent when it is already installed."
-)
 BADGE_IMAGE = "https://colab.research.google.com/assets/colab-badge.svg"
 DEFAULT_INSTALL = "hookviz"
 _GITHUB = re.compile(r"^https://github\.com/(?P<owner>[\w.-]+)/(?P<name>[\w.-]+?)(?:\.git)?/?$")

@@ -16,6 +16,11 @@ from typing import Any
 SCHEMA_VERSION = 3
 OUTPUTS_SOURCE_KEY = "outputs_source_sha256"  # in a check cell's metadata.hookviz
 CHECKSUM_KEY = "checksum"  # hookviz's sha256 of a handed-out cell, in its metadata.hookviz
+# The first line of the cell `hookviz build` stamps into every notebook (authoring/stamp.py), by
+# which the grader also knows it.
+INSTALL_FIRST_LINE = (
+    "# Installs hookviz when it is missing (on Colab, say); silent when it is already installed."
+)
 NBFORMAT_HINT = "hookviz's instructor commands need nbformat: pip install 'hookviz[dev]'."
 
 

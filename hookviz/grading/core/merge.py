@@ -15,19 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..course import regions
-from ..course.build import (
-    Context,
-    bare_check,
-    guard_check_cells,
-    remove_hidden_tests,
-    run_steps,
-    validate_grading_metadata,
-    validate_stored_outputs,
-    with_sentinel,
-)
-from ..course.conventions import Flag, ends_with_sentinel, outputs_text, sentinel_line
-from ..course.notebooks import (
+from ...course.conventions import Flag, ends_with_sentinel, outputs_text, sentinel_line
+from ...course.format import regions
+from ...course.format.notebooks import (
+    INSTALL_FIRST_LINE,
     NotebookError,
     describe_cell,
     grade_id,
@@ -39,7 +30,16 @@ from ..course.notebooks import (
     read_notebook,
     unchanged_since_release,
 )
-from ..course.stamp import INSTALL_FIRST_LINE
+from ...course.format.steps import (
+    Context,
+    bare_check,
+    guard_check_cells,
+    remove_hidden_tests,
+    run_steps,
+    validate_grading_metadata,
+    validate_stored_outputs,
+    with_sentinel,
+)
 
 _NBVAL_OFF = re.compile(
     r"^\s*#\s*(NBVAL_SKIP|NBVAL_IGNORE_OUTPUT|PYTEST_VALIDATE_IGNORE_OUTPUT)\s*$", re.M

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..course.conventions import Status
-from ..course.notebooks import NotebookError, parse_notebook
+from ...course.conventions import Status
+from ...course.format.notebooks import NotebookError, parse_notebook
 
 MAX_SUBMISSION_BYTES = 20 * 2**20
 

@@ -16,15 +16,19 @@ from typing import TextIO
 
 from tqdm import tqdm
 
-from ..course.conventions import Status
-from ..course.notebooks import NotebookError
-from .engine import GradeSettings, SubmissionResult, grade_submission, instructor_imports
-from .gradebook import GRADEBOOK_CSV, GRADEBOOK_JSON, OutFolder
-from .merge import Assignment, load_assignment
-from .sandbox import Limits, SandboxError, detect_sandbox
-from .selfcheck import verify_solution
-from .submissions import Submission, file_sha256, find_submissions
-from .warm_kernel import WarmSandbox
+from ...course.conventions import Status
+from ...course.format.notebooks import NotebookError
+from ..core.gradebook import GRADEBOOK_CSV, GRADEBOOK_JSON, OutFolder
+from ..core.merge import Assignment, load_assignment
+from ..core.results import SubmissionResult
+from ..core.submissions import Submission, file_sha256, find_submissions
+from ..manual.sheets import MANUAL_CSV, write_manual_grading
+from ..run.engine import grade_submission
+from ..run.limits import Limits
+from ..run.nbval_child import GradeSettings, instructor_imports
+from ..run.sandbox import SandboxError, detect_sandbox
+from ..run.selfcheck import verify_solution
+from ..run.warm_kernel import WarmSandbox
 
 # While grading, the gradebook is rebuilt (from every result file) at most every 2 s, and at
 # most a tenth of the time (10,000 rows take seconds); once more at the end.
@@ -36,9 +40,7 @@ class GradeOptions:
     """How to grade: parallel jobs, time and memory limits, re-grading, sandbox."""
 
     jobs: int | None = None  # None: one per CPU here; with a scheduler, twice its worker threads
-    cell_timeout: float = Limits.cell_timeout  # the sandbox's Limits own the defaults
-    submission_timeout: float = Limits.submission_timeout
-    memory_mb: int = Limits.memory_mb
+    limits: Limits = Limits()  # time and memory per cell, per submission, per process
     force: bool = False
     sandbox: str = "auto"
     output_limit: int = 100_000
@@ -208,11 +210,7 @@ def grade_folder(
     out = OutFolder(out_path)
     out.check_assignment(assignment)
     settings = GradeSettings(
-        Limits(
-            cell_timeout=options.cell_timeout,
-            submission_timeout=options.submission_timeout,
-            memory_mb=options.memory_mb,
-        ),
+        options.limits,
         output_limit=options.output_limit,
     )
     if options.scheduler:  # Dask is imported only when a cluster is asked for
@@ -281,8 +279,6 @@ def grade_folder(
         summary.results = out.rebuild(assignment)
     print(summary_table(summary.results, assignment.max_points), file=stream)
     if assignment.manual:
-        from .manual import MANUAL_CSV, write_manual_grading
-
         pages = write_manual_grading(out, assignment)
         print(
             f"hookviz grade: {len(pages)} questions are graded by hand: read the answers in "

@@ -26,19 +26,21 @@ from importlib import metadata
 from pathlib import Path
 from typing import TextIO
 
-from ..course.conventions import Status
-from ..course.notebooks import NotebookError
-from .engine import GradeSettings, SubmissionResult, empty_result, grade_submission
-from .gradebook import safe_name
-from .merge import Assignment, load_assignment
-from .sandbox import Sandbox, SandboxError, detect_sandbox
-from .submissions import (
+from ...course.conventions import Status
+from ...course.format.notebooks import NotebookError
+from ..core.gradebook import safe_name
+from ..core.merge import Assignment, load_assignment
+from ..core.results import SubmissionResult, empty_result
+from ..core.submissions import (
     MAX_SUBMISSION_BYTES,
     Submission,
     SubmissionError,
     file_sha256,
     read_submission,
 )
+from ..run.engine import grade_submission
+from ..run.nbval_child import GradeSettings
+from ..run.sandbox import Sandbox, SandboxError, detect_sandbox
 
 try:  # the optional extra: pip install 'hookviz[cluster]'
     import distributed

@@ -18,8 +18,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..course.notebooks import NotebookError, atomic_write_text
-from .gradebook import GRADEBOOK_JSON
+from ...course.format.notebooks import NotebookError, atomic_write_text
+from ..core.gradebook import GRADEBOOK_JSON
 
 BOM = "\ufeff"
 LOGIN_COLUMN = re.compile(r"^SIS\s+Login\s+ID$")

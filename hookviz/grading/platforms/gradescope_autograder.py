@@ -2,7 +2,7 @@
 
 Gradescope extracts the autograder zip (`hookviz export gradescope`, gradescope_export.py) into
 ``/autograder/source`` and runs ``run_autograder``, which runs
-``python -m hookviz.grading.gradescope_autograder``: it grades the notebook found in
+``python -m hookviz.grading.platforms.gradescope_autograder``: it grades the notebook found in
 ``/autograder/submission/`` with hookviz's own grader (the merge, nbval in a sandbox, the same
 limits and integrity checks as ``hookviz grade``) and writes ``/autograder/results/results.json``.
 
@@ -22,14 +22,18 @@ import time
 import traceback
 from pathlib import Path
 
-from .. import __version__
-from ..course.conventions import Outcome, Status
-from ..course.notebooks import NotebookError, atomic_write_text
-from .engine import CheckResult, GradeSettings, SubmissionResult, grade_submission
-from .gradebook import apply_manual_grades, feedback_markdown
-from .merge import Assignment, load_assignment
-from .sandbox import Limits, SandboxError, detect_sandbox
-from .submissions import Submission
+from ... import __version__
+from ...course.conventions import Outcome, Status
+from ...course.format.notebooks import NotebookError, atomic_write_text
+from ..core.feedback import feedback_markdown
+from ..core.gradebook import apply_manual_grades
+from ..core.merge import Assignment, load_assignment
+from ..core.results import CheckResult, SubmissionResult
+from ..core.submissions import Submission
+from ..run.engine import grade_submission
+from ..run.limits import Limits
+from ..run.nbval_child import GradeSettings
+from ..run.sandbox import SandboxError, detect_sandbox
 
 DEFAULT_ROOT = Path("/autograder")
 ROOT_VARIABLE = "HOOKVIZ_AUTOGRADER_ROOT"
@@ -266,7 +270,7 @@ def _log(result: SubmissionResult, stream) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m hookviz.grading.gradescope_autograder [ROOT]``: what run_autograder runs."""
+    """``python -m hookviz.grading.platforms.gradescope_autograder [ROOT]``: what run_autograder runs."""
     argv = sys.argv[1:] if argv is None else argv
     root = Path(argv[0]) if argv else Path(os.environ.get(ROOT_VARIABLE) or DEFAULT_ROOT)
     return run_autograder(root)

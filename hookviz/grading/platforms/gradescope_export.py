@@ -25,13 +25,14 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import __version__
-from ..course.notebooks import NotebookError
+from ... import __version__
+from ...course.format.notebooks import NotebookError
+from ..core.gradebook import MANUAL_GRADES
+from ..core.merge import Assignment, load_assignment
+from ..run.limits import Limits
+from ..run.nbval_child import GradeSettings
+from ..run.sandbox import AUTOGRADER_MODES, SandboxError, detect_sandbox
 from . import gradescope_autograder as autograder
-from .engine import GradeSettings
-from .gradebook import MANUAL_GRADES
-from .merge import Assignment, load_assignment
-from .sandbox import AUTOGRADER_MODES, Limits, SandboxError, detect_sandbox
 
 TORCH_CONSTRAINTS = "torch-cpu.txt"
 VENV = "hookviz-venv"
@@ -94,9 +95,7 @@ class ExportOptions:
 
     sandbox: str = "user"
     hidden_visibility: str = "after_published"
-    cell_timeout: float = Limits.cell_timeout  # the sandbox's Limits own the defaults
-    submission_timeout: float = Limits.submission_timeout
-    memory_mb: int = Limits.memory_mb
+    limits: Limits = Limits()  # time and memory per cell, per submission, per process
     torch_index_url: str | None = None
     manual_grades: Path | None = None  # an out folder whose grades given by hand ship too
 
@@ -140,9 +139,9 @@ def export_gradescope(assignment_path: Path, zip_path: Path, options: ExportOpti
         "assignment_sha256": assignment.sha256,
         "sandbox": options.sandbox,
         "hidden_visibility": options.hidden_visibility,
-        "cell_timeout": options.cell_timeout,
-        "submission_timeout": options.submission_timeout,
-        "memory_mb": options.memory_mb,
+        "cell_timeout": options.limits.cell_timeout,
+        "submission_timeout": options.limits.submission_timeout,
+        "memory_mb": options.limits.memory_mb,
     }
     members = {
         "setup.sh": (setup.encode(), 0o755),
@@ -177,17 +176,11 @@ def check_solution(assignment_path: Path, options: ExportOptions, stream=None) -
     An autograder whose own solution does not score full marks would fail every student:
     NotebookError names the checks and the fix.
     """
-    from .gradebook import OutFolder
-    from .selfcheck import verify_solution
+    from ..core.gradebook import OutFolder
+    from ..run.selfcheck import verify_solution
 
     assignment = _load(assignment_path)
-    settings = GradeSettings(
-        Limits(
-            cell_timeout=options.cell_timeout,
-            submission_timeout=options.submission_timeout,
-            memory_mb=options.memory_mb,
-        )
-    )
+    settings = GradeSettings(options.limits)
     try:  # your own notebook: contained where bubblewrap works, else with limits only
         sandbox = detect_sandbox("auto", [assignment.path.resolve().parent])
     except SandboxError:

@@ -13,12 +13,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..course.conventions import FAIL_MARK, NOT_DONE_MARK, Flag, Outcome, Status
-from ..course.notebooks import NotebookError, is_answer
-from .engine import CheckResult, SubmissionResult
-from .gradebook import GRADEBOOK_JSON, read_results
-from .merge import load_assignment, merge
-from .submissions import SubmissionError, find_submissions, read_submission
+from ...course.conventions import FAIL_MARK, NOT_DONE_MARK, Flag, Outcome, Status
+from ...course.format.notebooks import NotebookError, is_answer
+from ..core.gradebook import GRADEBOOK_JSON, read_results
+from ..core.merge import load_assignment, merge
+from ..core.results import CheckResult, SubmissionResult
+from ..core.submissions import SubmissionError, find_submissions, read_submission
 
 # No notebook to grade: left out of the item analysis.
 NOT_SUBMITTED = (Status.MISSING, Status.INVALID, Status.EMPTY)

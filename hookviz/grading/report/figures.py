@@ -6,9 +6,9 @@ import io
 import statistics
 from pathlib import Path
 
-from ..course.conventions import Status
-from .engine import SubmissionResult
-from .report_analysis import NOT_SUBMITTED, CheckStats, flag_kinds
+from ...course.conventions import Status
+from ..core.results import SubmissionResult
+from .analysis import NOT_SUBMITTED, CheckStats, flag_kinds
 
 # The figures in the order the page shows them; each is saved as <name>.png.
 NAMES = ("scores", "checks", "failures", "time", "flags")

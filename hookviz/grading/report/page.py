@@ -11,9 +11,9 @@ import statistics
 from collections import Counter
 from dataclasses import dataclass
 
-from ..markup import escape, table
-from .engine import SubmissionResult
-from .report_analysis import NOT_SUBMITTED, CheckStats
+from ...markup import escape, table
+from ..core.results import SubmissionResult
+from .analysis import NOT_SUBMITTED, CheckStats
 from .similarity import SimilarGroup
 
 TOP_MESSAGES = 5  # failure messages listed per check

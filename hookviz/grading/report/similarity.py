@@ -20,7 +20,7 @@ import tokenize
 from dataclasses import dataclass, field
 from itertools import combinations
 
-from ..course import regions
+from ...course.format import regions
 
 WINDOW = 5  # tokens per window of the ast engine
 COPYDETECT_K = 15  # characters of copydetect's filtered code per window (its noise threshold)

@@ -18,11 +18,11 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..course.notebooks import NotebookError, atomic_write_text
-from . import report_figures
-from .engine import SubmissionResult
-from .report_analysis import CheckStats, answers_to_compare, item_analysis, load_results
-from .report_page import Comparison, Page, render
+from ...course.format.notebooks import NotebookError, atomic_write_text
+from ..core.results import SubmissionResult
+from . import figures as report_figures
+from .analysis import CheckStats, answers_to_compare, item_analysis, load_results
+from .page import Comparison, Page, render
 from .similarity import ENGINES, SimilarGroup, near_identical
 
 REPORT_HTML = "report.html"

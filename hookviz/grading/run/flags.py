@@ -13,8 +13,8 @@ import ast
 import re
 from collections.abc import Iterable
 
-from ..course import regions
-from ..course.conventions import SENTINEL_LIKE, Flag
+from ...course.conventions import SENTINEL_LIKE, Flag
+from ...course.format import regions
 
 # flag -> names (identifiers or dotted attribute chains) that raise it
 NAME_RULES: dict[str, tuple[str, ...]] = {

@@ -35,23 +35,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-# Runs as `python -I -S -c LAUNCHER SPEC PROGRAM ARGS...`: limits, then an unprivileged user, then exec.
-LAUNCHER = """
-import json, os, resource, sys
-spec = json.loads(sys.argv[1])
-for name, value in spec["limits"].items():
-    resource.setrlimit(getattr(resource, name), (value, value))
-if spec.get("uid") is not None:
-    os.setgroups([])
-    os.setgid(spec["gid"])
-    os.setuid(spec["uid"])
-try:
-    import ctypes
-    ctypes.CDLL(None).prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS: setuid programs gain nothing
-except Exception:
-    pass
-os.execv(sys.argv[2], sys.argv[2:])
-"""
+from .limits import Limits
+from .plugin import launcher_command
+
 OUTPUT_TAIL = 8_000
 RESULTS_LIMIT = 32_000_000
 DONE_LINE = b'{"event": "done"}\n'
@@ -123,27 +109,6 @@ class SandboxError(RuntimeError):
     """The sandbox asked for cannot be set up here; the message says what to do."""
 
 
-@dataclass(frozen=True)
-class Limits:
-    """What one submission may use."""
-
-    cell_timeout: float = 60.0
-    submission_timeout: float = 300.0
-    memory_mb: int = 4096
-    file_mb: int = 64
-    processes: int = 256
-
-    def rlimits(self, process_offset: int = 0) -> dict[str, int]:
-        """The launcher's setrlimit values."""
-        return {
-            "RLIMIT_AS": self.memory_mb * 2**20,
-            "RLIMIT_FSIZE": self.file_mb * 2**20,
-            "RLIMIT_NPROC": self.processes + process_offset,
-            "RLIMIT_CPU": int(self.submission_timeout * 2) + 10,
-            "RLIMIT_CORE": 0,
-        }
-
-
 @dataclass
 class ChildResult:
     """How a grading child ended, and what its plugin reported."""
@@ -204,7 +169,7 @@ class Sandbox:
         spec = {"limits": limits.rlimits(offset)}
         if user is not None:
             spec["uid"], spec["gid"] = user
-        launcher = [sys.executable, "-I", "-S", "-c", LAUNCHER, json.dumps(spec), *program]
+        launcher = launcher_command(json.dumps(spec), program)
         if self.kind != "bwrap":
             return launcher
         return [*self.bwrap_options(workdir), "--", *launcher]
@@ -425,7 +390,7 @@ def python_paths() -> list[Path]:
     paths |= {Path(p) for p in site.getsitepackages()}
     # Only site folders from sys.path: it can also hold the working folder or a course checkout.
     paths |= {Path(p) for p in sys.path if p and Path(p).name in SITE_FOLDERS}
-    paths.add(Path(__file__).resolve().parent.parent)  # the hookviz package (editable or not)
+    paths.add(Path(__file__).resolve().parents[2])  # the hookviz package (editable or not)
     paths.add(Path(sys.executable).resolve().parent)
     resolved = set()
     for path in paths:

@@ -18,17 +18,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
-from ..course.conventions import Status
-from ..course.notebooks import NotebookError, atomic_write_text
-from .engine import CheckResult, GradeSettings, SubmissionResult, grade_submission
-from .gradebook import OutFolder
-from .merge import Assignment
+from ...course.conventions import Status
+from ...course.format.notebooks import NotebookError, atomic_write_text
+from ..core.gradebook import OutFolder
+from ..core.merge import Assignment
+from ..core.results import CheckResult, SubmissionResult
+from ..core.submissions import Submission
+from .engine import grade_submission
+from .nbval_child import GradeSettings
 from .sandbox import Sandbox
-from .submissions import Submission
 
 VERDICT_FILE = "solution-check.json"
 SOLUTION_STUDENT = "(your solution)"
-COURSE_DIR = Path(__file__).resolve().parent.parent / "course"
+COURSE_DIR = Path(__file__).resolve().parents[2] / "course"
 
 
 def helpers_sha256() -> str:

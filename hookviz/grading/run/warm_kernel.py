@@ -23,21 +23,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .sandbox import (
-    ChildResult,
-    Limits,
-    Sandbox,
-    kill_group,
-    output_tail_of,
-    read_until_closed,
-    records_of,
-)
+from .limits import Limits
+from .plugin import PYTEST_BOOT, WARM_BOOT, boot_command
+from .sandbox import ChildResult, Sandbox, kill_group, output_tail_of, read_until_closed, records_of
 
-PLUGIN_DIR = Path(__file__).resolve().parent / "plugin"
-BOOT = (
-    "import sys; sys.modules.setdefault('rfc3987_syntax', None); sys.path.insert(0, sys.argv.pop(1)); "
-    "import hookviz_warm_start; hookviz_warm_start.main()"
-)
 READY_TIMEOUT = 300.0  # importing torch on a loaded machine can take tens of seconds
 EXIT_TIMEOUT = 15.0  # from "pytest is done" to "the sandbox is swept"
 # What torch imports only on first use, for seconds: an optimizer's first step imports dynamo.
@@ -190,13 +179,7 @@ class WarmSandbox:
         command = [
             *self.base.bwrap_options(folder),
             "--",
-            sys.executable,
-            "-I",
-            "-c",
-            BOOT,
-            str(PLUGIN_DIR),
-            str(theirs.fileno()),
-            json.dumps(self.preload),
+            *boot_command(WARM_BOOT, str(theirs.fileno()), json.dumps(self.preload)),
         ]
         env = {
             **ENV,
@@ -267,9 +250,8 @@ class WarmSandbox:
 
 
 def pytest_args(program: list[str]) -> list[str] | None:
-    """The pytest arguments of engine's cold command ``python -I -c BOOT PLUGIN_DIR ARGS...``."""
-    from .engine import BOOT as ENGINE_BOOT
-
-    if program[1:3] == ["-I", "-c"] and program[3] == ENGINE_BOOT and program[4] == str(PLUGIN_DIR):
-        return list(program[5:])
+    """The pytest arguments of the cold command ``python -I -c PYTEST_BOOT PLUGIN_DIR ARGS...``."""
+    cold = boot_command(PYTEST_BOOT)
+    if program[: len(cold)] == cold:
+        return list(program[len(cold) :])
     return None

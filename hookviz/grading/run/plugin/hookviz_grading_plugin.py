@@ -41,7 +41,7 @@ def _load_conventions() -> Any:
     if _CONVENTIONS in sys.modules:
         return sys.modules[_CONVENTIONS]
     here = os.path.dirname(os.path.abspath(__file__))
-    path = os.path.join(here, os.pardir, os.pardir, "course", "conventions.py")
+    path = os.path.join(here, os.pardir, os.pardir, os.pardir, "course", "conventions.py")
     spec = importlib.util.spec_from_file_location(_CONVENTIONS, os.path.normpath(path))
     module = importlib.util.module_from_spec(spec)
     sys.modules[_CONVENTIONS] = module  # a dataclass looks its module up while it is made

@@ -1,7 +1,7 @@
 """The warm start: one process per grading slot, inside the sandbox, that has imported torch,
 pytest, nbval and ipykernel once, and forks a fresh pair of processes for every submission.
 
-Run by path in the sandbox (``hookviz/grading/warm_kernel.py`` starts it), never importing
+Run by path in the sandbox (``hookviz/grading/run/warm_kernel.py`` starts it), never importing
 hookviz itself unless the assignment does. It never runs a submission's code: for each one it
 forks a child that sets the limits, drops to the slot's user, forks the kernel (before pytest
 has read the notebook, so the kernel's memory holds no expected output or hidden test) and runs
@@ -27,6 +27,8 @@ import socket
 import sys
 import time
 
+import hookviz_privileges  # beside this file: the one source of the privilege drop
+
 # Folders a submission may write to that outlive it in this sandbox (each a tmpfs of bwrap's).
 SWEPT = ("/tmp", "/dev/shm", "/run")
 WARM_IMPORTS = (
@@ -49,7 +51,9 @@ def main() -> None:
     started = time.monotonic()
     failed = warm_up(preload)
     threads = len(os.listdir("/proc/self/task"))
-    _prctl(4, 0)  # PR_SET_DUMPABLE 0: a submission (maybe our uid) cannot ptrace or read us
+    hookviz_privileges.prctl(
+        hookviz_privileges.PR_SET_DUMPABLE, 0
+    )  # PR_SET_DUMPABLE 0: a submission (maybe our uid) cannot ptrace or read us
     baseline = {path: _entries(path) for path in (*SWEPT, "/dev")}
     send(
         control,
@@ -117,15 +121,7 @@ def run_submission(spec: dict, results_fd: int, log_fd: int) -> None:
         os.dup2(log_fd, 1)
         os.dup2(log_fd, 2)
         os.close(log_fd)
-        import resource
-
-        for name, value in spec["limits"].items():
-            resource.setrlimit(getattr(resource, name), (value, value))
-        if spec.get("uid") is not None:
-            os.setgroups([])
-            os.setgid(spec["gid"])
-            os.setuid(spec["uid"])
-        _prctl(38, 1)  # PR_SET_NO_NEW_PRIVS: setuid programs gain nothing
+        hookviz_privileges.drop(spec)  # limits, the slot's user, no new privileges
         workdir = spec["workdir"]
         os.chdir(workdir)
         os.environ.clear()
@@ -254,7 +250,9 @@ def become_kernel(connection_file: str, workdir: str) -> None:
     code = 1
     try:
         os.closerange(3, os.sysconf("SC_OPEN_MAX"))  # the result pipe above all
-        _prctl(4, 1)  # dumpable again, as an exec'd kernel is (same user as its own processes)
+        hookviz_privileges.prctl(
+            hookviz_privileges.PR_SET_DUMPABLE, 1
+        )  # dumpable again, as an exec'd kernel is (same user as its own processes)
         import random
 
         random.seed()  # not the zygote's state, which every fork would share
@@ -365,15 +363,6 @@ def _entries(folder: str) -> set[str]:
         return set(os.listdir(folder))
     except OSError:
         return set()
-
-
-def _prctl(option: int, value: int) -> None:
-    try:
-        import ctypes
-
-        ctypes.CDLL(None).prctl(option, value, 0, 0, 0)
-    except (OSError, AttributeError):
-        pass
 
 
 def send(control: socket.socket, message: dict) -> None:
