@@ -17,7 +17,7 @@ from ..core.results import SubmissionResult, empty_result, manual_checks
 from ..core.submissions import Submission, SubmissionError, file_sha256, read_submission
 from .flags import imported_names, scan_answers
 from .nbval_child import GradeSettings, remove_tree, run_notebook
-from .sandbox import Sandbox
+from .sandbox import ChildRunner
 from .scoring import score
 
 
@@ -31,7 +31,7 @@ def _with_manual(
 def grade_submission(
     submission: Submission,
     assignment: Assignment,
-    sandbox: Sandbox,
+    sandbox: ChildRunner,
     settings: GradeSettings,
     *,
     slot: int,
@@ -56,7 +56,7 @@ def grade_submission(
 def _grade(
     submission: Submission,
     assignment: Assignment,
-    sandbox: Sandbox,
+    sandbox: ChildRunner,
     settings: GradeSettings,
     slot: int,
     scratch: Path,

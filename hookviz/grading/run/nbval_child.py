@@ -24,7 +24,7 @@ from ..core.merge import Assignment
 from . import probe
 from .limits import Limits
 from .plugin import PYTEST_BOOT, boot_command
-from .sandbox import ChildResult, Sandbox
+from .sandbox import ChildResult, ChildRunner
 
 
 @dataclass(frozen=True)
@@ -38,7 +38,7 @@ class GradeSettings:
 def run_notebook(
     notebook,
     assignment: Assignment,
-    sandbox: Sandbox,
+    sandbox: ChildRunner,
     settings: GradeSettings,
     slot: int,
     workdir: Path,

@@ -33,7 +33,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from .limits import Limits
 from .plugin import launcher_command
@@ -118,6 +118,31 @@ class ChildResult:
     seconds: float
     records: list[dict] = field(default_factory=list)
     output_tail: str = ""
+
+
+class ChildRunner(Protocol):
+    """What grading a submission needs of a sandbox: ``Sandbox`` starts each child cold,
+    ``warm_kernel.WarmSandbox`` forks it from a warm process. Both take exactly these."""
+
+    kind: str  # "bwrap", "user" or "none": what the result's ``sandbox`` field says
+
+    def prepare_workdir(self, workdir: Path, slot: int) -> None:
+        """Hand ``workdir`` to the user slot ``slot``'s child runs as."""
+
+    def run(
+        self,
+        program: list[str],
+        *,
+        workdir: Path,
+        env: dict[str, str],
+        limits: Limits,
+        slot: int,
+        log_path: Path,
+    ) -> ChildResult:
+        """Run ``program`` contained; what its plugin recorded, and how it ended."""
+
+    def kill_all(self) -> None:
+        """Kill every child still running (the grader is stopping)."""
 
 
 @dataclass

@@ -26,7 +26,7 @@ from ..core.results import CheckResult, SubmissionResult
 from ..core.submissions import Submission
 from .engine import grade_submission
 from .nbval_child import GradeSettings
-from .sandbox import Sandbox
+from .sandbox import ChildRunner
 
 VERDICT_FILE = "solution-check.json"
 SOLUTION_STUDENT = "(your solution)"
@@ -45,7 +45,7 @@ def helpers_sha256() -> str:
 
 def verify_solution(
     assignment: Assignment,
-    sandbox: Sandbox | None,
+    sandbox: ChildRunner | None,
     settings: GradeSettings,
     out: OutFolder,
     stream: TextIO,
