@@ -26,6 +26,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import TextIO
 
+import hookviz
+
 from ...course.conventions import Status
 from ...course.format.notebooks import NotebookError
 from ..core.gradebook import safe_name
@@ -103,7 +105,7 @@ class GradeTask:
 
 def code_fingerprint() -> str:
     """A hash of hookviz's Python and TOML files: client and workers must grade with the same code."""
-    package = Path(__file__).resolve().parents[1]
+    package = Path(hookviz.__file__).resolve().parent
     digest = hashlib.sha256()
     for path in sorted(package.rglob("*")):
         if path.suffix in (".py", ".toml") and "__pycache__" not in path.parts:

@@ -25,6 +25,8 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+import hookviz
+
 from ... import __version__
 from ...course.format.notebooks import NotebookError
 from ..core.gradebook import MANUAL_GRADES
@@ -220,7 +222,7 @@ def _zip_bytes(members: dict[str, tuple[bytes, int]]) -> bytes:
 
 def project_root() -> Path | None:
     """The source checkout hookviz runs from (an editable install), if there is one."""
-    root = Path(__file__).resolve().parents[2]
+    root = Path(hookviz.__file__).resolve().parent.parent
     pyproject = root / "pyproject.toml"
     if pyproject.is_file() and re.search(r'^name\s*=\s*"hookviz"', pyproject.read_text(), re.M):
         return root
@@ -266,7 +268,7 @@ def requirements() -> list[str]:
 
 def build_wheel() -> tuple[str, bytes]:
     """A wheel of the hookviz package this process runs (name, bytes): no build tools needed."""
-    package = Path(__file__).resolve().parents[1]
+    package = Path(hookviz.__file__).resolve().parent
     dist_info = f"hookviz-{__version__}.dist-info"
     files: dict[str, bytes] = {}
     for path in sorted(package.rglob("*")):

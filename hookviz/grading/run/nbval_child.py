@@ -18,6 +18,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import hookviz
+
 from ...course.format import regions
 from ...course.format.notebooks import is_answer, notebook_text
 from ..core.merge import Assignment
@@ -59,7 +61,7 @@ def run_notebook(
     notebook_path.write_text(notebook_text(notebook), encoding="utf-8")
     copy_assignment_files(assignment, workdir)
     settings_path = workdir / "hookviz-settings.json"
-    checks_path = Path(probe.__file__).resolve().parents[2] / "course" / "checks.py"
+    checks_path = Path(hookviz.__file__).resolve().parent / "course" / "checks.py"
     settings_path.write_text(
         json.dumps(
             {

@@ -35,6 +35,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+import hookviz
+
 from .limits import Limits
 from .plugin import launcher_command
 
@@ -415,7 +417,7 @@ def python_paths() -> list[Path]:
     paths |= {Path(p) for p in site.getsitepackages()}
     # Only site folders from sys.path: it can also hold the working folder or a course checkout.
     paths |= {Path(p) for p in sys.path if p and Path(p).name in SITE_FOLDERS}
-    paths.add(Path(__file__).resolve().parents[2])  # the hookviz package (editable or not)
+    paths.add(Path(hookviz.__file__).resolve().parent)  # the package (editable or not)
     paths.add(Path(sys.executable).resolve().parent)
     resolved = set()
     for path in paths:

@@ -18,6 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
+import hookviz
+
 from ...course.conventions import Status
 from ...course.format.notebooks import NotebookError, atomic_write_text
 from ..core.gradebook import OutFolder
@@ -30,7 +32,7 @@ from .sandbox import ChildRunner
 
 VERDICT_FILE = "solution-check.json"
 SOLUTION_STUDENT = "(your solution)"
-COURSE_DIR = Path(__file__).resolve().parents[2] / "course"
+COURSE_DIR = Path(hookviz.__file__).resolve().parent / "course"
 
 
 def helpers_sha256() -> str:
