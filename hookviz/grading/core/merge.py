@@ -11,6 +11,7 @@ import ast
 import copy
 import hashlib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -321,107 +322,162 @@ def _normalized(source: str) -> str:
     return "\n".join(line.rstrip() for line in source.strip().splitlines())
 
 
+@dataclass
+class AnswerMatch:
+    """Which of the student's code cells answers each question, how it was found, and what the
+    grader had to say about it (notes for the student, flags for the gradebook)."""
+
+    code_cells: list[Any]
+    chosen: dict[str, Any] = field(default_factory=dict)  # grade_id -> the student's cell
+    matched_by: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    flags: list[Flag] = field(default_factory=list)
+    used: set[int] = field(default_factory=set)  # id() of the cells already taken
+
+    def take(self, gid: str, cell: Any, how: str) -> None:
+        """``cell`` answers ``gid``, found by ``how``."""
+        self.chosen[gid] = cell
+        self.used.add(id(cell))
+        self.matched_by[gid] = how
+
+
 def merge(assignment: Assignment, student: Any) -> Merged:
-    """The instructor's notebook with the student's answer sources put in."""
-    code_cells = [c for c in student.cells if c.get("cell_type") == "code"]
-    known_ids = {grade_id(c) for c in assignment.notebook.cells if grade_id(c)}
-    answer_ids = {a.grade_id for a in assignment.answers}
+    """The instructor's notebook with the student's answer sources put in.
+
+    Each answer is found by its grade_id, else by the functions it defines, else by its
+    position among the cells the instructor did not write; then the merge notes renamed
+    functions and edited checks, and builds the notebook to grade.
+    """
+    match = AnswerMatch([c for c in student.cells if c.get("cell_type") == "code"])
     by_id: dict[str, list[Any]] = {}
-    for cell in code_cells:
-        gid = grade_id(cell)
-        if gid:
-            by_id.setdefault(gid, []).append(cell)
+    for cell in match.code_cells:
+        if grade_id(cell):
+            by_id.setdefault(grade_id(cell), []).append(cell)
+    _match_by_grade_id(assignment, by_id, match)
+    instructor_sources = _instructor_sources(assignment)
+    free = _free_cells(assignment, instructor_sources, match)
+    _match_by_functions(assignment, free, match)
+    _match_by_position(assignment, instructor_sources, free, match)
+    renamed = _renamed(assignment, match.chosen)
+    for found in renamed:
+        match.flags.append(
+            Flag(
+                "answer-renamed",
+                f"{found.grade_id}: defines {_names(found.defined)}, not {_names(found.missing)}",
+            )
+        )
+        match.notes.append(
+            f"Your answer {found.grade_id} was graded as written; {found.explain()}."
+        )
+    _note_check_changes(assignment, match.code_cells, by_id, match.notes, match.flags)
+    manual, manual_cells = manual_answers(assignment, student)
+    notebook, sources = _notebook_to_grade(assignment, match.chosen, manual_cells)
+    return Merged(notebook, sources, match.matched_by, match.notes, match.flags, renamed, manual)
 
-    notes: list[str] = []
-    flags: list[Flag] = []
-    used: set[int] = set()
-    chosen: dict[str, Any] = {}
-    matched_by: dict[str, str] = {}
 
+def _match_by_grade_id(
+    assignment: Assignment, by_id: dict[str, list[Any]], match: AnswerMatch
+) -> None:
+    """Answers whose cell kept its grade_id (the last, when there are several)."""
     for answer in assignment.answers:
         candidates = [
             c for c in by_id.get(answer.grade_id, []) if nbgrader(c).get("solution") is True
         ]
         if candidates:
             if len(candidates) > 1:
-                notes.append(
+                match.notes.append(
                     f"Your notebook has {len(candidates)} answer cells for {answer.grade_id}; the last one was graded."
                 )
-                flags.append(Flag("answer-duplicated", answer.grade_id))
-            chosen[answer.grade_id] = candidates[-1]
-            used.add(id(candidates[-1]))
-            matched_by[answer.grade_id] = "grade_id"
+                match.flags.append(Flag("answer-duplicated", answer.grade_id))
+            match.take(answer.grade_id, candidates[-1], "grade_id")
 
-    # Cells the instructor wrote (checks, setup, the install cell) are never a student's answer,
-    # even when their metadata was lost: recognise them by their source too.
-    instructor_sources = {
+
+def _instructor_sources(assignment: Assignment) -> set[str]:
+    """Cells the instructor wrote (checks, setup, the install cell) are never a student's
+    answer, even when their metadata was lost: recognise them by their source too."""
+    return {
         _normalized(c.source)
         for c in assignment.notebook.cells
         if c.cell_type == "code" and not is_answer(c)
     } | {_normalized(c.exercise_source) for c in assignment.checks}
 
+
+def _free_cells(
+    assignment: Assignment, instructor_sources: set[str], match: AnswerMatch
+) -> Callable[[Any], bool]:
+    """Whether a student's cell may still be taken as an answer."""
+    known_ids = {grade_id(c) for c in assignment.notebook.cells if grade_id(c)}
+    answer_ids = {a.grade_id for a in assignment.answers}
+
     def free(cell: Any) -> bool:
         gid = grade_id(cell)
-        if id(cell) in used or _normalized(cell.get("source", "")) in instructor_sources:
+        if id(cell) in match.used or _normalized(cell.get("source", "")) in instructor_sources:
             return False
         return gid is None or gid not in known_ids or gid in answer_ids
 
+    return free
+
+
+def _match_by_functions(
+    assignment: Assignment, free: Callable[[Any], bool], match: AnswerMatch
+) -> None:
+    """Answers whose cell lost its metadata: the last free cell that defines their functions."""
     for answer in assignment.answers:
-        if answer.grade_id in chosen or not answer.functions:
+        if answer.grade_id in match.chosen or not answer.functions:
             continue
         same = [
             c
-            for c in code_cells
+            for c in match.code_cells
             if free(c) and set(answer.functions) <= set(defined_functions(c.source))
         ]
         if same:
-            chosen[answer.grade_id] = same[-1]
-            used.add(id(same[-1]))
-            matched_by[answer.grade_id] = "functions"
-            flags.append(Flag("answer-found-by-functions", answer.grade_id))
-            notes.append(
+            match.take(answer.grade_id, same[-1], "functions")
+            match.flags.append(Flag("answer-found-by-functions", answer.grade_id))
+            match.notes.append(
                 f"The answer cell {answer.grade_id} had lost its metadata; the cell that defines "
                 f"{', '.join(answer.functions)} was graded."
             )
 
-    # Position: the k-th answer is the k-th of the student's cells that the instructor did not write.
+
+def _match_by_position(
+    assignment: Assignment,
+    instructor_sources: set[str],
+    free: Callable[[Any], bool],
+    match: AnswerMatch,
+) -> None:
+    """The k-th answer is the k-th of the student's cells the instructor did not write; an
+    answer found by none of the ways is missing."""
     theirs = [
         c
-        for c in code_cells
+        for c in match.code_cells
         if _normalized(c.get("source", "")) not in instructor_sources
         and not c.get("source", "").startswith(INSTALL_FIRST_LINE)
     ]
     for k, answer in enumerate(assignment.answers):
-        if answer.grade_id in chosen:
+        if answer.grade_id in match.chosen:
             continue
         if k < len(theirs) and free(theirs[k]):
-            chosen[answer.grade_id] = theirs[k]
-            used.add(id(theirs[k]))
-            matched_by[answer.grade_id] = "position"
-            flags.append(Flag("answer-found-by-position", answer.grade_id))
-            notes.append(
+            match.take(answer.grade_id, theirs[k], "position")
+            match.flags.append(Flag("answer-found-by-position", answer.grade_id))
+            match.notes.append(
                 f"Warning: no cell carried the answer {answer.grade_id}; your code cell "
-                f"{code_cells.index(theirs[k]) + 1} was graded as that answer, by its position."
+                f"{match.code_cells.index(theirs[k]) + 1} was graded as that answer, by its position."
             )
         else:
-            matched_by[answer.grade_id] = "missing"
-            flags.append(Flag("answer-missing", answer.grade_id))
-            notes.append(f"No answer for {answer.grade_id} was found; it was graded as not done.")
-
-    renamed = _renamed(assignment, chosen)
-    for found in renamed:
-        flags.append(
-            Flag(
-                "answer-renamed",
-                f"{found.grade_id}: defines {_names(found.defined)}, not {_names(found.missing)}",
+            match.matched_by[answer.grade_id] = "missing"
+            match.flags.append(Flag("answer-missing", answer.grade_id))
+            match.notes.append(
+                f"No answer for {answer.grade_id} was found; it was graded as not done."
             )
-        )
-        notes.append(f"Your answer {found.grade_id} was graded as written; {found.explain()}.")
-    _note_check_changes(assignment, code_cells, by_id, notes, flags)
 
-    manual, manual_cells = manual_answers(assignment, student)
+
+def _notebook_to_grade(
+    assignment: Assignment, chosen: dict[str, Any], manual_cells: dict[str, str]
+) -> tuple[Any, dict[str, str]]:
+    """A copy of the instructor's notebook with the answers in, and the answers' sources."""
     notebook = copy.deepcopy(assignment.notebook)
     check_ids = {c.grade_id for c in assignment.checks}
+    answer_ids = {a.grade_id for a in assignment.answers}
     sources: dict[str, str] = {}
     for cell in notebook.cells:
         if cell.cell_type != "code":
@@ -443,7 +499,7 @@ def merge(assignment: Assignment, student: Any) -> Merged:
         # Only check cells are compared: other outputs earn nothing, so they cannot cost anything.
         cell.outputs = []
         cell.execution_count = None
-    return Merged(notebook, sources, matched_by, notes, flags, renamed, manual)
+    return notebook, sources
 
 
 NO_ANSWER = "(no answer)"
