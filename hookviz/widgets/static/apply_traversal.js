@@ -1,5 +1,16 @@
 // ApplyTraversal: the module tree, apply()'s visits played back in the browser, the call stack.
-// The helpers (h, button, ...) are common.js's, sent before this file as one module.
+import {
+  announcer,
+  button,
+  createPlayer,
+  followTheme,
+  h,
+  onKeys,
+  playerKeys,
+  scrollable,
+  transport,
+  widgetRoot,
+} from "./common.js";
 
 const STRIP_PAGE = 30; // chips shown at once in the order strip of a long order
 const AUTO_COLLAPSE = 150; // trees bigger than this start with only the top level open

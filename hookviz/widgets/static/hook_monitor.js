@@ -1,5 +1,18 @@
 // HookMonitor: a table of modules with live output statistics, a gradient view, a detail panel.
-// The helpers (h, button, fmt, ...) are common.js's, sent before this file as one module.
+import {
+  announcer,
+  button,
+  finite,
+  fmt,
+  followTheme,
+  h,
+  icon,
+  onKeys,
+  s,
+  scrollable,
+  sparkline,
+  widgetRoot,
+} from "./common.js";
 
 const FLAG_TEXT = { vanishing: "▼ vanishing", exploding: "▲ exploding", "nan/inf": "⚠ NaN/Inf" };
 

@@ -1,5 +1,16 @@
 // HookTimeline: modules down, time across; each hook firing is a mark, played in order.
-// The helpers (h, button, ...) are common.js's, sent before this file as one module.
+import {
+  announcer,
+  createPlayer,
+  followTheme,
+  h,
+  onKeys,
+  playerKeys,
+  s,
+  scrollable,
+  transport,
+  widgetRoot,
+} from "./common.js";
 
 const COL = 18;
 const ROW = 22;
