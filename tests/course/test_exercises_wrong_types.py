@@ -2,7 +2,7 @@
 
 Every answer cell of solutions/ is replaced by one whose functions (and methods) return a value
 of the wrong type or shape, raise, or return their first argument; the instructor's check cell
-then runs as in tests/test_exercises_mutants.py. None of these answers is right, so the check prints a ✗
+then runs as in tests/course/test_exercises_mutants.py. None of these answers is right, so the check prints a ✗
 with a hint, raises nothing, and ends with its sentinel.
 """
 
@@ -13,7 +13,7 @@ import ast
 import pytest
 
 from tests.answers import Answer
-from tests.test_exercises_mutants import ASSIGNMENTS, kernels, run_answer  # noqa: F401
+from tests.course.test_exercises_mutants import ASSIGNMENTS, kernels, run_answer  # noqa: F401
 
 pytestmark = pytest.mark.notebook
 

@@ -15,8 +15,8 @@ import nbformat
 import pytest
 
 from hookviz.course.checks import NOT_DONE
+from tests.course.test_exercises_mutants import Kernel, grading
 from tests.helpers import notebook_runner
-from tests.test_exercises_mutants import Kernel, grading
 
 pytestmark = pytest.mark.notebook
 

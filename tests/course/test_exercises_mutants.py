@@ -35,7 +35,7 @@ from hookviz.course.format import regions
 from tests.answers import Answer
 from tests.helpers import notebook_runner
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 SOLUTIONS = sorted((REPO / "solutions").glob("*.ipynb"))
 CATALOGUES = {
     "01-apply": "tests.answers.a01_apply",

@@ -23,7 +23,7 @@ from tests.helpers import run_nbval
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WHY = "Post-order: `apply` calls fn on the children before the parent."
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 try:
     import tomllib

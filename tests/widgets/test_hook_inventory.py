@@ -51,7 +51,7 @@ def test_rows_list_every_hook_with_its_place_and_duplicates():
         "kind": "forward",
         "target": "module",
         "name": "print_output",
-        "source": f"test_widgets_inventory.py:{print_output.__code__.co_firstlineno}",
+        "source": f"test_hook_inventory.py:{print_output.__code__.co_firstlineno}",
         "flags": [],
         "copies": 2,
         "first": True,

@@ -275,7 +275,7 @@ def test_the_zip_holds_what_gradescope_asks_for_at_its_root(autograder_zip) -> N
         "hookviz-0.1.0-py3-none-any.whl": 0o644,
     }
     # torch the way the course pins it: through its constraints file, then hookviz from the wheel.
-    repository = Path(__file__).resolve().parents[1]
+    repository = Path(__file__).resolve().parents[3]
     assert constraints == (repository / "constraints" / "torch-cpu.txt").read_text()
     assert '-c "$SOURCE/torch-cpu.txt" torch' in setup
     assert '-c "$SOURCE/torch-cpu.txt" "$SOURCE/hookviz-0.1.0-py3-none-any.whl"' in setup

@@ -8,7 +8,7 @@ from pathlib import Path
 import nbval
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 spec = importlib.util.spec_from_file_location(
     "hookviz_grading_plugin", ROOT / "hookviz/grading/run/plugin/hookviz_grading_plugin.py"
 )

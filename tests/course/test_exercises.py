@@ -23,10 +23,10 @@ import pytest
 
 from hookviz.cli import main as hookviz_main
 from hookviz.course.checks import FAILED, NOT_DONE, PASSED
+from tests.course.test_exercises_mutants import CATALOGUES
 from tests.helpers import notebook_runner
-from tests.test_exercises_mutants import CATALOGUES
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 SOLUTIONS = sorted((REPO / "solutions").glob("*.ipynb"))
 MARKERS = (
     "### BEGIN SOLUTION",

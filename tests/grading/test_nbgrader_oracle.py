@@ -38,7 +38,7 @@ try:
 except ImportError:  # Python 3.10
     import tomli as tomllib
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 FIXTURE = REPO / "tests" / "fixtures" / "nbgrader"
 ORACLE = FIXTURE / "oracle"
 SUBMISSIONS = tomllib.loads((FIXTURE / "submissions.toml").read_text(encoding="utf-8"))

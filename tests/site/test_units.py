@@ -12,7 +12,7 @@ from hookviz.course.format.notebooks import NotebookError
 from hookviz.site.article import Links, finish
 from hookviz.site.widget_state import WidgetState
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 LINKS = Links(
     {
         "notebooks/01-a.ipynb": "walkthrough/01-a.html",

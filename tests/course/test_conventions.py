@@ -26,7 +26,7 @@ from hookviz.course.format.steps import sentinel_problem
 from hookviz.grading.run.flags import scan_answers
 
 PLUGIN = (
-    Path(__file__).resolve().parents[1] / "hookviz/grading/run/plugin/hookviz_grading_plugin.py"
+    Path(__file__).resolve().parents[2] / "hookviz/grading/run/plugin/hookviz_grading_plugin.py"
 )
 
 

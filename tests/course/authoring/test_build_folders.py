@@ -13,7 +13,7 @@ from hookviz.course.authoring.build import build_course
 from hookviz.course.format.notebooks import NotebookError, grade_id
 from tests.tiny_course import TINY
 
-HANDGRADED = Path(__file__).resolve().parent / "fixtures" / "handgraded"
+HANDGRADED = Path(__file__).resolve().parents[2] / "fixtures" / "handgraded"
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from hookviz.course.authoring.build import build_course, course_notebooks
 from hookviz.course.format import regions
 from hookviz.course.format.notebooks import grade_id, is_solution
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[3]
 HANDGRADED = REPO / "tests" / "fixtures" / "handgraded"
 
 

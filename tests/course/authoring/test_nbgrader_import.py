@@ -18,7 +18,7 @@ from tests.grading_env import private_jupyter_dirs
 
 pytestmark = [pytest.mark.notebook]
 
-ORACLE = Path(__file__).resolve().parent / "fixtures" / "nbgrader" / "oracle"
+ORACLE = Path(__file__).resolve().parents[2] / "fixtures" / "nbgrader" / "oracle"
 
 
 def hookviz(*args: str) -> tuple[int, str, str]:

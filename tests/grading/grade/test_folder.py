@@ -21,7 +21,7 @@ from tests.tiny_course import TINY, right_answers
 
 pytestmark = [pytest.mark.notebook, pytest.mark.slow]
 
-HANDGRADED = Path(__file__).resolve().parent / "fixtures" / "handgraded"
+HANDGRADED = Path(__file__).resolve().parents[2] / "fixtures" / "handgraded"
 
 
 def answered(path: Path, answers: dict[str, str]):
