@@ -26,7 +26,7 @@ from ..core.merge import Assignment
 from . import probe
 from .limits import Limits
 from .plugin import PYTEST_BOOT, boot_command
-from .sandbox import ChildResult, ChildRunner
+from .sandbox import ChildResult, ChildRunner, ChildSpec
 
 
 @dataclass(frozen=True)
@@ -119,14 +119,8 @@ def run_notebook(
         "-q", "--color=no",
         f"--hookviz-config={settings_path}",
     ]  # fmt: skip
-    return sandbox.run(
-        program,
-        workdir=workdir,
-        env=env,
-        limits=settings.limits,
-        slot=slot,
-        log_path=workdir.parent / f"{workdir.name}.log",
-    )
+    log_path = workdir.parent / f"{workdir.name}.log"  # out of the child's sight
+    return sandbox.run(program, ChildSpec(workdir, env, settings.limits, slot, log_path))
 
 
 def copy_assignment_files(assignment: Assignment, workdir: Path) -> None:

@@ -122,6 +122,17 @@ class ChildResult:
     output_tail: str = ""
 
 
+@dataclass(frozen=True)
+class ChildSpec:
+    """Where and how one grading child runs: the same for a cold start and a warm one."""
+
+    workdir: Path  # its folder, its own (the only one it may write)
+    env: dict[str, str]
+    limits: Limits
+    slot: int  # which of the -j slots: its unprivileged user, its warm process
+    log_path: Path  # its stdout and stderr, out of its sight
+
+
 class ChildRunner(Protocol):
     """What grading a submission needs of a sandbox: ``Sandbox`` starts each child cold,
     ``warm_kernel.WarmSandbox`` forks it from a warm process. Both take exactly these."""
@@ -131,17 +142,8 @@ class ChildRunner(Protocol):
     def prepare_workdir(self, workdir: Path, slot: int) -> None:
         """Hand ``workdir`` to the user slot ``slot``'s child runs as."""
 
-    def run(
-        self,
-        program: list[str],
-        *,
-        workdir: Path,
-        env: dict[str, str],
-        limits: Limits,
-        slot: int,
-        log_path: Path,
-    ) -> ChildResult:
-        """Run ``program`` contained; what its plugin recorded, and how it ended."""
+    def run(self, program: list[str], child: ChildSpec) -> ChildResult:
+        """Run ``program`` contained, as ``child`` says; what its plugin recorded, and how it ended."""
 
     def kill_all(self) -> None:
         """Kill every child still running (the grader is stopping)."""
@@ -252,57 +254,40 @@ class Sandbox:
         options += ["--bind", str(workdir), str(workdir), "--chdir", str(workdir)]
         return options
 
-    def run(
-        self,
-        program: list[str],
-        *,
-        workdir: Path,
-        env: dict[str, str],
-        limits: Limits,
-        slot: int,
-        log_path: Path,
-    ) -> ChildResult:
+    def run(self, program: list[str], child: ChildSpec) -> ChildResult:
         """Run ``program`` contained; its plugin writes JSON lines to the fd in $HOOKVIZ_RESULTS_FD."""
+        workdir, limits = child.workdir, child.limits
         read_end, write_end = os.pipe()
-        env = {**env, "HOOKVIZ_RESULTS_FD": str(write_end)}
-        argv = self.command(program, workdir, limits, slot)
+        env = {**child.env, "HOOKVIZ_RESULTS_FD": str(write_end)}
+        argv = self.command(program, workdir, limits, child.slot)
         started = time.monotonic()
-        with open(log_path, "wb") as log:
+        with open(child.log_path, "wb") as log:
             try:
-                child = subprocess.Popen(
-                    argv,
-                    cwd=workdir,
-                    env=env,
-                    stdin=subprocess.DEVNULL,
-                    stdout=log,
-                    stderr=subprocess.STDOUT,
-                    pass_fds=(write_end,),
-                    start_new_session=True,
-                )
+                process = start_session(argv, cwd=workdir, env=env, log=log, fd=write_end)
             finally:
                 os.close(write_end)
             with self._lock:
-                self._live[child.pid] = child
+                self._live[process.pid] = process
             try:
                 data, timed_out = read_until_closed(read_end, started + limits.submission_timeout)
             finally:
                 os.close(read_end)
                 try:  # pytest is done or the clock ran out: a moment to exit, then the group goes
-                    child.wait(timeout=0 if timed_out_now(started, limits) else 0.2)
+                    process.wait(timeout=0 if timed_out_now(started, limits) else 0.2)
                 except subprocess.TimeoutExpired:
                     pass
-                kill_group(child)  # whatever is left in the group
-                child.wait()
+                kill_group(process)  # whatever is left in the group
+                process.wait()
                 with self._lock:
-                    self._live.pop(child.pid, None)
+                    self._live.pop(process.pid, None)
                 if self.kind != "bwrap":
                     _kill_strays(env.get("HOOKVIZ_GRADE_TOKEN", ""))
         return ChildResult(
-            returncode=child.returncode,
+            returncode=process.returncode,
             timed_out=timed_out,
             seconds=time.monotonic() - started,
             records=records_of(data),
-            output_tail=output_tail_of(log_path),
+            output_tail=output_tail_of(child.log_path),
         )
 
     def kill_all(self) -> None:
@@ -311,6 +296,23 @@ class Sandbox:
             children = list(self._live.values())
         for child in children:
             kill_group(child)
+
+
+def start_session(
+    argv: list[str], *, cwd: Path, env: dict[str, str], log: Any, fd: int
+) -> subprocess.Popen:
+    """Start ``argv`` in a session of its own (its group is killed whole), no stdin, stdout and
+    stderr to ``log``, with ``fd`` its one inherited descriptor."""
+    return subprocess.Popen(
+        argv,
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        pass_fds=(fd,),
+        start_new_session=True,
+    )
 
 
 def timed_out_now(started: float, limits: Limits) -> bool:

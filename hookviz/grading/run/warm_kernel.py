@@ -23,9 +23,17 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .limits import Limits
 from .plugin import PYTEST_BOOT, WARM_BOOT, boot_command
-from .sandbox import ChildResult, Sandbox, kill_group, output_tail_of, read_until_closed, records_of
+from .sandbox import (
+    ChildResult,
+    ChildSpec,
+    Sandbox,
+    kill_group,
+    output_tail_of,
+    read_until_closed,
+    records_of,
+    start_session,
+)
 
 READY_TIMEOUT = 300.0  # importing torch on a loaded machine can take tens of seconds
 EXIT_TIMEOUT = 15.0  # from "pytest is done" to "the sandbox is swept"
@@ -79,32 +87,23 @@ class WarmSandbox:
     def user_for(self, slot: int) -> tuple[int, int] | None:
         return self.base.user_for(slot)
 
-    def run(
-        self,
-        program: list[str],
-        *,
-        workdir: Path,
-        env: dict[str, str],
-        limits: Limits,
-        slot: int,
-        log_path: Path,
-    ) -> ChildResult:
+    def run(self, program: list[str], child: ChildSpec) -> ChildResult:
         """As ``Sandbox.run``: ``program`` is engine's pytest command, run forked from warm."""
         args = pytest_args(program)
-        cold = dict(workdir=workdir, env=env, limits=limits, slot=slot, log_path=log_path)
+        workdir, slot = child.workdir, child.slot
         if not self.enabled or args is None or workdir.parent != self.slot_dir(slot):
-            return self.base.run(program, **cold)
+            return self.base.run(program, child)
         self._empty_slot(slot, keep={workdir.name})
         zygote = self._zygote(slot)
         if zygote is None:
-            return self.base.run(program, **cold)
+            return self.base.run(program, child)
         user = self.base.user_for(slot)
         spec = {
-            "limits": limits.rlimits(0),
+            "limits": child.limits.rlimits(0),
             "uid": user[0] if user else None,
             "gid": user[1] if user else None,
             "workdir": str(workdir),
-            "env": env,
+            "env": child.env,
             "pytest_args": [*args, "-W", "ignore::pytest.PytestAssertRewriteWarning"],
         }
         # The log stays out of the sandbox's sight (the cold path's is outside it too).
@@ -119,11 +118,11 @@ class WarmSandbox:
         except OSError as error:
             os.close(read_end)
             self._discard(slot, f"the warm process stopped answering ({error})")
-            return self.base.run(program, **cold)
+            return self.base.run(program, child)
         finally:
             os.close(write_end)
         try:
-            data, timed_out = read_until_closed(read_end, started + limits.submission_timeout)
+            data, timed_out = read_until_closed(read_end, started + child.limits.submission_timeout)
         finally:
             os.close(read_end)
         returncode = None
@@ -191,16 +190,7 @@ class WarmSandbox:
         }
         log = open(self.scratch / f"warm-{slot}.log", "ab")  # noqa: SIM115 (the child's stderr)
         try:
-            process = subprocess.Popen(
-                command,
-                cwd=folder,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                pass_fds=(theirs.fileno(),),
-                start_new_session=True,
-            )
+            process = start_session(command, cwd=folder, env=env, log=log, fd=theirs.fileno())
         finally:
             theirs.close()
             log.close()

@@ -86,11 +86,11 @@ def two_from_one_warm_process(tmp_path_factory):
         warm = WarmSandbox(sandbox, instructor_imports(assignment), scratch)
         run = warm.run
 
-        def recorded(*args, **kwargs):
-            child = run(*args, **kwargs)
-            cell = next(r for r in child.records if r.get("grade_id") == "double")
-            outputs[kwargs["workdir"].name] = "".join(o.get("text", "") for o in cell["outputs"])
-            return child
+        def recorded(program, child):
+            ran = run(program, child)
+            cell = next(r for r in ran.records if r.get("grade_id") == "double")
+            outputs[child.workdir.name] = "".join(o.get("text", "") for o in cell["outputs"])
+            return ran
 
         warm.run = recorded
         results = {}
