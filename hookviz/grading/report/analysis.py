@@ -1,8 +1,8 @@
 """The item analysis behind `hookviz report`: what the out folder says about each check.
 
 Pass rates, discrimination, the failure messages grouped alike, the kinds of flags, and the
-answers to compare for near-identical code. No figure and no HTML: those are report_figures.py
-and report_page.py.
+answers to compare for near-identical code. No figure and no HTML: those are figures.py
+and page.py.
 """
 
 from __future__ import annotations

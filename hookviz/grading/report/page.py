@@ -50,7 +50,7 @@ class Page:
     results: list[SubmissionResult]
     checks: list[CheckStats]
     comparison: Comparison
-    pictures: dict[str, bytes | None]  # report_figures.NAMES -> PNG (None: nothing to show)
+    pictures: dict[str, bytes | None]  # figures.NAMES -> PNG (None: nothing to show)
     notes: list[str]
 
     @property

@@ -8,8 +8,8 @@ anywhere, offline, and nothing a student wrote can run in it. It also lists answ
 are near-identical across the batch (see similarity.py). The report reads the out folder, and
 the submissions for the answers' source; it never changes a score.
 
-This module is the command; the analysis is report_analysis.py, the figures report_figures.py
-and the page report_page.py.
+This module is the command; the analysis is analysis.py, the figures figures.py
+and the page page.py.
 """
 
 from __future__ import annotations
