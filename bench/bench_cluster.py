@@ -29,9 +29,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from hookviz.grading.batch import GradeOptions, grade_folder
-from hookviz.grading.gradebook import OutFolder
-from hookviz.grading.merge import load_assignment
+from hookviz.grading.core.gradebook import OutFolder
+from hookviz.grading.core.merge import load_assignment
+from hookviz.grading.grade.batch import GradeOptions, grade_folder
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))

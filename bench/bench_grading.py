@@ -25,16 +25,19 @@ from pathlib import Path
 
 import nbformat
 
-from hookviz.course import regions
-from hookviz.course.build import exercise_from_solution
-from hookviz.course.notebooks import grade_id
-from hookviz.course.stamp import CourseConfig
-from hookviz.grading.batch import GradeOptions, grade_folder
-from hookviz.grading.engine import BOOT, GradeSettings, grade_submission
-from hookviz.grading.gradebook import OutFolder
-from hookviz.grading.merge import load_assignment, merge
-from hookviz.grading.sandbox import Limits, detect_sandbox
-from hookviz.grading.submissions import find_submissions
+from hookviz.course.authoring.build import exercise_from_solution
+from hookviz.course.authoring.stamp import CourseConfig
+from hookviz.course.format import regions
+from hookviz.course.format.notebooks import grade_id
+from hookviz.grading.core.gradebook import OutFolder
+from hookviz.grading.core.merge import load_assignment, merge
+from hookviz.grading.core.submissions import find_submissions
+from hookviz.grading.grade.batch import GradeOptions, grade_folder
+from hookviz.grading.run.engine import grade_submission
+from hookviz.grading.run.limits import Limits
+from hookviz.grading.run.nbval_child import GradeSettings
+from hookviz.grading.run.plugin import PYTEST_BOOT
+from hookviz.grading.run.sandbox import detect_sandbox
 
 REPO = Path(__file__).resolve().parent.parent
 TINY = REPO / "tests" / "fixtures" / "grading" / "tiny.ipynb"
@@ -80,7 +83,9 @@ def parallel_speedup(root: Path, rounds: int, count: int = 20) -> dict[str, floa
         order = ["-j 1", "-j 2"] if r % 2 == 0 else ["-j 2", "-j 1"]
         for label in order:
             out = root / f"out-{label[-1]}-{r}"
-            options = GradeOptions(jobs=int(label[-1]), cell_timeout=60, submission_timeout=300)
+            options = GradeOptions(
+                jobs=int(label[-1]), limits=Limits(cell_timeout=60, submission_timeout=300)
+            )
             started = time.perf_counter()
             summary = grade_folder(subs, TINY, out, options, stream=io.StringIO())
             times[label].append(time.perf_counter() - started)
@@ -133,7 +138,7 @@ def overhead(root: Path, repeats: int, starts: int = 20) -> dict[str, float]:
         folder = Path(tempfile.mkdtemp(prefix="bench-bare-", dir=scratch))
         nbformat.write(merged, folder / "tiny.ipynb")
         command = [
-            sys.executable, "-I", "-c", BOOT, str(folder), str(folder / "tiny.ipynb"),
+            sys.executable, "-I", "-c", PYTEST_BOOT, str(folder), str(folder / "tiny.ipynb"),
             "-p", "nbval.plugin", "--nbval", "--nbval-current-env", "--nbval-cell-timeout=60",
             "--noconftest", "-p", "no:cacheprovider", "-c", os.devnull, f"--rootdir={folder}", "-q",
         ]  # fmt: skip

@@ -32,13 +32,13 @@ from jupyter_client.manager import start_new_kernel
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness import Config, interleaved, report  # noqa: E402
 
-from hookviz.course.execute import isolated_env  # noqa: E402
-from hookviz.course.notebooks import is_check  # noqa: E402
-from hookviz.grading import probe  # noqa: E402
+from hookviz.course.authoring.execute import isolated_env  # noqa: E402
+from hookviz.course.format.notebooks import is_check  # noqa: E402
+from hookviz.grading.run import probe  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 ASSIGNMENT = REPO / "solutions" / "01-apply.ipynb"
-PLUGIN = REPO / "hookviz" / "grading" / "plugin" / "hookviz_grading_plugin.py"
+PLUGIN = REPO / "hookviz" / "grading" / "run" / "plugin" / "hookviz_grading_plugin.py"
 SLOT = probe.SNAPSHOT_SLOT
 
 

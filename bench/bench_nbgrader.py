@@ -32,10 +32,10 @@ import nbformat
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # tests.answers: the catalogue of right and wrong answers
 
-from hookviz.course import regions  # noqa: E402
-from hookviz.course.build import exercise_from_solution  # noqa: E402
-from hookviz.course.notebooks import grade_id  # noqa: E402
-from hookviz.course.stamp import CourseConfig  # noqa: E402
+from hookviz.course.authoring.build import exercise_from_solution  # noqa: E402
+from hookviz.course.authoring.stamp import CourseConfig  # noqa: E402
+from hookviz.course.format import regions  # noqa: E402
+from hookviz.course.format.notebooks import grade_id  # noqa: E402
 from tests.answers.a01_apply import ANSWERS  # noqa: E402
 
 SOLUTION = REPO / "solutions" / "01-apply.ipynb"
@@ -131,7 +131,7 @@ def hookviz_grade(subs: Path, out: Path, env: dict[str, str], warm: bool) -> lis
         command = [
             sys.executable,
             "-c",
-            "import sys; from pathlib import Path; from hookviz.grading.batch import GradeOptions, "
+            "import sys; from pathlib import Path; from hookviz.grading.grade.batch import GradeOptions, "
             "grade_folder; grade_folder(Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3]), "
             "GradeOptions(jobs=1, warm_start=False))",
             str(subs),
@@ -198,11 +198,13 @@ def check(results: list[dict], students: list[str]) -> None:
 
 def breakdown(root: Path, repeats: int) -> None:
     """Where hookviz's time goes, part by part, measured in this process (medians)."""
-    from hookviz.grading.engine import GradeSettings, grade_submission, instructor_imports
-    from hookviz.grading.merge import load_assignment
-    from hookviz.grading.sandbox import Limits, detect_sandbox
-    from hookviz.grading.submissions import Submission
-    from hookviz.grading.warm_kernel import WarmSandbox
+    from hookviz.grading.core.merge import load_assignment
+    from hookviz.grading.core.submissions import Submission
+    from hookviz.grading.run.engine import grade_submission
+    from hookviz.grading.run.limits import Limits
+    from hookviz.grading.run.nbval_child import GradeSettings, instructor_imports
+    from hookviz.grading.run.sandbox import detect_sandbox
+    from hookviz.grading.run.warm_kernel import WarmSandbox
 
     env = environment(root)
     for name in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR", "IPYTHONDIR"):

@@ -6,25 +6,37 @@ import os
 import secrets
 import signal
 import time
+from pathlib import Path
 
 import pytest
 
 from tests.processes import RUN_TAG, tagged
 
-# Files whose tests also run in the environment pinned like Google Colab (`make test-colab`).
-COLAB_FILES = ("test_notebooks", "test_exercises", "test_widgets")
+TESTS = Path(__file__).resolve().parent
+# Test files (paths under tests/) whose tests also run pinned like Google Colab (`make test-colab`).
+COLAB_FILES = ("test_notebooks.py", "test_widgets_monitor.py", "course/test_exercises", "widgets/")
+# Folders with none of them: not even their conftest.py is read when pinned like Colab.
+NOT_COLAB = ("browser", "commands", "course/authoring", "grading", "site")
+
+
+def _under_tests(path) -> str:
+    return Path(path).resolve().relative_to(TESTS).as_posix()
 
 
 def pytest_ignore_collect(collection_path, config):
     """`make test-colab` (-m colab) does not import the other test files: their dependencies
     (dask, for one) are not installed in the Colab-pinned environment."""
+    if config.getoption("markexpr") != "colab":
+        return None
+    try:
+        where = _under_tests(collection_path)
+    except ValueError:
+        return None
+    if collection_path.is_dir():
+        return True if where in NOT_COLAB else None
     name = collection_path.name
-    if (
-        config.getoption("markexpr") == "colab"
-        and name.startswith("test_")
-        and name.endswith(".py")
-    ):
-        return True if not name.startswith(COLAB_FILES) else None
+    if name.startswith("test_") and name.endswith(".py"):
+        return True if not where.startswith(COLAB_FILES) else None
     return None
 
 
@@ -40,7 +52,7 @@ def runs_pinned_like_colab(item) -> bool:
         return False
     if name == "test_exercises_mutants.py":
         return ": wrong: " not in item.nodeid
-    return name.startswith(COLAB_FILES)
+    return _under_tests(item.path).startswith(COLAB_FILES)
 
 
 def pytest_collection_modifyitems(config, items):

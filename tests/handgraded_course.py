@@ -15,8 +15,8 @@ from pathlib import Path
 
 import nbformat
 
-from hookviz.course.build import build_course
-from hookviz.course.notebooks import grade_id
+from hookviz.course.authoring.build import build_course
+from hookviz.course.format.notebooks import grade_id
 
 HANDGRADED = Path(__file__).resolve().parent / "fixtures" / "handgraded"
 ADA_ESSAY = "It reads the file once. <script>alert('x')</script> & then counts **in memory**."

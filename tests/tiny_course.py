@@ -17,18 +17,21 @@ from pathlib import Path
 
 import nbformat
 
-from hookviz.course import regions
-from hookviz.course.build import exercise_from_solution
-from hookviz.course.notebooks import grade_id, is_check
-from hookviz.course.stamp import CourseConfig
-from hookviz.grading.batch import GradeOptions, Summary, grade_folder
+from hookviz.course.authoring.build import exercise_from_solution
+from hookviz.course.authoring.stamp import CourseConfig
+from hookviz.course.format import regions
+from hookviz.course.format.notebooks import grade_id, is_check
+from hookviz.grading.grade.batch import GradeOptions, Summary, grade_folder
+from hookviz.grading.run.limits import Limits
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "tests" / "fixtures" / "grading"
 TINY = FIXTURES / "tiny.ipynb"
 CONFIG = CourseConfig("https://github.com/a/b", "main", "a", "b", colab=True)
 CELL_TIMEOUT = 10.0  # long enough for `import torch` on a busy 2-core machine
-OPTIONS = GradeOptions(jobs=2, cell_timeout=CELL_TIMEOUT, submission_timeout=90, memory_mb=3072)
+OPTIONS = GradeOptions(
+    jobs=2, limits=Limits(cell_timeout=CELL_TIMEOUT, submission_timeout=90, memory_mb=3072)
+)
 
 
 def solution() -> nbformat.NotebookNode:

@@ -23,12 +23,13 @@ import nbformat
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from hookviz.course import regions  # noqa: E402
-from hookviz.course.build import exercise_from_solution  # noqa: E402
-from hookviz.course.notebooks import grade_id, is_answer  # noqa: E402
-from hookviz.course.stamp import CourseConfig  # noqa: E402
-from hookviz.grading.batch import GradeOptions, grade_folder  # noqa: E402
-from hookviz.grading.report import write_report  # noqa: E402
+from hookviz.course.authoring.build import exercise_from_solution  # noqa: E402
+from hookviz.course.authoring.stamp import CourseConfig  # noqa: E402
+from hookviz.course.format import regions  # noqa: E402
+from hookviz.course.format.notebooks import grade_id, is_answer  # noqa: E402
+from hookviz.grading.grade.batch import GradeOptions, grade_folder  # noqa: E402
+from hookviz.grading.report.write import write_report  # noqa: E402
+from hookviz.grading.run.limits import Limits  # noqa: E402
 from tests.answers.a01_apply import ANSWERS  # noqa: E402
 
 ASSIGNMENT = ROOT / "solutions" / "01-apply.ipynb"
@@ -101,7 +102,7 @@ def main() -> int:
                 if grade_id(cell) in answers:
                     cell.source = answers[grade_id(cell)]
             nbformat.write(notebook, submitted / name / ASSIGNMENT.name)
-        options = GradeOptions(jobs=2, cell_timeout=60, submission_timeout=240)
+        options = GradeOptions(jobs=2, limits=Limits(cell_timeout=60, submission_timeout=240))
         grade_folder(submitted, ASSIGNMENT, work / "out", options)
         report = write_report(work / "out", destination=work / "page" / "report.html")
         with sync_playwright() as playwright:

@@ -2,7 +2,7 @@
 
     .venv/bin/hookviz run notebooks/*.ipynb solutions/*.ipynb
 
-The work is done by ``hookviz.course.execute``; tests import ``execute`` and ``isolated_env``
+The work is done by ``hookviz.course.authoring.execute``; tests import ``execute`` and ``isolated_env``
 from here.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 
 from hookviz.cli import main as hookviz_main
-from hookviz.course.execute import (  # noqa: F401 - re-exported for the tests
+from hookviz.course.authoring.execute import (  # noqa: F401 - re-exported for the tests
     CELL_TIMEOUT,
     SETTINGS_DIRS,
     WIDGET_VIEW,

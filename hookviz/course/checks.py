@@ -46,8 +46,7 @@ from typing import Any
 
 import torch
 
-from ..inventory import list_hooks, remove_hook
-from . import diagnose
+from . import diagnose, inspections
 from .conventions import FAIL_MARK, NOT_DONE_MARK, PASS_MARK, HiddenTestFailed, sentinel_line
 from .diagnose import Hint
 from .hint_files import CODE_LEVEL, HINTS_DIR, hint_lines, load_hints
@@ -255,18 +254,24 @@ def sentinel(grade_id: str) -> None:
     print(line)
 
 
+def not_done_line(root: BaseException, answer: str) -> str | None:
+    """The ○ line for an answer not written yet (its stub raised) or not defined yet, else None."""
+    if type(root) is NotImplementedError and is_stub(root):
+        return f"{NOT_DONE} {failing_function(root, answer)}: not done yet. {TODO_ADVICE}"
+    if type(root) is NotDefinedYet:
+        return f"{NOT_DONE} {root}"
+    return None
+
+
 def try_it(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """Run your answer in the open (its prints show); returns None after saying why when it cannot."""
     try:
         return fn(*args, **kwargs)
     except Exception as error:
         root = root_cause(error)
-        if type(root) is NotImplementedError and is_stub(root):
-            print(
-                f"{NOT_DONE} {failing_function(root, 'your answer')}: not done yet. {TODO_ADVICE}"
-            )
-        elif type(root) is NotDefinedYet:
-            print(f"{NOT_DONE} {root}")
+        not_done = not_done_line(root, "your answer")
+        if not_done is not None:
+            print(not_done)
         elif type(root) is NameError and unknown_name(root):
             print(
                 f"{NOT_DONE} {unknown_name(root)} is not defined yet: run the cell where you "
@@ -284,389 +289,22 @@ def try_it(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         return None
 
 
-class Check:
-    """The checks of one answer cell: one line per check; stops at the first missing answer or error."""
+class Lines:
+    """What one Check prints and counts: a ✓ (with its why), a ✗ with the hint at the level this
+    failure has reached in the kernel, a ○ when it stops; and, while a hidden test runs, nothing:
+    its failures are kept in ``hidden`` instead."""
 
-    def __init__(self, *answers: str):
-        if not answers or not all(type(a) is str for a in answers):
-            raise TypeError(
-                "Check needs the names of the functions it checks, e.g. Check('print_module')."
-            )
-        _KERNEL.cell_checks.append(self)  # sentinel() asks it how it went, under nbgrader
-        self.answer = answers[0]
+    def __init__(self, answer: str):
+        self.answer = answer
         self.stopped = False
         self.passed = 0
         self.failed = 0
+        self.hidden: list[str] | None = None  # failures of a hidden test while one runs
         self._counted: set[str] = set()  # failures already counted in this run of the cell
         self._offered_help = False
         self._hints_shown: set[str] = set()  # a hint printed once in a run is not printed again
-        self._hidden: list[str] | None = None  # failures of a hidden test while one runs
-        names = sys._getframe(1).f_globals  # the notebook's variables
-        for name in answers:
-            if name not in names or isinstance(names[name], _Placeholder):
-                self._stop(
-                    f"{NOT_DONE} {name} is not defined yet: run the cell where you write it, then run this check again."
-                    + _defined_instead(name, names)
-                )
-                # The rest of the cell names the answer (check.run(visit_order, ...)): a
-                # placeholder keeps that from raising NameError; the check has stopped already.
-                for missing in answers:
-                    names.setdefault(missing, _Placeholder(missing))
-                return
-            if not callable(names[name]):
-                self.failed += 1
-                self._stop(
-                    f"{FAILED} {name} should be a function, but it is {describe(names[name])}.\n"
-                    f"    Hint: define it with `def {name}(...):` and run that cell again."
-                )
-                return
 
-    @property
-    def ok(self) -> bool:
-        """True until the check stops (a missing answer or an error); later checks need its values."""
-        return not self.stopped
-
-    # -- running the answer ------------------------------------------------------------------
-
-    def capture(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Captured | _Stopped:
-        """Run the answer quietly; STOPPED (after a ○ or ✗ line) when it is missing or raises."""
-        if self.stopped:
-            return STOPPED
-        try:
-            return capture(fn, *args, **kwargs)
-        except Exception as error:
-            root = root_cause(error)
-            if type(root) is NotImplementedError and is_stub(root):
-                self._stop(
-                    f"{NOT_DONE} {failing_function(root, self.answer)}: not done yet. {TODO_ADVICE}"
-                )
-                return STOPPED
-            if type(root) is NotDefinedYet:
-                self._stop(f"{NOT_DONE} {root}")
-                return STOPPED
-            found = diagnose.explain_error(root)
-            claim = f"{failing_function(root, self.answer)} raised {raised_text(root)}"
-            if found is None:
-                self._report("", claim, _ERROR_HINT)
-            else:
-                self._report(found.problem, claim, found.hint)
-            self.stopped = True
-            return STOPPED
-
-    def run(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        """The answer's result (its prints are captured), or STOPPED."""
-        captured = self.capture(fn, *args, **kwargs)
-        return STOPPED if captured is STOPPED else captured.result
-
-    def printed(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> str | _Stopped:
-        """What the answer printed, or STOPPED."""
-        captured = self.capture(fn, *args, **kwargs)
-        return STOPPED if captured is STOPPED else captured.stdout
-
-    def raises(
-        self, error_type: type[BaseException], fn: Callable[..., Any], claim: str, hint: str | Hint
-    ) -> bool:
-        """✓ when ``fn()`` raises ``error_type`` (or a subclass), as the claim says it should."""
-        if self.stopped:
-            return False
-        try:
-            capture(fn)
-        except Exception as error:
-            root = root_cause(error)
-            if (
-                type(root) is NotImplementedError
-                and is_stub(root)
-                and error_type is not NotImplementedError
-            ):
-                self._stop(
-                    f"{NOT_DONE} {failing_function(root, self.answer)}: not done yet. {TODO_ADVICE}"
-                )
-                return False
-            return self._report(
-                None if isinstance(error, error_type) else f"it raised {raised_text(error)}",
-                claim,
-                hint,
-            )
-        return self._report(f"it did not raise (expected {error_type.__name__})", claim, hint)
-
-    # -- expectations ----------------------------------------------------------------------
-
-    def equal(
-        self,
-        actual: Any,
-        expected: Any,
-        claim: str,
-        hint: str | Hint,
-        *,
-        why: str | Hint | None = None,
-        reveal: bool = True,
-        problem: str | None = None,
-        stop: bool = False,
-    ) -> bool:
-        """✓ when ``actual`` equals ``expected`` exactly: same types, tensors by ``torch.equal``.
-
-        ``why`` names the hints-file entry whose ``why`` is printed under the ✓ only: an
-        explanation that would give the answer away, so it is kept out of the check cell.
-        ``reveal=False`` keeps the expected value out of the ✗ line (a prediction's answer);
-        ``problem`` then says what is wrong instead. ``stop`` stops the check on a ✗.
-        """
-        if self.stopped or actual is STOPPED:
-            return False
-        found = difference(actual, expected)
-        if found is not None and (problem is not None or not reveal):
-            found = problem or ""
-        return self._report(found, claim, hint, why, stop=stop)
-
-    def close(
-        self,
-        actual: Any,
-        expected: Any,
-        claim: str,
-        hint: str | Hint,
-        *,
-        rtol: float = 1e-5,
-        atol: float = 1e-7,
-        stop: bool = False,
-    ) -> bool:
-        """✓ when ``actual`` matches ``expected`` up to float rounding (types still exact)."""
-        if self.stopped or actual is STOPPED:
-            return False
-        found = difference(actual, expected, rtol=rtol, atol=atol)
-        return self._report(found, claim, hint, stop=stop)
-
-    def is_type(self, value: Any, expected_type: type, claim: str, hint: str | Hint) -> bool:
-        """✓ when ``type(value) is expected_type`` (a subclass does not count); a ✗ stops the check."""
-        if self.stopped or value is STOPPED:
-            return False
-        if type(value) is expected_type:
-            return self._report(None, claim, hint)
-        return self._report(
-            f"it is {describe(value)}, expected {article(expected_type.__name__)}",
-            claim,
-            hint,
-            stop=True,  # the checks after this one need a value of the right type
-        )
-
-    def true(
-        self,
-        condition: bool,
-        claim: str,
-        hint: str | Hint,
-        problem: str | None = None,
-        *,
-        stop: bool = False,
-    ) -> bool:
-        """✓ when ``condition`` (computed by the check cell) is exactly True."""
-        if self.stopped:
-            return False
-        if type(condition) is not bool:
-            raise TypeError(
-                f"Check.true needs a bool computed by the check cell, got {describe(condition)}."
-            )
-        return self._report(None if condition else (problem or ""), claim, hint, stop=stop)
-
-    # -- the likeliest mistakes, diagnosed ---------------------------------------------------
-
-    def no_hooks_left(
-        self,
-        model: torch.nn.Module,
-        claim: str = "no hook is left on the model",
-        *,
-        keep: tuple[Any, ...] = (),
-        hint: str | Hint | None = None,
-        stop: bool = False,
-    ) -> bool:
-        """✓ when no module, parameter or global hook is left on ``model``, but the handles in ``keep``.
-
-        ``keep`` holds the handles of hooks the model had before the answer ran; a ✗ lists
-        what is left, the root by name. Global hooks (``register_module_forward_hook`` and
-        its siblings) fire on every module of every model, so they count too, and the check
-        removes those it finds: they would fire in every later cell. ``hint`` replaces the
-        hint (say, for hooks registered too early).
-        """
-        if self.stopped:
-            return False
-        kept = {handle.id for handle in keep}
-        left = [info for info in list_hooks(model) if info.handle_id not in kept]
-        problem = diagnose.describe_hooks_left(left, type(model).__name__) if left else None
-        globals_left = [info for info in left if info.target == "global"]
-        for info in globals_left:
-            remove_hook(model, info.handle_id)
-        found = (
-            hint
-            if hint is not None
-            else diagnose.GLOBAL_HOOKS_LEFT
-            if globals_left
-            else diagnose.HOOKS_LEFT
-        )
-        return self._report(problem, claim, found, stop=stop)
-
-    def trainable(
-        self,
-        model: torch.nn.Module,
-        claim: str = "every parameter still trains: it requires grad, and an optimizer step changes it",
-    ) -> bool:
-        """✓ when every parameter of ``model`` requires grad and one SGD step changes it.
-
-        The step is undone afterwards (values and ``.grad`` as they were).
-        """
-        if self.stopped:
-            return False
-        params = list(model.named_parameters())
-        frozen = [name for name, param in params if not param.requires_grad]
-        if frozen:
-            verb = "has" if len(frozen) == 1 else "have"
-            problem = f"{listing(frozen)} {verb} requires_grad=False: no optimizer changes {'it' if len(frozen) == 1 else 'them'}"
-            return self._report(problem, claim, diagnose.FROZEN_PARAMETERS)
-        before = [(param.detach().clone(), param.grad) for _, param in params]
-        problem = None
-        try:
-            if params:
-                for _, param in params:
-                    param.grad = None
-                optimizer = torch.optim.SGD([param for _, param in params], lr=0.5)
-                sum(param.sum().double() for _, param in params).backward()
-                optimizer.step()
-                stuck = [
-                    name
-                    for (name, param), (value, _) in zip(params, before, strict=True)
-                    if torch.equal(param.detach(), value)
-                ]
-                if stuck:
-                    problem = f"one optimizer step left {listing(stuck)} unchanged"
-        except Exception as error:
-            problem = f"an optimizer step on the parameters raised {raised_text(error)}"
-        finally:
-            with torch.no_grad():
-                for (_, param), (value, grad) in zip(params, before, strict=True):
-                    param.copy_(value)
-                    param.grad = grad
-        return self._report(problem, claim, diagnose.FROZEN_PARAMETERS)
-
-    def forward_hooks_on(
-        self, model: torch.nn.Module, paths: list[str], claim: str, hint: str | Hint
-    ) -> bool:
-        """✓ when ``model`` has exactly one forward hook on each of ``paths`` and no other hook.
-
-        A ✗ names what is wrong: the wrong kind (a pre-hook), extra modules (the root by name),
-        missing modules, or copies registered twice.
-        """
-        if self.stopped:
-            return False
-        root = type(model).__name__
-        infos = list_hooks(model, include_globals=False)
-        label = lambda path: f"the root ({root})" if path == "" else path  # noqa: E731
-        problems = []
-        wrong_kind = [i for i in infos if i.kind != "forward"]
-        if wrong_kind:
-            kinds = sorted({i.kind.replace("_", " ") for i in wrong_kind})
-            problems.append(
-                f"{len(wrong_kind)} hook{'s are' if len(wrong_kind) != 1 else ' is'} of another kind "
-                f"({', '.join(kinds)}), on {listing(sorted({label(i.path) for i in wrong_kind}))}"
-            )
-            hint = diagnose.WRONG_HOOK_KIND
-        forward = [i.path for i in infos if i.kind == "forward"]
-        extra = sorted({p for p in forward if p not in paths}, key=forward.index)
-        missing = [p for p in paths if p not in forward]
-        twice = sorted(
-            {p for p in forward if forward.count(p) > 1 and p in paths}, key=forward.index
-        )
-        if extra:
-            problems.append(f"forward hooks on {listing(list(map(label, extra)))} too")
-        if missing and not wrong_kind:
-            problems.append(f"no forward hook on {listing(list(map(label, missing)))}")
-        if twice:
-            problems.append(
-                f"{listing(list(map(label, twice)))} {'has' if len(twice) == 1 else 'have'} more than one"
-            )
-        return self._report("; ".join(problems) if problems else None, claim, hint)
-
-    def writes_each_parameter_once(
-        self, trace: Any, claim: str = "each parameter is written exactly once"
-    ) -> bool:
-        """✓ when the ``hv.trace_apply`` trace wrote every parameter once; a ✗ says which, how often, where."""
-        if self.stopped or trace is STOPPED:
-            return False
-        writers: dict[str, list[str]] = {}
-        for visit in trace.visits:
-            for change in visit.changes:
-                writers.setdefault(change.name, []).append(visit.name)
-        names = [name for name, _ in trace.model.named_parameters()]
-        many = [(n, w) for n, w in writers.items() if len(w) > 1]
-        never = [n for n in names if n not in writers]
-        if many:
-            name, where = many[0]
-            problem = f"{name} was written {len(where)} times, at {listing(where)}"
-            if len(many) > 1:
-                problem += f" (and {len(many) - 1} more parameters more than once)"
-            return self._report(problem, claim, diagnose.RECURSIVE_PARAMETERS)
-        if never:
-            return self._report(
-                f"{listing(never)} {'was' if len(never) == 1 else 'were'} never written",
-                claim,
-                diagnose.PARAMETERS_MISSED,
-            )
-        return self._report(None, claim, diagnose.RECURSIVE_PARAMETERS)
-
-    def no_writes_through_data(
-        self, trace: Any, claim: str = "autograd saw every change (no .data)"
-    ) -> bool:
-        """✓ when no parameter change in the trace went through ``.data``."""
-        if self.stopped or trace is STOPPED:
-            return False
-        hidden = sorted({c.name for c in trace.changes if c.through_data})
-        problem = (
-            f"{listing(hidden)} changed through .data, where autograd cannot see it"
-            if hidden
-            else None
-        )
-        return self._report(problem, claim, diagnose.THROUGH_DATA)
-
-    def same_parameter_objects(
-        self, model: torch.nn.Module, originals: list[torch.Tensor], claim: str
-    ) -> bool:
-        """✓ when ``model``'s parameters are still the objects in ``originals`` (changed in place)."""
-        if self.stopped:
-            return False
-        now = dict(model.named_parameters())
-        before = dict(zip(now, originals, strict=False))
-        replaced = [name for name, param in now.items() if before.get(name) is not param]
-        problem = (
-            f"{listing(replaced)} {'is a new Parameter object' if len(replaced) == 1 else 'are new Parameter objects'}"
-            if replaced
-            else None
-        )
-        return self._report(problem, claim, diagnose.NEW_PARAMETER_OBJECTS)
-
-    # -- hidden tests ------------------------------------------------------------------------
-
-    def hidden(self, verify: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
-        """Re-run a visible check, ``verify(*args)``, silently on an instance the student never saw.
-
-        Raises HiddenTestFailed naming the check when it fails, so the sentinel never prints.
-        Nothing runs when a visible check already failed: the output shows that failure.
-        """
-        if self.stopped or self.failed:
-            return
-        self._hidden, passed = [], self.passed
-        try:
-            with contextlib.redirect_stdout(io.StringIO()):
-                verify(*args, **kwargs)
-        except Exception as error:
-            self._hidden.append(f"the check raised {raised_text(error)}")
-        finally:
-            failures, self._hidden = self._hidden, None
-            self.stopped, self.passed = False, passed
-        if failures:
-            raise HiddenTestFailed(
-                without_addresses(
-                    f"hidden test failed (a visible check on another instance): {failures[0]}"
-                )
-            )
-
-    # -- printing --------------------------------------------------------------------------
-
-    def _resolve(self, hint: str | Hint) -> Hint:
+    def resolve(self, hint: str | Hint) -> Hint:
         if isinstance(hint, Hint):
             return hint
         if type(hint) is not str:
@@ -685,7 +323,7 @@ class Check:
             )
         return found
 
-    def _report(
+    def report(
         self,
         problem: str | None,
         claim: str,
@@ -694,19 +332,19 @@ class Check:
         *,
         stop: bool = False,
     ) -> bool:
-        found = self._resolve(hint)
-        explanation = self._resolve(why).why if why is not None else ""
+        found = self.resolve(hint)
+        explanation = self.resolve(why).why if why is not None else ""
         if why is not None and not explanation:
             raise LookupError(f"the hint [{self.answer}.{why}] has no why to print under a ✓.")
         if problem is None:
             self.passed += 1
-            if self._hidden is None:
+            if self.hidden is None:
                 print(f"{PASSED} {claim}" + (f"\n    Why: {explanation}" if explanation else ""))
             return True
         if stop:
             self.stopped = True
-        if self._hidden is not None:
-            self._hidden.append(f"{claim}" + (f": {problem}" if problem else ""))
+        if self.hidden is not None:
+            self.hidden.append(f"{claim}" + (f": {problem}" if problem else ""))
             return False
         self.failed += 1
         level = self._count(claim, found)
@@ -737,12 +375,303 @@ class Check:
         _KERNEL.failed[self.answer] = _KERNEL.failed.pop(self.answer)  # most recent last
         return _KERNEL.failures[key]
 
-    def _stop(self, line: str) -> None:
+    def stop(self, line: str) -> None:
         self.stopped = True
-        if self._hidden is not None:
-            self._hidden.append(line.splitlines()[0].lstrip(f"{NOT_DONE}{FAILED} "))
+        if self.hidden is not None:
+            self.hidden.append(line.splitlines()[0].lstrip(f"{NOT_DONE}{FAILED} "))
             return
         print(without_addresses(line))
+
+
+class Check:
+    """The checks of one answer cell: one line per check; stops at the first missing answer or error."""
+
+    def __init__(self, *answers: str):
+        if not answers or not all(type(a) is str for a in answers):
+            raise TypeError(
+                "Check needs the names of the functions it checks, e.g. Check('print_module')."
+            )
+        _KERNEL.cell_checks.append(self)  # sentinel() asks it how it went, under nbgrader
+        self.answer = answers[0]
+        self.lines = Lines(self.answer)  # what it prints, and the counts
+        names = sys._getframe(1).f_globals  # the notebook's variables
+        for name in answers:
+            if name not in names or isinstance(names[name], _Placeholder):
+                self.lines.stop(
+                    f"{NOT_DONE} {name} is not defined yet: run the cell where you write it, then run this check again."
+                    + _defined_instead(name, names)
+                )
+                # The rest of the cell names the answer (check.run(visit_order, ...)): a
+                # placeholder keeps that from raising NameError; the check has stopped already.
+                for missing in answers:
+                    names.setdefault(missing, _Placeholder(missing))
+                return
+            if not callable(names[name]):
+                self.lines.failed += 1
+                self.lines.stop(
+                    f"{FAILED} {name} should be a function, but it is {describe(names[name])}.\n"
+                    f"    Hint: define it with `def {name}(...):` and run that cell again."
+                )
+                return
+
+    @property
+    def stopped(self) -> bool:
+        """True once a missing answer or an error stopped the check."""
+        return self.lines.stopped
+
+    @property
+    def passed(self) -> int:
+        """How many ✓ this run of the cell printed."""
+        return self.lines.passed
+
+    @property
+    def failed(self) -> int:
+        """How many ✗ this run of the cell printed."""
+        return self.lines.failed
+
+    @property
+    def ok(self) -> bool:
+        """True until the check stops (a missing answer or an error); later checks need its values."""
+        return not self.stopped
+
+    # -- running the answer ------------------------------------------------------------------
+
+    def capture(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Captured | _Stopped:
+        """Run the answer quietly; STOPPED (after a ○ or ✗ line) when it is missing or raises."""
+        if self.stopped:
+            return STOPPED
+        try:
+            return capture(fn, *args, **kwargs)
+        except Exception as error:
+            root = root_cause(error)
+            not_done = not_done_line(root, self.answer)
+            if not_done is not None:
+                self.lines.stop(not_done)
+                return STOPPED
+            found = diagnose.explain_error(root)
+            claim = f"{failing_function(root, self.answer)} raised {raised_text(root)}"
+            if found is None:
+                self.lines.report("", claim, _ERROR_HINT)
+            else:
+                self.lines.report(found.problem, claim, found.hint)
+            self.lines.stopped = True
+            return STOPPED
+
+    def run(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """The answer's result (its prints are captured), or STOPPED."""
+        captured = self.capture(fn, *args, **kwargs)
+        return STOPPED if captured is STOPPED else captured.result
+
+    def printed(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> str | _Stopped:
+        """What the answer printed, or STOPPED."""
+        captured = self.capture(fn, *args, **kwargs)
+        return STOPPED if captured is STOPPED else captured.stdout
+
+    def raises(
+        self, error_type: type[BaseException], fn: Callable[..., Any], claim: str, hint: str | Hint
+    ) -> bool:
+        """✓ when ``fn()`` raises ``error_type`` (or a subclass), as the claim says it should."""
+        if self.stopped:
+            return False
+        try:
+            capture(fn)
+        except Exception as error:
+            root = root_cause(error)
+            if (
+                type(root) is NotImplementedError
+                and is_stub(root)
+                and error_type is not NotImplementedError
+            ):
+                self.lines.stop(
+                    f"{NOT_DONE} {failing_function(root, self.answer)}: not done yet. {TODO_ADVICE}"
+                )
+                return False
+            return self.lines.report(
+                None if isinstance(error, error_type) else f"it raised {raised_text(error)}",
+                claim,
+                hint,
+            )
+        return self.lines.report(f"it did not raise (expected {error_type.__name__})", claim, hint)
+
+    # -- expectations ----------------------------------------------------------------------
+
+    def equal(
+        self,
+        actual: Any,
+        expected: Any,
+        claim: str,
+        hint: str | Hint,
+        *,
+        why: str | Hint | None = None,
+        reveal: bool = True,
+        problem: str | None = None,
+        stop: bool = False,
+    ) -> bool:
+        """✓ when ``actual`` equals ``expected`` exactly: same types, tensors by ``torch.equal``.
+
+        ``why`` names the hints-file entry whose ``why`` is printed under the ✓ only: an
+        explanation that would give the answer away, so it is kept out of the check cell.
+        ``reveal=False`` keeps the expected value out of the ✗ line (a prediction's answer);
+        ``problem`` then says what is wrong instead. ``stop`` stops the check on a ✗.
+        """
+        if self.stopped or actual is STOPPED:
+            return False
+        found = difference(actual, expected)
+        if found is not None and (problem is not None or not reveal):
+            found = problem or ""
+        return self.lines.report(found, claim, hint, why, stop=stop)
+
+    def close(
+        self,
+        actual: Any,
+        expected: Any,
+        claim: str,
+        hint: str | Hint,
+        *,
+        rtol: float = 1e-5,
+        atol: float = 1e-7,
+        stop: bool = False,
+    ) -> bool:
+        """✓ when ``actual`` matches ``expected`` up to float rounding (types still exact)."""
+        if self.stopped or actual is STOPPED:
+            return False
+        found = difference(actual, expected, rtol=rtol, atol=atol)
+        return self.lines.report(found, claim, hint, stop=stop)
+
+    def is_type(self, value: Any, expected_type: type, claim: str, hint: str | Hint) -> bool:
+        """✓ when ``type(value) is expected_type`` (a subclass does not count); a ✗ stops the check."""
+        if self.stopped or value is STOPPED:
+            return False
+        if type(value) is expected_type:
+            return self.lines.report(None, claim, hint)
+        return self.lines.report(
+            f"it is {describe(value)}, expected {article(expected_type.__name__)}",
+            claim,
+            hint,
+            stop=True,  # the checks after this one need a value of the right type
+        )
+
+    def true(
+        self,
+        condition: bool,
+        claim: str,
+        hint: str | Hint,
+        problem: str | None = None,
+        *,
+        stop: bool = False,
+    ) -> bool:
+        """✓ when ``condition`` (computed by the check cell) is exactly True."""
+        if self.stopped:
+            return False
+        if type(condition) is not bool:
+            raise TypeError(
+                f"Check.true needs a bool computed by the check cell, got {describe(condition)}."
+            )
+        return self.lines.report(None if condition else (problem or ""), claim, hint, stop=stop)
+
+    # -- the likeliest mistakes, diagnosed ---------------------------------------------------
+
+    def no_hooks_left(
+        self,
+        model: torch.nn.Module,
+        claim: str = "no hook is left on the model",
+        *,
+        keep: tuple[Any, ...] = (),
+        hint: str | Hint | None = None,
+        stop: bool = False,
+    ) -> bool:
+        """✓ when no module, parameter or global hook is left on ``model``, but the handles in ``keep``.
+
+        ``keep`` holds the handles of hooks the model had before the answer ran; a ✗ lists
+        what is left, the root by name. Global hooks (``register_module_forward_hook`` and
+        its siblings) fire on every module of every model, so they count too, and the check
+        removes those it finds: they would fire in every later cell. ``hint`` replaces the
+        hint (say, for hooks registered too early).
+        """
+        if self.stopped:
+            return False
+        problem, found = inspections.hooks_left(model, keep, hint)
+        return self.lines.report(problem, claim, found, stop=stop)
+
+    def trainable(
+        self,
+        model: torch.nn.Module,
+        claim: str = "every parameter still trains: it requires grad, and an optimizer step changes it",
+    ) -> bool:
+        """✓ when every parameter of ``model`` requires grad and one SGD step changes it.
+
+        The step is undone afterwards (values and ``.grad`` as they were).
+        """
+        if self.stopped:
+            return False
+        problem, found = inspections.untrainable(model)
+        return self.lines.report(problem, claim, found)
+
+    def forward_hooks_on(
+        self, model: torch.nn.Module, paths: list[str], claim: str, hint: str | Hint
+    ) -> bool:
+        """✓ when ``model`` has exactly one forward hook on each of ``paths`` and no other hook.
+
+        A ✗ names what is wrong: the wrong kind (a pre-hook), extra modules (the root by name),
+        missing modules, or copies registered twice.
+        """
+        if self.stopped:
+            return False
+        problem, found = inspections.forward_hooks_wrong(model, paths, hint)
+        return self.lines.report(problem, claim, found)
+
+    def writes_each_parameter_once(
+        self, trace: Any, claim: str = "each parameter is written exactly once"
+    ) -> bool:
+        """✓ when the ``hv.trace_apply`` trace wrote every parameter once; a ✗ says which, how often, where."""
+        if self.stopped or trace is STOPPED:
+            return False
+        problem, found = inspections.parameter_writes_wrong(trace)
+        return self.lines.report(problem, claim, found)
+
+    def no_writes_through_data(
+        self, trace: Any, claim: str = "autograd saw every change (no .data)"
+    ) -> bool:
+        """✓ when no parameter change in the trace went through ``.data``."""
+        if self.stopped or trace is STOPPED:
+            return False
+        problem, found = inspections.writes_through_data(trace)
+        return self.lines.report(problem, claim, found)
+
+    def same_parameter_objects(
+        self, model: torch.nn.Module, originals: list[torch.Tensor], claim: str
+    ) -> bool:
+        """✓ when ``model``'s parameters are still the objects in ``originals`` (changed in place)."""
+        if self.stopped:
+            return False
+        problem, found = inspections.replaced_parameters(model, originals)
+        return self.lines.report(problem, claim, found)
+
+    # -- hidden tests ------------------------------------------------------------------------
+
+    def hidden(self, verify: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
+        """Re-run a visible check, ``verify(*args)``, silently on an instance the student never saw.
+
+        Raises HiddenTestFailed naming the check when it fails, so the sentinel never prints.
+        Nothing runs when a visible check already failed: the output shows that failure.
+        """
+        if self.stopped or self.failed:
+            return
+        self.lines.hidden, passed = [], self.passed
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                verify(*args, **kwargs)
+        except Exception as error:
+            self.lines.hidden.append(f"the check raised {raised_text(error)}")
+        finally:
+            failures, self.lines.hidden = self.lines.hidden, None
+            self.lines.stopped, self.lines.passed = False, passed
+        if failures:
+            raise HiddenTestFailed(
+                without_addresses(
+                    f"hidden test failed (a visible check on another instance): {failures[0]}"
+                )
+            )
 
 
 def _defined_instead(name: str, names: dict[str, Any]) -> str:

@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 from bs4 import BeautifulSoup
 
-from ..course.execute import WIDGET_VIEW
+from ..course.authoring.execute import WIDGET_VIEW
 from .widget_state import WidgetState
 
 TEMPLATES = Path(__file__).parent / "templates"

@@ -12,7 +12,7 @@ import copy
 from pathlib import Path
 from typing import Any
 
-from ..course.notebooks import read_notebook
+from ..course.format.notebooks import read_notebook
 
 EXAMPLE_KEY = "hookviz_site_example"  # in a cell's metadata: its outputs are a worked example
 

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..course.notebooks import NotebookError
-from ..course.stamp import load_course_config
+from ..course.authoring.stamp import load_course_config
+from ..course.format.notebooks import NotebookError
 from .article import (
     ASSETS,
     Article,
@@ -142,52 +142,71 @@ def _pygments_css() -> str:
     )
 
 
-def build_site(root: Path, out: Path | None = None, *, jobs: int | None = None) -> SiteReport:
-    """Build the site from ``root``'s notebooks, exercises and guides into ``out`` (root/site)."""
-    start = time.monotonic()
-    root = Path(root).resolve()
-    out = Path(out).resolve() if out else root / "site"
-    config = load_course_config(root)
+@dataclass
+class Sources:
+    """What the site is built from, and the page each source becomes."""
+
+    walkthrough: list[Path]
+    exercises: list[Path]
+    guides: list[tuple[str, str, str]]  # (repository path, site path, label)
+    pages_of: dict[str, str]  # repository path -> site path
+
+
+def find_sources(root: Path) -> Sources:
+    """The walkthrough notebooks, the exercises and the guides of the course at ``root``."""
     walkthrough = sorted((root / "notebooks").glob("*.ipynb"))
     exercises = sorted((root / "exercises").glob("*.ipynb"))
     if not walkthrough:
         raise NotebookError(f"no notebooks in {root / 'notebooks'}: nothing to build a site from.")
     guides = [(src, dst, label) for src, dst, label in GUIDES if (root / src).is_file()]
-
     pages_of = {f"notebooks/{p.name}": f"walkthrough/{p.stem}.html" for p in walkthrough}
     pages_of |= {f"exercises/{p.name}": f"assignments/{p.stem}.html" for p in exercises}
     pages_of |= {src: dst for src, dst, _ in guides}
     pages_of["README.md"] = "index.html"
-    blob = f"{config.repository.rstrip('/')}/blob/{config.branch}"
-    links = Links(pages_of, blob, root)
+    return Sources(walkthrough, exercises, guides, pages_of)
 
-    executed = _execute_all(walkthrough, jobs or min(2, os.cpu_count() or 1))
+
+def make_articles(
+    root: Path, sources: Sources, links: Links, jobs: int
+) -> tuple[dict[str, Article], list[str]]:
+    """Every source as an article (the walkthrough run for its widgets), and the widget views
+    that have no state to play from."""
+    executed = _execute_all(sources.walkthrough, jobs)
     articles: dict[str, Article] = {}
     stateless = []
-    for path, (notebook, widgets) in zip(walkthrough, executed, strict=True):
+    for path, (notebook, widgets) in zip(sources.walkthrough, executed, strict=True):
         source = f"notebooks/{path.name}"
         missing = [m for m in widget_views(notebook) if m not in widgets]
         if missing:  # closed before the end, or not a hookviz widget: the page shows its repr
             stateless.append(f"{source}: {len(missing)} widget view(s) with no state")
-        articles[source] = notebook_article(notebook, widgets, source, pages_of[source], links)
-    for path in exercises:
+        articles[source] = notebook_article(
+            notebook, widgets, source, sources.pages_of[source], links
+        )
+    for path in sources.exercises:
         source = f"exercises/{path.name}"
         solution = root / "solutions" / path.name
         notebook = exercise_for_page(path, solution if solution.is_file() else None)
-        articles[source] = notebook_article(notebook, {}, source, pages_of[source], links)
-    for src, dst, _ in guides:
+        articles[source] = notebook_article(notebook, {}, source, sources.pages_of[source], links)
+    for src, dst, _ in sources.guides:
         text = (root / src).read_text(encoding="utf-8")
         articles[src] = markdown_article(text, src, dst, links)
+    return articles, stateless
 
-    def items(sources: list[str]) -> list[NavItem]:
+
+def navigation(
+    sources: Sources, articles: dict[str, Article]
+) -> tuple[list[NavItem], list[NavItem], list[dict]]:
+    """The walkthrough's and the assignments' items, and the whole navigation."""
+
+    def items(names: list[str]) -> list[NavItem]:
         return [
-            NavItem(_label(articles[s], Path(s).stem), pages_of[s], articles[s].summary)
-            for s in sources
+            NavItem(_label(articles[s], Path(s).stem), sources.pages_of[s], articles[s].summary)
+            for s in names
         ]
 
-    walk_items = items([f"notebooks/{p.name}" for p in walkthrough])
-    task_items = items([f"exercises/{p.name}" for p in exercises])
-    guide_items = [NavItem(label, dst) for _, dst, label in guides]
+    walk_items = items([f"notebooks/{p.name}" for p in sources.walkthrough])
+    task_items = items([f"exercises/{p.name}" for p in sources.exercises])
+    guide_items = [NavItem(label, dst) for _, dst, label in sources.guides]
     nav = [
         {"title": "Start", "links": [NavItem("Home", "index.html")]},
         {"title": "Walkthrough", "links": walk_items},
@@ -201,10 +220,15 @@ def build_site(root: Path, out: Path | None = None, *, jobs: int | None = None) 
             ],
         },
     ]
+    return walk_items, task_items, nav
 
-    env = _environment()
-    pages: list[Page] = []
-    for sequence, folder in ((walk_items, "notebooks"), (task_items, "exercises")):
+
+def notebook_pages(
+    sequences: tuple[tuple[list[NavItem], str], ...], articles: dict[str, Article], config: Any
+) -> list[Page]:
+    """A page per notebook, with its actions and the previous and next in its sequence."""
+    pages = []
+    for sequence, folder in sequences:
         for i, item in enumerate(sequence):
             source = f"{folder}/{Path(item.path).stem}.ipynb"
             article = articles[source]
@@ -230,9 +254,20 @@ def build_site(root: Path, out: Path | None = None, *, jobs: int | None = None) 
                     sections=article.sections,
                 )
             )
-    for src, dst, label in guides:
-        article = articles[src]
-        pages.append(_article_page(dst, label, article, (2, 3)))
+    return pages
+
+
+def other_pages(
+    sources: Sources,
+    articles: dict[str, Article],
+    walk_items: list[NavItem],
+    task_items: list[NavItem],
+    links: Links,
+    config: Any,
+    env: Any,
+) -> list[Page]:
+    """The guides, the package reference, the landing page and the search page."""
+    pages = [_article_page(dst, label, articles[src], (2, 3)) for src, dst, label in sources.guides]
     reference = finish(reference_html(), "reference", "reference.html", links)
     pages.append(_article_page("reference.html", "Package reference", reference, (2,)))
     landing = env.get_template("landing.html.j2").render(
@@ -242,8 +277,12 @@ def build_site(root: Path, out: Path | None = None, *, jobs: int | None = None) 
     pages.append(_article_page("index.html", "Home", landing_article, (2,)))
     search_html = env.get_template("search.html.j2").render()
     pages.append(Page("search.html", "Search", search_html, search=True))
+    return pages
 
-    documents = [
+
+def search_documents(pages: list[Page]) -> list[SearchDocument]:
+    """What the offline search indexes: every section of every page."""
+    return [
         SearchDocument(
             f"{page.path}#{section.anchor}" if section.anchor else page.path,
             page.title,
@@ -254,13 +293,24 @@ def build_site(root: Path, out: Path | None = None, *, jobs: int | None = None) 
         for section in page.sections
     ]
 
+
+def write_site(
+    out: Path,
+    root: Path,
+    sources: Sources,
+    pages: list[Page],
+    nav: list[dict],
+    links: Links,
+    env: Any,
+) -> None:
+    """Write everything into a staging folder next to ``out``, then put it in ``out``'s place."""
     staging = Path(tempfile.mkdtemp(prefix=".site-", dir=out.parent))
     try:
         shutil.copytree(STATIC, staging / "_static")
         (staging / "_static" / "hookviz-widgets.js").write_text(_widget_modules(), encoding="utf-8")
         (staging / "_static" / "pygments.css").write_text(_pygments_css(), encoding="utf-8")
         (staging / "_static" / "search-index.js").write_text(
-            search_index_script(documents), encoding="utf-8"
+            search_index_script(search_documents(pages)), encoding="utf-8"
         )
         (staging / ".nojekyll").write_text("", encoding="utf-8")  # GitHub Pages: keep _static/
         template = env.get_template("page.html.j2")
@@ -275,7 +325,7 @@ def build_site(root: Path, out: Path | None = None, *, jobs: int | None = None) 
         for asset in sorted(links.assets):
             (staging / ASSETS / asset).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(root / asset, staging / ASSETS / asset)
-        for path in [*walkthrough, *exercises]:
+        for path in [*sources.walkthrough, *sources.exercises]:
             folder = "walkthrough" if path.parent.name == "notebooks" else "assignments"
             shutil.copyfile(path, staging / folder / path.name)
         if out.exists():
@@ -284,5 +334,23 @@ def build_site(root: Path, out: Path | None = None, *, jobs: int | None = None) 
     finally:
         if staging.exists():
             shutil.rmtree(staging)
+
+
+def build_site(root: Path, out: Path | None = None, *, jobs: int | None = None) -> SiteReport:
+    """Build the site from ``root``'s notebooks, exercises and guides into ``out`` (root/site)."""
+    start = time.monotonic()
+    root = Path(root).resolve()
+    out = Path(out).resolve() if out else root / "site"
+    config = load_course_config(root)
+    sources = find_sources(root)
+    blob = f"{config.repository.rstrip('/')}/blob/{config.branch}"
+    links = Links(sources.pages_of, blob, root)
+    jobs = jobs or min(2, os.cpu_count() or 1)
+    articles, stateless = make_articles(root, sources, links, jobs)
+    walk_items, task_items, nav = navigation(sources, articles)
+    env = _environment()
+    pages = notebook_pages(((walk_items, "notebooks"), (task_items, "exercises")), articles, config)
+    pages += other_pages(sources, articles, walk_items, task_items, links, config, env)
+    write_site(out, root, sources, pages, nav, links, env)
     widgets = sum(p.widgets for p in pages)
     return SiteReport(out, [p.path for p in pages], widgets, time.monotonic() - start, stateless)

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..course.execute import WIDGET_VIEW, execute
-from ..course.notebooks import nbformat_module, read_notebook
+from ..course.authoring.execute import WIDGET_VIEW, execute
+from ..course.format.notebooks import nbformat_module, read_notebook
 
 
 @dataclass(frozen=True)

@@ -1,14 +1,21 @@
 """What every hookviz widget shares: its front-end files, the theme switch, number formatting.
 
-Each widget is one Python class and one ESM file in ``static/``. The ESM text sent to the
-browser is ``static/common.js`` (small helpers: elements, icons, keys, themes) followed by the
-widget's own file, and the CSS is ``common.css`` followed by the widget's own; both are plain
-text read here, so no build step and no import between browser files is needed.
+Each widget is one Python class and one ES module in ``static/``, which imports the helpers it
+uses (elements, icons, keys, themes) from ``static/common.js``::
+
+    import { button, h, widgetRoot } from "./common.js";
+
+anywidget loads one module per widget (the kernel sends it as text; Colab's anywidget 0.9 and
+the offline site load the same text), so ``front_end`` makes one of the two: its one step,
+``inline_shared``, puts common.js in place of that import, its ``export`` keywords dropped. No
+bundler and no build product: the files in ``static/`` are what runs. The CSS is ``common.css``
+followed by the widget's own.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -20,10 +27,44 @@ THEMES = ("auto", "light", "dark")
 MAX_SPEED = 1_000.0  # steps per second, for the widgets that play
 
 
+SHARED = "common.js"
+_IMPORT = re.compile(r'^import\s*\{([^}]*)\}\s*from\s*"\./common\.js";\n', re.M)
+_ANY_IMPORT = re.compile(r"^import\b", re.M)
+_EXPORT = re.compile(r"^export (?=(?:async )?function\b|const\b|let\b|class\b)", re.M)
+_DECLARED = re.compile(r"^(?:async )?(?:function\*?|const|let|class)\s+([A-Za-z_$][\w$]*)", re.M)
+
+
+def inline_shared(shared: str, own: str, name: str = "the widget") -> str:
+    """One module from a widget's file and the shared helpers it imports: ``shared`` (common.js)
+    with its ``export`` keywords dropped, then ``own`` without its import of it.
+
+    A ValueError names what cannot be inlined: another import, or a name common.js does not
+    export.
+    """
+    found = _IMPORT.findall(own)
+    own = _IMPORT.sub("", own, count=1)
+    if len(found) > 1 or _ANY_IMPORT.search(own):
+        raise ValueError(
+            f"{name}: import only from ./common.js, in one statement: anywidget loads one module"
+        )
+    exports = [
+        line.removeprefix("export ") for line in shared.splitlines() if line.startswith("export ")
+    ]
+    exported = set(_DECLARED.findall("\n".join(exports)))
+    wanted = {n.strip() for n in found[0].split(",") if n.strip()} if found else set()
+    if wanted - exported:
+        raise ValueError(
+            f"{name} imports {', '.join(sorted(wanted - exported))}, which {SHARED} does not export"
+        )
+    return _EXPORT.sub("", shared) + own
+
+
 def front_end(name: str) -> tuple[str, str]:
     """The ESM and CSS text of the widget whose files are ``static/<name>.js`` and ``.css``."""
-    esm = (STATIC / "common.js").read_text(encoding="utf-8") + (STATIC / f"{name}.js").read_text(
-        encoding="utf-8"
+    esm = inline_shared(
+        (STATIC / SHARED).read_text(encoding="utf-8"),
+        (STATIC / f"{name}.js").read_text(encoding="utf-8"),
+        f"{name}.js",
     )
     css = (STATIC / "common.css").read_text(encoding="utf-8") + (STATIC / f"{name}.css").read_text(
         encoding="utf-8"

@@ -1,7 +1,7 @@
 """Catalogues of answers for every exercise: real mistakes, correct answers in other styles, cheats.
 
 Each assignment has a module here (``a01_apply.py`` ...) with ``ANSWERS``, a list of ``Answer``.
-tests/test_exercises_mutants.py runs each one through the real check cell of solutions/,
+tests/course/test_exercises_mutants.py runs each one through the real check cell of solutions/,
 hidden tests included, in a kernel as a student's notebook would:
 
 - ``wrong``: a mistake students make. Its check cell shows a ✗ whose text contains every

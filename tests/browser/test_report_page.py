@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hookviz.grading.report import write_report
+from hookviz.grading.report.write import write_report
 
 
 def test_the_report_page_shows_every_figure_and_fetches_nothing(

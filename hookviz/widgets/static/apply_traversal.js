@@ -1,5 +1,16 @@
 // ApplyTraversal: the module tree, apply()'s visits played back in the browser, the call stack.
-// The helpers (h, button, ...) are common.js's, sent before this file as one module.
+import {
+  announcer,
+  button,
+  createPlayer,
+  followTheme,
+  h,
+  onKeys,
+  playerKeys,
+  scrollable,
+  transport,
+  widgetRoot,
+} from "./common.js";
 
 const STRIP_PAGE = 30; // chips shown at once in the order strip of a long order
 const AUTO_COLLAPSE = 150; // trees bigger than this start with only the top level open
@@ -96,154 +107,190 @@ function headerView(model, onFollow) {
 // The module tree. What it shows is kept between frames, so that one step repaints a few rows,
 // not all. `onToggle` redraws after a subtree was opened or closed by hand.
 function treeView(nodes, applyNumber, onToggle) {
-  const rowOf = new Array(nodes.length);
-  const boxOf = new Array(nodes.length);
-  const badgeOf = new Array(nodes.length);
-  const countOf = new Array(nodes.length);
-  const autoOpened = new Set();
-  const numberOf = new Int32Array(nodes.length); // visit number shown on each row, 0 for none
-  const doneOf = new Int32Array(nodes.length); // numbered rows in each subtree
-  const painted = { step: 0, seq: null, current: -1, hidden: -1 };
-  const dirty = new Set(nodes.map((node) => node.i)); // rows whose "k/n visited" count may be stale
-
-  const setOpen = (node, open) => {
-    boxOf[node.i].classList.toggle("hv-collapsed", !open);
-    rowOf[node.i].setAttribute("aria-expanded", open ? "true" : "false");
-  };
-  const isOpen = (node) => !boxOf[node.i].classList.contains("hv-collapsed");
-
-  const makeNode = (node) => {
-    const caret = node.children.length
-      ? button(
-          `open or close ${node.label}`,
-          () => {
-            autoOpened.delete(node.i);
-            setOpen(node, !isOpen(node));
-            dirty.add(node.i);
-            onToggle();
-          },
-          { iconName: "caret", cls: "hv-caret" },
-        )
-      : h("span", { class: "hv-caret-space" });
-    badgeOf[node.i] = h("span", { class: "hv-badge" });
-    countOf[node.i] = h("span", { class: "hv-count hv-muted" });
-    const row = h(
-      "div",
-      {
-        class: "hv-row",
-        role: "treeitem",
-        "data-path": node.path,
-        style: `padding-left:${node.depth * 16}px`,
-      },
-      caret,
-      badgeOf[node.i],
-      h("span", { class: "hv-name", text: node.parent < 0 ? node.type : node.name }),
-      node.parent < 0 ? null : h("span", { class: "hv-type", text: node.type }),
-      node.params ? h("span", { class: "hv-params", text: node.params }) : null,
-      node.shared
-        ? h("span", {
-            class: "hv-tag hv-shared",
-            text: "shared",
-            title: "reached through more than one parent",
-          })
-        : null,
-      countOf[node.i],
-    );
-    row.title = applyNumber.has(node.i)
-      ? `apply() visits ${node.label} at #${applyNumber.get(node.i)}`
-      : node.label;
-    rowOf[node.i] = row;
-    const box = h("div", { class: "hv-node" }, row);
-    boxOf[node.i] = box;
-    if (node.children.length)
-      box.append(h("div", { class: "hv-children", role: "group" }, node.children.map(makeNode)));
-    return box;
-  };
+  const tree = treeState(nodes);
   const node = scrollable(
-    h("div", { class: "hv-tree", role: "tree" }, makeNode(nodes[0])),
+    h("div", { class: "hv-tree", role: "tree" }, treeNode(tree, nodes[0], applyNumber, onToggle)),
     "module tree",
   );
   if (nodes.length > AUTO_COLLAPSE)
-    for (const n of nodes) if (n.depth >= 1 && n.children.length) setOpen(n, false);
-  for (const n of nodes) if (n.children.length && isOpen(n)) setOpen(n, true);
-
-  function setNumber(i, value) {
-    const was = numberOf[i];
-    if (was > 0 !== value > 0) {
-      const delta = value > 0 ? 1 : -1;
-      doneOf[i] += delta;
-      dirty.add(i);
-      for (const a of ancestors(nodes, i)) {
-        doneOf[a] += delta;
-        dirty.add(a);
-      }
-    }
-    numberOf[i] = value;
-    badgeOf[i].textContent = value ? String(value) : "";
-    rowOf[i].classList.toggle("hv-visited", value > 0);
-  }
+    for (const n of nodes) if (n.depth >= 1 && n.children.length) setOpen(tree, n, false);
+  for (const n of nodes) if (n.children.length && isOpen(tree, n)) setOpen(tree, n, true);
 
   // Number the first `step` modules of `seq`, mark the current one; returns its index or -1.
   function paint(step, seq, follow) {
+    const { painted } = tree;
     if (painted.seq !== seq) {
       // the order changed: clear the other order's numbers
-      for (let k = painted.step - 1; k >= 0; k--) setNumber(painted.seq[k], 0);
+      for (let k = painted.step - 1; k >= 0; k--) setNumber(tree, painted.seq[k], 0);
       painted.step = 0;
       painted.seq = seq;
     }
-    for (let k = painted.step; k < step; k++) setNumber(seq[k], k + 1);
-    for (let k = painted.step - 1; k >= step; k--) setNumber(seq[k], 0);
+    for (let k = painted.step; k < step; k++) setNumber(tree, seq[k], k + 1);
+    for (let k = painted.step - 1; k >= step; k--) setNumber(tree, seq[k], 0);
     painted.step = step;
     const current = step ? seq[step - 1] : -1;
-    if (current >= 0 && follow) {
-      const keep = new Set([current, ...ancestors(nodes, current)]);
-      for (const i of [...autoOpened])
-        if (!keep.has(i)) {
-          setOpen(nodes[i], false);
-          autoOpened.delete(i);
-          dirty.add(i);
-        }
-      for (const i of ancestors(nodes, current))
-        if (!isOpen(nodes[i])) {
-          setOpen(nodes[i], true);
-          autoOpened.add(i);
-          dirty.add(i);
-        }
-    }
-    let hidden = -1; // the nearest visible ancestor of a current module inside a closed subtree
-    if (current >= 0)
-      for (const a of ancestors(nodes, current).reverse())
-        if (!isOpen(nodes[a])) {
-          hidden = a;
-          break;
-        }
-    if (painted.current >= 0) rowOf[painted.current].classList.remove("hv-current");
-    if (current >= 0) rowOf[current].classList.add("hv-current");
-    if (painted.hidden >= 0) rowOf[painted.hidden].classList.remove("hv-has-current");
-    if (hidden >= 0) rowOf[hidden].classList.add("hv-has-current");
-    painted.current = current;
-    painted.hidden = hidden;
-    for (const i of dirty) {
-      const n = nodes[i];
-      const count = n.children.length && !isOpen(n) ? `${doneOf[i]}/${n.size} visited` : "";
-      if (countOf[i].textContent !== count) countOf[i].textContent = count;
-    }
-    dirty.clear();
+    if (current >= 0 && follow) openOnlyTo(tree, current);
+    markCurrent(tree, current);
+    refreshCounts(tree);
     return current;
   }
 
   // Scroll the current row (or its closed ancestor) into the tree's view. Called last in a
   // frame, after every write: the layout is measured once per frame, not once per change.
   function reveal() {
-    const at = painted.hidden >= 0 ? painted.hidden : painted.current;
+    const at = tree.painted.hidden >= 0 ? tree.painted.hidden : tree.painted.current;
     if (at < 0) return;
     const box = node.getBoundingClientRect();
-    const r = rowOf[at].getBoundingClientRect();
+    const r = tree.rowOf[at].getBoundingClientRect();
     if (r.top < box.top) node.scrollTop -= box.top - r.top + 8;
     else if (r.bottom > box.bottom) node.scrollTop += r.bottom - box.bottom + 8;
   }
 
-  return { node, paint, reveal, visited: (i) => numberOf[i] > 0 };
+  return { node, paint, reveal, visited: (i) => tree.numberOf[i] > 0 };
+}
+
+// What the tree keeps between frames: its elements by module, and what they show.
+function treeState(nodes) {
+  return {
+    nodes,
+    rowOf: new Array(nodes.length),
+    boxOf: new Array(nodes.length),
+    badgeOf: new Array(nodes.length),
+    countOf: new Array(nodes.length),
+    autoOpened: new Set(),
+    numberOf: new Int32Array(nodes.length), // visit number shown on each row, 0 for none
+    doneOf: new Int32Array(nodes.length), // numbered rows in each subtree
+    painted: { step: 0, seq: null, current: -1, hidden: -1 },
+    dirty: new Set(nodes.map((node) => node.i)), // rows whose "k/n visited" count may be stale
+  };
+}
+
+function setOpen(tree, node, open) {
+  tree.boxOf[node.i].classList.toggle("hv-collapsed", !open);
+  tree.rowOf[node.i].setAttribute("aria-expanded", open ? "true" : "false");
+}
+
+function isOpen(tree, node) {
+  return !tree.boxOf[node.i].classList.contains("hv-collapsed");
+}
+
+// One module's row and, below it, its children's (recursively).
+function treeNode(tree, node, applyNumber, onToggle) {
+  const caret = node.children.length
+    ? button(
+        `open or close ${node.label}`,
+        () => {
+          tree.autoOpened.delete(node.i);
+          setOpen(tree, node, !isOpen(tree, node));
+          tree.dirty.add(node.i);
+          onToggle();
+        },
+        { iconName: "caret", cls: "hv-caret" },
+      )
+    : h("span", { class: "hv-caret-space" });
+  tree.badgeOf[node.i] = h("span", { class: "hv-badge" });
+  tree.countOf[node.i] = h("span", { class: "hv-count hv-muted" });
+  const row = h(
+    "div",
+    {
+      class: "hv-row",
+      role: "treeitem",
+      "data-path": node.path,
+      style: `padding-left:${node.depth * 16}px`,
+    },
+    caret,
+    tree.badgeOf[node.i],
+    h("span", { class: "hv-name", text: node.parent < 0 ? node.type : node.name }),
+    node.parent < 0 ? null : h("span", { class: "hv-type", text: node.type }),
+    node.params ? h("span", { class: "hv-params", text: node.params }) : null,
+    node.shared
+      ? h("span", {
+          class: "hv-tag hv-shared",
+          text: "shared",
+          title: "reached through more than one parent",
+        })
+      : null,
+    tree.countOf[node.i],
+  );
+  row.title = applyNumber.has(node.i)
+    ? `apply() visits ${node.label} at #${applyNumber.get(node.i)}`
+    : node.label;
+  tree.rowOf[node.i] = row;
+  const box = h("div", { class: "hv-node" }, row);
+  tree.boxOf[node.i] = box;
+  if (node.children.length)
+    box.append(
+      h(
+        "div",
+        { class: "hv-children", role: "group" },
+        node.children.map((child) => treeNode(tree, child, applyNumber, onToggle)),
+      ),
+    );
+  return box;
+}
+
+// Show visit number `value` on row `i` (0: none), keeping each subtree's count of numbered rows.
+function setNumber(tree, i, value) {
+  const was = tree.numberOf[i];
+  if (was > 0 !== value > 0) {
+    const delta = value > 0 ? 1 : -1;
+    tree.doneOf[i] += delta;
+    tree.dirty.add(i);
+    for (const a of ancestors(tree.nodes, i)) {
+      tree.doneOf[a] += delta;
+      tree.dirty.add(a);
+    }
+  }
+  tree.numberOf[i] = value;
+  tree.badgeOf[i].textContent = value ? String(value) : "";
+  tree.rowOf[i].classList.toggle("hv-visited", value > 0);
+}
+
+// Following the play: open the current module's ancestors, close those opened for earlier ones.
+function openOnlyTo(tree, current) {
+  const { nodes, autoOpened, dirty } = tree;
+  const keep = new Set([current, ...ancestors(nodes, current)]);
+  for (const i of [...autoOpened])
+    if (!keep.has(i)) {
+      setOpen(tree, nodes[i], false);
+      autoOpened.delete(i);
+      dirty.add(i);
+    }
+  for (const i of ancestors(nodes, current))
+    if (!isOpen(tree, nodes[i])) {
+      setOpen(tree, nodes[i], true);
+      autoOpened.add(i);
+      dirty.add(i);
+    }
+}
+
+// Mark the current row, or its nearest visible ancestor when it is inside a closed subtree.
+function markCurrent(tree, current) {
+  const { nodes, rowOf, painted } = tree;
+  let hidden = -1;
+  if (current >= 0)
+    for (const a of ancestors(nodes, current).reverse())
+      if (!isOpen(tree, nodes[a])) {
+        hidden = a;
+        break;
+      }
+  if (painted.current >= 0) rowOf[painted.current].classList.remove("hv-current");
+  if (current >= 0) rowOf[current].classList.add("hv-current");
+  if (painted.hidden >= 0) rowOf[painted.hidden].classList.remove("hv-has-current");
+  if (hidden >= 0) rowOf[hidden].classList.add("hv-has-current");
+  painted.current = current;
+  painted.hidden = hidden;
+}
+
+// The "k/n visited" count of each closed subtree whose rows changed.
+function refreshCounts(tree) {
+  for (const i of tree.dirty) {
+    const n = tree.nodes[i];
+    const count =
+      n.children.length && !isOpen(tree, n) ? `${tree.doneOf[i]}/${n.size} visited` : "";
+    if (tree.countOf[i].textContent !== count) tree.countOf[i].textContent = count;
+  }
+  tree.dirty.clear();
 }
 
 // "Now", the call stack, what fn printed and what it changed.
@@ -271,60 +318,20 @@ function sideView(nodes, visits, applyNumber, visited) {
     printedPanel.hidden = modules;
     changedPanel.hidden = modules;
     if (current < 0) {
-      now.replaceChildren(
-        modules
-          ? h("p", {
-              text: "modules() lists a module first, then its children (pre-order). It calls nothing.",
-            })
-          : h("p", {
-              text: "Nothing visited yet. apply(fn) first calls apply(fn) on each child, and calls fn(module) only after all of them returned: children before parents (post-order).",
-            }),
-      );
+      now.replaceChildren(notStarted(modules));
       stack.replaceChildren(h("span", { class: "hv-muted", text: "apply has not started." }));
       printed.replaceChildren();
       changed.replaceChildren();
       return;
     }
     const n = nodes[current];
-    const children = `${n.children.length} ${n.children.length === 1 ? "child" : "children"}`;
     if (modules) {
-      const at = applyNumber.get(current);
-      now.replaceChildren(
-        h(
-          "div",
-          {},
-          h("b", { text: `modules() yields ${n.label}` }),
-          ` (${step} of ${total})`,
-          n.parent >= 0 ? h("span", { class: "hv-muted", text: ` · ${n.type}` }) : null,
-        ),
-        h("p", {
-          text: n.children.length ? `before its ${children}: pre-order.` : "a leaf: no children.",
-        }),
-        h("p", {
-          class: "hv-muted",
-          text: at
-            ? `apply() visits it at #${at}.`
-            : "apply() reaches it only through another parent path.",
-        }),
-      );
+      now.replaceChildren(...modulesNow(n, step, total, applyNumber.get(current)));
       return;
     }
     const [, frames, text, changes] = visits[step - 1];
-    now.replaceChildren(
-      h(
-        "div",
-        {},
-        h("b", { text: `fn(${n.label})` }),
-        ` visit ${step} of ${total}`,
-        n.parent >= 0 ? h("span", { class: "hv-muted", text: ` · ${n.type}` }) : null,
-      ),
-      h("p", {
-        text: n.children.length
-          ? `All ${children} returned first, so fn sees ${n.label} after them.`
-          : "A leaf: nothing below it, so fn runs as soon as apply reaches it.",
-      }),
-    );
-    stack.replaceChildren(...stackLines(n, frames));
+    now.replaceChildren(...visitNow(n, step, total));
+    stack.replaceChildren(...stackLines(nodes, n, frames, visited));
     printed.replaceChildren(
       text
         ? scrollable(h("pre", { text }), "what fn printed")
@@ -341,44 +348,99 @@ function sideView(nodes, visits, applyNumber, visited) {
     );
   }
 
-  // fn on top, then each apply() frame down to the root's, with its children done or waiting.
-  function stackLines(n, frames) {
-    const lines = [
+  return { node, draw };
+}
+
+// "Now" before the first step.
+function notStarted(modules) {
+  return modules
+    ? h("p", {
+        text: "modules() lists a module first, then its children (pre-order). It calls nothing.",
+      })
+    : h("p", {
+        text: "Nothing visited yet. apply(fn) first calls apply(fn) on each child, and calls fn(module) only after all of them returned: children before parents (post-order).",
+      });
+}
+
+function childCount(n) {
+  return `${n.children.length} ${n.children.length === 1 ? "child" : "children"}`;
+}
+
+// "Now" in modules() order: what it yields, and where apply() visits it (`at`).
+function modulesNow(n, step, total, at) {
+  return [
+    h(
+      "div",
+      {},
+      h("b", { text: `modules() yields ${n.label}` }),
+      ` (${step} of ${total})`,
+      n.parent >= 0 ? h("span", { class: "hv-muted", text: ` · ${n.type}` }) : null,
+    ),
+    h("p", {
+      text: n.children.length ? `before its ${childCount(n)}: pre-order.` : "a leaf: no children.",
+    }),
+    h("p", {
+      class: "hv-muted",
+      text: at
+        ? `apply() visits it at #${at}.`
+        : "apply() reaches it only through another parent path.",
+    }),
+  ];
+}
+
+// "Now" in apply() order: the visit, and why it comes when it does.
+function visitNow(n, step, total) {
+  return [
+    h(
+      "div",
+      {},
+      h("b", { text: `fn(${n.label})` }),
+      ` visit ${step} of ${total}`,
+      n.parent >= 0 ? h("span", { class: "hv-muted", text: ` · ${n.type}` }) : null,
+    ),
+    h("p", {
+      text: n.children.length
+        ? `All ${childCount(n)} returned first, so fn sees ${n.label} after them.`
+        : "A leaf: nothing below it, so fn runs as soon as apply reaches it.",
+    }),
+  ];
+}
+
+// fn on top, then each apply() frame down to the root's, with its children done or waiting.
+function stackLines(nodes, n, frames, visited) {
+  const lines = [
+    h(
+      "div",
+      { class: "hv-frame hv-frame-fn" },
+      h("span", { class: "hv-mono", text: `fn(${n.label})` }),
+      h("span", { class: "hv-tag", text: "running" }),
+    ),
+  ];
+  for (let k = frames.length - 1; k >= 0; k--) {
+    const frame = nodes[frames[k]];
+    const inner = k + 1 < frames.length ? frames[k + 1] : -1;
+    const kids = frame.children.map((c) => {
+      const state = inner === c.i ? "hv-kid-now" : visited(c.i) ? "hv-kid-done" : "hv-kid-wait";
+      const mark = state === "hv-kid-done" ? "✓" : state === "hv-kid-now" ? "…" : "·";
+      return h("span", { class: `hv-kid ${state}`, text: `${c.name} ${mark}` });
+    });
+    const what =
+      inner < 0
+        ? frame.children.length
+          ? "children done → fn(self)"
+          : "no children → fn(self)"
+        : "waiting for a child";
+    lines.push(
       h(
         "div",
-        { class: "hv-frame hv-frame-fn" },
-        h("span", { class: "hv-mono", text: `fn(${n.label})` }),
-        h("span", { class: "hv-tag", text: "running" }),
+        { class: "hv-frame" },
+        h("span", { class: "hv-mono", text: `${frame.label}.apply(fn)` }),
+        h("span", { class: "hv-muted", text: what }),
+        kids.length ? h("span", { class: "hv-kids" }, kids) : null,
       ),
-    ];
-    for (let k = frames.length - 1; k >= 0; k--) {
-      const frame = nodes[frames[k]];
-      const inner = k + 1 < frames.length ? frames[k + 1] : -1;
-      const kids = frame.children.map((c) => {
-        const state = inner === c.i ? "hv-kid-now" : visited(c.i) ? "hv-kid-done" : "hv-kid-wait";
-        const mark = state === "hv-kid-done" ? "✓" : state === "hv-kid-now" ? "…" : "·";
-        return h("span", { class: `hv-kid ${state}`, text: `${c.name} ${mark}` });
-      });
-      const what =
-        inner < 0
-          ? frame.children.length
-            ? "children done → fn(self)"
-            : "no children → fn(self)"
-          : "waiting for a child";
-      lines.push(
-        h(
-          "div",
-          { class: "hv-frame" },
-          h("span", { class: "hv-mono", text: `${frame.label}.apply(fn)` }),
-          h("span", { class: "hv-muted", text: what }),
-          kids.length ? h("span", { class: "hv-kids" }, kids) : null,
-        ),
-      );
-    }
-    return lines;
+    );
   }
-
-  return { node, draw };
+  return lines;
 }
 
 // The two orders as chips. A long order shows one page of STRIP_PAGE chips around the

@@ -1,10 +1,10 @@
-// hookviz: helpers shared by every widget. The Python side sends this file followed by the
-// widget's own file as one ES module, so these names are in scope there.
+// hookviz: helpers shared by every widget, imported by each widget's file. anywidget loads one
+// module per widget: widgets/base.py's front_end() inlines this file where a widget imports it.
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 
 // h("div", {class: "x", text: "hi", onclick: f}, child, ...): a DOM element.
-function h(tag, attrs = {}, ...children) {
+export function h(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   setAttributes(node, attrs);
   for (const child of children.flat()) {
@@ -14,7 +14,7 @@ function h(tag, attrs = {}, ...children) {
   return node;
 }
 
-function s(tag, attrs = {}, ...children) {
+export function s(tag, attrs = {}, ...children) {
   const node = document.createElementNS(SVG_NS, tag);
   setAttributes(node, attrs);
   for (const child of children.flat()) if (child) node.append(child);
@@ -44,7 +44,7 @@ const ICON_PATHS = {
   refresh: "M8 2a6 6 0 1 0 6 6h-2a4 4 0 1 1-1.2-2.8L8.5 7.5H14V2l-1.8 1.8A6 6 0 0 0 8 2z",
 };
 
-function icon(name) {
+export function icon(name) {
   return s(
     "svg",
     { viewBox: "0 0 16 16", width: 14, height: 14, "aria-hidden": "true" },
@@ -53,7 +53,7 @@ function icon(name) {
 }
 
 // A button that does not take focus on click, so the widget keeps its keyboard focus.
-function button(label, onClick, { iconName = null, cls = "", title = label } = {}) {
+export function button(label, onClick, { iconName = null, cls = "", title = label } = {}) {
   const b = h("button", {
     type: "button",
     class: `hv-button ${cls}`.trim(),
@@ -68,7 +68,7 @@ function button(label, onClick, { iconName = null, cls = "", title = label } = {
 }
 
 // The root of every widget: focusable, so that its keys reach it.
-function widgetRoot(kind, label) {
+export function widgetRoot(kind, label) {
   return h("div", { class: `hv-root ${kind}`, tabindex: 0, role: "group", "aria-label": label });
 }
 
@@ -76,7 +76,7 @@ function widgetRoot(kind, label) {
 // shortcuts as a key bubbles up to the document, Notebook 7 as it goes down (capture): only a
 // listener on the window, in the capture phase, comes before both. `handle(event)` says whether
 // it used the key; every other key (Shift+Enter, Tab...) goes on as usual. Returns the cleanup.
-function takeKeys(root, handle) {
+export function takeKeys(root, handle) {
   const listener = (event) => {
     if (event.altKey || event.ctrlKey || event.metaKey) return;
     if (!root.contains(event.target) || !handle(event)) return;
@@ -89,7 +89,7 @@ function takeKeys(root, handle) {
 
 // keys: {" ": fn, ArrowRight: fn, ...}, while the focus is in the widget. Form controls keep
 // their own keys, except space; a button keeps Enter and space. Returns the cleanup.
-function onKeys(root, keys) {
+export function onKeys(root, keys) {
   // A click anywhere but in a form control gives the widget the keys (buttons never keep focus).
   root.addEventListener("mousedown", (event) => {
     if (!["INPUT", "SELECT"].includes(event.target.tagName)) root.focus({ preventScroll: true });
@@ -114,7 +114,7 @@ function onKeys(root, keys) {
 
 // A region that scrolls: focusable, so that a keyboard alone can scroll it, and named (a
 // region, unless it has a role already). Returns the node.
-function scrollable(node, label) {
+export function scrollable(node, label) {
   node.classList.add("hv-scroll");
   setAttributes(node, {
     tabindex: 0,
@@ -126,7 +126,7 @@ function scrollable(node, label) {
 
 // A polite live region: screen readers read each step the widget shows. Steps that come faster
 // than `gap` ms (playing, a key held down) are read as the latest one once the gap has passed.
-function announcer(gap = 700) {
+export function announcer(gap = 700) {
   const node = h("div", {
     class: "hv-sr-only",
     role: "status",
@@ -157,7 +157,7 @@ function announcer(gap = 700) {
 
 // Light or dark: 'auto' follows JupyterLab (data-jp-theme-light), VS Code, or the system, also
 // when one of them changes while the page is open.
-function followTheme(root, model) {
+export function followTheme(root, model) {
   const system = window.matchMedia("(prefers-color-scheme: dark)");
   const update = () => {
     const chosen = model.get("theme");
@@ -187,7 +187,7 @@ function followTheme(root, model) {
 }
 
 // Numbers as people read them; "nan" / "inf" arrive as text (strict JSON has no NaN).
-function fmt(x) {
+export function fmt(x) {
   if (x === null || x === undefined) return "–";
   if (typeof x === "string") return x;
   if (x === 0) return "0";
@@ -196,12 +196,12 @@ function fmt(x) {
   return String(Number(x.toPrecision(4)));
 }
 
-function finite(x) {
+export function finite(x) {
   return typeof x === "number" && Number.isFinite(x);
 }
 
 // A 16-bin histogram as small bars.
-function sparkline(counts, { width = 64, height = 18, cls = "hv-spark" } = {}) {
+export function sparkline(counts, { width = 64, height = 18, cls = "hv-spark" } = {}) {
   const box = s("svg", {
     class: cls,
     width,
@@ -229,7 +229,7 @@ function sparkline(counts, { width = 64, height = 18, cls = "hv-spark" } = {}) {
 
 // Play, pause and step through `length()` steps. The browser animates on its own: `step` is
 // sent to the kernel once when playing stops, and once per step taken by hand.
-function createPlayer(model, { length, show }) {
+export function createPlayer(model, { length, show }) {
   let step = model.get("step");
   let timer = null;
   let due = 0; // when the next frame is due: the pace holds however long drawing a frame takes
@@ -326,7 +326,7 @@ function createPlayer(model, { length, show }) {
 const SPEEDS = [0.5, 1, 2, 4, 8, 16, 32, 64];
 
 // The transport bar: start, back, play/pause, forward, end, speed. Returns the bar and a refresher.
-function transport(model, player, noun) {
+export function transport(model, player, noun) {
   const play = button("Play", () => player.toggle(), {
     iconName: "play",
     cls: "hv-play",
@@ -398,7 +398,7 @@ function transport(model, player, noun) {
   return { bar, refresh, dispose };
 }
 
-function playerKeys(player, model) {
+export function playerKeys(player, model) {
   const faster = (direction) => {
     const i = SPEEDS.indexOf(model.get("speed"));
     const next = SPEEDS[Math.max(0, Math.min(SPEEDS.length - 1, (i < 0 ? 2 : i) + direction))];

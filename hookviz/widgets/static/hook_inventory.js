@@ -1,7 +1,7 @@
 // HookInventory: a table of the hooks on a model, duplicates flagged, remove buttons.
 // A click sends one message to Python, which removes the hook and sends the new list back.
 // Offline (a static page, model.get("offline")), no Python holds the hooks: the buttons are off.
-// The helpers (h, button, ...) are common.js's, sent before this file as one module.
+import { button, followTheme, h, onKeys, scrollable, widgetRoot } from "./common.js";
 
 const KERNEL_NOTE =
   "Removing or refreshing hooks needs a running kernel: open this notebook in JupyterLab or Colab and run it.";

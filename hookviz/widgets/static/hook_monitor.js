@@ -1,5 +1,18 @@
 // HookMonitor: a table of modules with live output statistics, a gradient view, a detail panel.
-// The helpers (h, button, fmt, ...) are common.js's, sent before this file as one module.
+import {
+  announcer,
+  button,
+  finite,
+  fmt,
+  followTheme,
+  h,
+  icon,
+  onKeys,
+  s,
+  scrollable,
+  sparkline,
+  widgetRoot,
+} from "./common.js";
 
 const FLAG_TEXT = { vanishing: "▼ vanishing", exploding: "▲ exploding", "nan/inf": "⚠ NaN/Inf" };
 
@@ -216,47 +229,69 @@ function cursorView(markers) {
   return { readout, live, draw, move, hide };
 }
 
-function heatView(model, modules, onPick) {
-  const levelOf = levelTable(model.get("level_alphabet"));
-  const panels = modules.map(({ label, type_name: type }, i) => {
-    const canvas = h("canvas", { class: "hv-heat-canvas", width: 1, height: 1, role: "img" });
-    const marker = h("span", { class: "hv-heat-marker", hidden: true, "aria-hidden": "true" });
-    const hi = h("span"),
-      lo = h("span");
-    const note = h("span", { class: "hv-muted hv-heat-none" });
-    const figure = h(
-      "figure",
-      { class: "hv-heat", "data-index": i, "data-path": label, onclick: () => onPick(i) },
-      h(
-        "figcaption",
-        {},
-        h("span", { class: "hv-mono", text: label }),
-        label === type ? null : h("span", { class: "hv-muted", text: ` ${type}` }),
-      ),
-      h(
-        "div",
-        { class: "hv-heat-body" },
-        h("div", { class: "hv-heat-axis hv-mono" }, hi, lo),
-        h("div", { class: "hv-heat-plot" }, canvas, marker),
-      ),
-      note,
-    );
-    return { figure, canvas, marker, hi, lo, note, label };
-  });
-  const cursor = cursorView(panels.map((p) => p.marker));
-  const signalButtons = Object.entries(SIGNAL_TEXT).map(([signal, text]) =>
-    button(
+// One module's heat map: its caption, value axis, canvas and scrub marker.
+function heatPanel({ label, type_name: type }, i, onPick) {
+  const canvas = h("canvas", { class: "hv-heat-canvas", width: 1, height: 1, role: "img" });
+  const marker = h("span", { class: "hv-heat-marker", hidden: true, "aria-hidden": "true" });
+  const hi = h("span"),
+    lo = h("span");
+  const note = h("span", { class: "hv-muted hv-heat-none" });
+  const figure = h(
+    "figure",
+    { class: "hv-heat", "data-index": i, "data-path": label, onclick: () => onPick(i) },
+    h(
+      "figcaption",
+      {},
+      h("span", { class: "hv-mono", text: label }),
+      label === type ? null : h("span", { class: "hv-muted", text: ` ${type}` }),
+    ),
+    h(
+      "div",
+      { class: "hv-heat-body" },
+      h("div", { class: "hv-heat-axis hv-mono" }, hi, lo),
+      h("div", { class: "hv-heat-plot" }, canvas, marker),
+    ),
+    note,
+  );
+  return { figure, canvas, marker, hi, lo, note, label };
+}
+
+// The outputs / gradients switch: one button per signal.
+function signalSwitch(model) {
+  return Object.entries(SIGNAL_TEXT).map(([signal, text]) => {
+    const b = button(
       text,
       () => {
         model.set("heatmap_signal", signal);
         model.save_changes();
       },
       { cls: "hv-signal hv-with-text", title: `Show ${text} (G switches)` },
-    ),
-  );
-  signalButtons.forEach((b, i) => {
-    b.dataset.signal = Object.keys(SIGNAL_TEXT)[i];
+    );
+    b.dataset.signal = signal;
+    return b;
   });
+}
+
+// Paint one module's panel: its histogram over the steps, its axis, its label for readers.
+function paintPanel(p, panel, { heat, signal, columns, top, levelOf }) {
+  paintHeat(p.canvas, panel, columns, top, levelOf);
+  p.hi.textContent = panel ? fmt(panel.hi) : "";
+  p.lo.textContent = panel ? fmt(panel.lo) : "";
+  p.note.textContent = panel ? "" : signal === "gradient" ? "no gradient yet" : "no output yet";
+  p.figure.dataset.filled = panel ? "true" : "false";
+  p.canvas.setAttribute(
+    "aria-label",
+    panel
+      ? `${p.label}: histogram of its ${SIGNAL_TEXT[signal]} over ${heat.steps} steps, values ${fmt(panel.lo)} to ${fmt(panel.hi)}`
+      : `${p.label}: nothing yet`,
+  );
+}
+
+function heatView(model, modules, onPick) {
+  const levelOf = levelTable(model.get("level_alphabet"));
+  const panels = modules.map((module, i) => heatPanel(module, i, onPick));
+  const cursor = cursorView(panels.map((p) => p.marker));
+  const signalButtons = signalSwitch(model);
   const steps = h("span", { class: "hv-muted" });
   const legendBar = h("span", { class: "hv-heat-legend-bar" });
   const legendTop = h("span", { class: "hv-mono" });
@@ -321,18 +356,7 @@ function heatView(model, modules, onPick) {
       : "";
     legendTop.textContent = `${fmt(Math.expm1(top / (heat.scale || 7)))}`;
     panels.forEach((p, i) => {
-      const panel = shown[i];
-      paintHeat(p.canvas, panel, columns, top, levelOf);
-      p.hi.textContent = panel ? fmt(panel.hi) : "";
-      p.lo.textContent = panel ? fmt(panel.lo) : "";
-      p.note.textContent = panel ? "" : signal === "gradient" ? "no gradient yet" : "no output yet";
-      p.figure.dataset.filled = panel ? "true" : "false";
-      p.canvas.setAttribute(
-        "aria-label",
-        panel
-          ? `${p.label}: histogram of its ${SIGNAL_TEXT[signal]} over ${heat.steps} steps, values ${fmt(panel.lo)} to ${fmt(panel.hi)}`
-          : `${p.label}: nothing yet`,
-      );
+      paintPanel(p, shown[i], { heat, signal, columns, top, levelOf });
       p.figure.classList.toggle("hv-selected", i === selected);
     });
   }
@@ -617,6 +641,61 @@ function gradientsView(model, modules) {
   return { node, draw };
 }
 
+// The keys, shown under the monitor.
+function keysLine(hasHeat) {
+  return h("div", {
+    class: "hv-keys",
+    text:
+      "click a row or use ↑/↓ for details · space: freeze/resume the view" +
+      (hasHeat
+        ? " · V: table/heat map · G: outputs/gradients · ←/→, Home/End: scrub the heat map's steps"
+        : ""),
+  });
+}
+
+// The monitor's keys: ↑/↓ choose a module, space freezes, V and G switch, ←/→ scrub.
+function monitorKeys(model, modules, hasHeat, { heat, header, toggleFreeze }) {
+  const move = (delta) => {
+    const n = modules.length;
+    const current = model.get("selected");
+    const next =
+      current < 0 ? (delta > 0 ? 0 : n - 1) : Math.max(0, Math.min(n - 1, current + delta));
+    model.set("selected", next);
+    model.save_changes();
+  };
+  // In the heat map, ←/→ move the cursor a column (the first press: to the first or last one),
+  // Home/End to the first or last column; in the table, Home/End choose the first or last module.
+  const heatShown = () => hasHeat && model.get("view") === "heatmap";
+  const step = (delta) =>
+    heat.scrub((at, columns) => (at < 0 ? (delta > 0 ? 0 : columns - 1) : at + delta));
+  return {
+    " ": () => toggleFreeze(),
+    ArrowDown: () => move(1),
+    ArrowUp: () => move(-1),
+    ArrowRight: () => {
+      if (heatShown()) step(1);
+    },
+    ArrowLeft: () => {
+      if (heatShown()) step(-1);
+    },
+    Home: () => (heatShown() ? heat.scrub(() => 0) : move(-modules.length)),
+    End: () => (heatShown() ? heat.scrub((at, columns) => columns - 1) : move(modules.length)),
+    Escape: () => {
+      heat.unscrub();
+      model.set("selected", -1);
+      model.save_changes();
+    },
+    v: () => {
+      if (hasHeat) header.setView(model.get("view") === "heatmap" ? "table" : "heatmap");
+    },
+    g: () => {
+      if (!hasHeat || !model.get("gradients")) return;
+      model.set("heatmap_signal", model.get("heatmap_signal") === "output" ? "gradient" : "output");
+      model.save_changes();
+    },
+  };
+}
+
 function render({ model, el }) {
   const modules = model.get("modules");
   const hasHeat = Object.keys(model.get("heatmap") || {}).length > 0;
@@ -645,21 +724,7 @@ function render({ model, el }) {
     text: "Nothing recorded yet: run your training loop inside `with monitor:` (or call monitor.start()).",
   });
   const lower = h("div", { class: "hv-lower" }, grads.node, detail.node);
-  root.append(
-    header.node,
-    empty,
-    table.node,
-    lower,
-    heat.box,
-    h("div", {
-      class: "hv-keys",
-      text:
-        "click a row or use ↑/↓ for details · space: freeze/resume the view" +
-        (hasHeat
-          ? " · V: table/heat map · G: outputs/gradients · ←/→, Home/End: scrub the heat map's steps"
-          : ""),
-    }),
-  );
+  root.append(header.node, empty, table.node, lower, heat.box, keysLine(hasHeat));
   el.append(root);
 
   function draw() {
@@ -680,46 +745,7 @@ function render({ model, el }) {
     grads.draw(rows);
   }
 
-  const move = (delta) => {
-    const n = modules.length;
-    const current = model.get("selected");
-    const next =
-      current < 0 ? (delta > 0 ? 0 : n - 1) : Math.max(0, Math.min(n - 1, current + delta));
-    model.set("selected", next);
-    model.save_changes();
-  };
-  // In the heat map, ←/→ move the cursor a column (the first press: to the first or last one),
-  // Home/End to the first or last column; in the table, Home/End choose the first or last module.
-  const heatShown = () => hasHeat && model.get("view") === "heatmap";
-  const step = (delta) =>
-    heat.scrub((at, columns) => (at < 0 ? (delta > 0 ? 0 : columns - 1) : at + delta));
-  const keys = {
-    " ": () => toggleFreeze(),
-    ArrowDown: () => move(1),
-    ArrowUp: () => move(-1),
-    ArrowRight: () => {
-      if (heatShown()) step(1);
-    },
-    ArrowLeft: () => {
-      if (heatShown()) step(-1);
-    },
-    Home: () => (heatShown() ? heat.scrub(() => 0) : move(-modules.length)),
-    End: () => (heatShown() ? heat.scrub((at, columns) => columns - 1) : move(modules.length)),
-    Escape: () => {
-      heat.unscrub();
-      model.set("selected", -1);
-      model.save_changes();
-    },
-    v: () => {
-      if (hasHeat) header.setView(model.get("view") === "heatmap" ? "table" : "heatmap");
-    },
-    g: () => {
-      if (!hasHeat || !model.get("gradients")) return;
-      model.set("heatmap_signal", model.get("heatmap_signal") === "output" ? "gradient" : "output");
-      model.save_changes();
-    },
-  };
-
+  const keys = monitorKeys(model, modules, hasHeat, { heat, header, toggleFreeze });
   const onView = () => draw();
   const onHeatmap = () => {
     if (!frozen && model.get("view") === "heatmap") heat.draw(model.get("selected"));

@@ -1,5 +1,16 @@
 // HookTimeline: modules down, time across; each hook firing is a mark, played in order.
-// The helpers (h, button, ...) are common.js's, sent before this file as one module.
+import {
+  announcer,
+  createPlayer,
+  followTheme,
+  h,
+  onKeys,
+  playerKeys,
+  s,
+  scrollable,
+  transport,
+  widgetRoot,
+} from "./common.js";
 
 const COL = 18;
 const ROW = 22;
@@ -79,6 +90,68 @@ function headerView(model) {
   return { node, draw };
 }
 
+// Where firing k's column and a lane's row are drawn.
+const colX = (k) => GUTTER + k * COL + COL / 2;
+const laneY = (lane) => TOP + lane * ROW + ROW / 2;
+
+// The forward and backward bands behind the firings, each labelled.
+function phaseBands(svg, seq, backward, height) {
+  const firstBack = seq.findIndex((f) => backward.has(f.kind));
+  const split = firstBack < 0 ? seq.length : firstBack;
+  svg.append(
+    s("rect", { x: GUTTER, y: 0, width: split * COL, height, class: "hv-band hv-band-forward" }),
+    s("rect", {
+      x: GUTTER + split * COL,
+      y: 0,
+      width: (seq.length - split) * COL,
+      height,
+      class: "hv-band hv-band-backward",
+    }),
+  );
+  const label = (text, at) => {
+    const t = s("text", { x: at, y: 14, class: "hv-band-label" });
+    t.textContent = text;
+    return t;
+  };
+  if (split > 0) svg.append(label("forward", GUTTER + 4));
+  if (split < seq.length) svg.append(label("backward", GUTTER + split * COL + 4));
+}
+
+// forward() as an interval on its lane, from the start marker to the return marker:
+// [index of forward() starting, bar].
+function forwardIntervals(seq) {
+  const open = new Map();
+  const intervals = [];
+  seq.forEach((f, k) => {
+    if (f.kind === "forward_call") open.set(f.lane, k);
+    if (f.kind === "forward_return" && open.has(f.lane)) {
+      const from = open.get(f.lane);
+      open.delete(f.lane);
+      const bar = s("rect", {
+        x: colX(from),
+        y: laneY(f.lane) - 3,
+        width: colX(k) - colX(from),
+        height: 6,
+        class: "hv-interval",
+      });
+      intervals.push([from, bar]);
+    }
+  });
+  return intervals;
+}
+
+// Firing k: its mark (ringed when its hook replaced a value) and a title that says what it was.
+function firingMark(f, k, lanes, meaning, kinds) {
+  const g = s("g", { class: "hv-firing", "data-seq": f.seq });
+  if (f.replaced)
+    g.append(s("circle", { cx: colX(k), cy: laneY(f.lane), r: 8, class: "hv-replaced" }));
+  g.append(markShape(f.kind, kinds, colX(k), laneY(f.lane)));
+  const title = s("title");
+  title.textContent = `#${k + 1} ${lanes[f.lane][0]}: ${meaning[f.kind]}${f.who === "user" ? ` (${f.name})` : ""}${f.replaced ? `, replaced ${f.replaced}` : ""}`;
+  g.append(title);
+  return g;
+}
+
 // The diagram: one lane per module, one column per firing, forward() as an interval on its lane.
 function diagramView(lanes, meaning, backward, kinds, onPick) {
   const node = scrollable(
@@ -88,9 +161,6 @@ function diagramView(lanes, meaning, backward, kinds, onPick) {
   let marks = [];
   let intervals = []; // [index of forward() starting, bar]
   let cursor = null;
-  const x = (k) => GUTTER + k * COL + COL / 2;
-  const y = (lane) => TOP + lane * ROW + ROW / 2;
-
   function build(seq) {
     const width = GUTTER + Math.max(1, seq.length) * COL + 20;
     const height = TOP + lanes.length * ROW + 6;
@@ -102,49 +172,17 @@ function diagramView(lanes, meaning, backward, kinds, onPick) {
       role: "img",
       "aria-label": "hook firings: modules down, time across",
     });
-    const firstBack = seq.findIndex((f) => backward.has(f.kind));
-    const split = firstBack < 0 ? seq.length : firstBack;
-    svg.append(
-      s("rect", { x: GUTTER, y: 0, width: split * COL, height, class: "hv-band hv-band-forward" }),
-      s("rect", {
-        x: GUTTER + split * COL,
-        y: 0,
-        width: (seq.length - split) * COL,
-        height,
-        class: "hv-band hv-band-backward",
-      }),
-    );
-    const label = (text, at) => {
-      const t = s("text", { x: at, y: 14, class: "hv-band-label" });
-      t.textContent = text;
-      return t;
-    };
-    if (split > 0) svg.append(label("forward", GUTTER + 4));
-    if (split < seq.length) svg.append(label("backward", GUTTER + split * COL + 4));
+    phaseBands(svg, seq, backward, height);
     lanes.forEach(([name, depth], i) => {
-      const t = s("text", { x: 6 + depth * 10, y: y(i) + 4, class: "hv-lane-label" });
+      const t = s("text", { x: 6 + depth * 10, y: laneY(i) + 4, class: "hv-lane-label" });
       t.textContent = name;
-      svg.append(s("line", { x1: GUTTER, x2: width, y1: y(i), y2: y(i), class: "hv-lane" }), t);
+      svg.append(
+        s("line", { x1: GUTTER, x2: width, y1: laneY(i), y2: laneY(i), class: "hv-lane" }),
+        t,
+      );
     });
-    // forward() as an interval on its lane, from the start marker to the return marker
-    const open = new Map();
-    intervals = [];
-    seq.forEach((f, k) => {
-      if (f.kind === "forward_call") open.set(f.lane, k);
-      if (f.kind === "forward_return" && open.has(f.lane)) {
-        const from = open.get(f.lane);
-        open.delete(f.lane);
-        const bar = s("rect", {
-          x: x(from),
-          y: y(f.lane) - 3,
-          width: x(k) - x(from),
-          height: 6,
-          class: "hv-interval",
-        });
-        intervals.push([from, bar]);
-        svg.append(bar);
-      }
-    });
+    intervals = forwardIntervals(seq);
+    svg.append(...intervals.map(([, bar]) => bar));
     cursor = s("rect", {
       x: 0,
       y: TOP - 4,
@@ -154,13 +192,7 @@ function diagramView(lanes, meaning, backward, kinds, onPick) {
     });
     svg.append(cursor);
     marks = seq.map((f, k) => {
-      const g = s("g", { class: "hv-firing", "data-seq": f.seq });
-      if (f.replaced)
-        g.append(s("circle", { cx: x(k), cy: y(f.lane), r: 8, class: "hv-replaced" }));
-      g.append(markShape(f.kind, kinds, x(k), y(f.lane)));
-      const title = s("title");
-      title.textContent = `#${k + 1} ${lanes[f.lane][0]}: ${meaning[f.kind]}${f.who === "user" ? ` (${f.name})` : ""}${f.replaced ? `, replaced ${f.replaced}` : ""}`;
-      g.append(title);
+      const g = firingMark(f, k, lanes, meaning, kinds);
       g.addEventListener("click", () => onPick(k + 1));
       svg.append(g);
       return g;

@@ -1,7 +1,7 @@
 // Prediction: the reader commits to an answer first. The page sends the choice (or the words)
 // to Python, which checks it and only then sends the verdict, the answer and the why: before
 // that, nothing of the answer is in the page.
-// The helpers (h, button, ...) are common.js's, sent before this file as one module.
+import { button, followTheme, h, takeKeys, widgetRoot } from "./common.js";
 
 const LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
 

@@ -1,0 +1,141 @@
+"""What the diagnosed checks look at: a model's hooks and parameters, and an ``apply`` trace.
+
+Each function inspects and returns ``(problem, hint)``: the problem in words (None when there
+is none) and the hint for that mistake. ``checks.Check`` prints the ✓ or ✗; nothing here prints.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from ..inventory import list_hooks, remove_hook
+from . import diagnose
+from .diagnose import Hint
+from .tracebacks import raised_text
+from .values import listing
+
+Found = tuple[str | None, Any]  # (problem or None, the hint: a key or a Hint)
+
+
+def hooks_left(model: torch.nn.Module, keep: tuple[Any, ...], hint: str | Hint | None) -> Found:
+    """Hooks left on ``model`` but the handles in ``keep``; global ones are removed as found."""
+    kept = {handle.id for handle in keep}
+    left = [info for info in list_hooks(model) if info.handle_id not in kept]
+    problem = diagnose.describe_hooks_left(left, type(model).__name__) if left else None
+    globals_left = [info for info in left if info.target == "global"]
+    for info in globals_left:
+        remove_hook(model, info.handle_id)
+    if hint is None:
+        hint = diagnose.GLOBAL_HOOKS_LEFT if globals_left else diagnose.HOOKS_LEFT
+    return problem, hint
+
+
+def untrainable(model: torch.nn.Module) -> Found:
+    """Parameters that do not require grad, or that one SGD step leaves unchanged (undone after)."""
+    params = list(model.named_parameters())
+    frozen = [name for name, param in params if not param.requires_grad]
+    if frozen:
+        verb = "has" if len(frozen) == 1 else "have"
+        problem = f"{listing(frozen)} {verb} requires_grad=False: no optimizer changes {'it' if len(frozen) == 1 else 'them'}"
+        return problem, diagnose.FROZEN_PARAMETERS
+    before = [(param.detach().clone(), param.grad) for _, param in params]
+    problem = None
+    try:
+        if params:
+            problem = _stuck_after_one_step(params, before)
+    except Exception as error:
+        problem = f"an optimizer step on the parameters raised {raised_text(error)}"
+    finally:
+        with torch.no_grad():
+            for (_, param), (value, grad) in zip(params, before, strict=True):
+                param.copy_(value)
+                param.grad = grad
+    return problem, diagnose.FROZEN_PARAMETERS
+
+
+def _stuck_after_one_step(params: list, before: list) -> str | None:
+    for _, param in params:
+        param.grad = None
+    optimizer = torch.optim.SGD([param for _, param in params], lr=0.5)
+    sum(param.sum().double() for _, param in params).backward()
+    optimizer.step()
+    stuck = [
+        name
+        for (name, param), (value, _) in zip(params, before, strict=True)
+        if torch.equal(param.detach(), value)
+    ]
+    return f"one optimizer step left {listing(stuck)} unchanged" if stuck else None
+
+
+def forward_hooks_wrong(model: torch.nn.Module, paths: list[str], hint: str | Hint) -> Found:
+    """What keeps ``model`` from having exactly one forward hook on each of ``paths``, and no other."""
+    root = type(model).__name__
+    infos = list_hooks(model, include_globals=False)
+    label = lambda path: f"the root ({root})" if path == "" else path  # noqa: E731
+    problems = []
+    wrong_kind = [i for i in infos if i.kind != "forward"]
+    if wrong_kind:
+        kinds = sorted({i.kind.replace("_", " ") for i in wrong_kind})
+        problems.append(
+            f"{len(wrong_kind)} hook{'s are' if len(wrong_kind) != 1 else ' is'} of another kind "
+            f"({', '.join(kinds)}), on {listing(sorted({label(i.path) for i in wrong_kind}))}"
+        )
+        hint = diagnose.WRONG_HOOK_KIND
+    forward = [i.path for i in infos if i.kind == "forward"]
+    extra = sorted({p for p in forward if p not in paths}, key=forward.index)
+    missing = [p for p in paths if p not in forward]
+    twice = sorted({p for p in forward if forward.count(p) > 1 and p in paths}, key=forward.index)
+    if extra:
+        problems.append(f"forward hooks on {listing(list(map(label, extra)))} too")
+    if missing and not wrong_kind:
+        problems.append(f"no forward hook on {listing(list(map(label, missing)))}")
+    if twice:
+        problems.append(
+            f"{listing(list(map(label, twice)))} {'has' if len(twice) == 1 else 'have'} more than one"
+        )
+    return ("; ".join(problems) if problems else None), hint
+
+
+def parameter_writes_wrong(trace: Any) -> Found:
+    """A parameter the ``hv.trace_apply`` trace wrote more than once, or never."""
+    writers: dict[str, list[str]] = {}
+    for visit in trace.visits:
+        for change in visit.changes:
+            writers.setdefault(change.name, []).append(visit.name)
+    names = [name for name, _ in trace.model.named_parameters()]
+    many = [(n, w) for n, w in writers.items() if len(w) > 1]
+    never = [n for n in names if n not in writers]
+    if many:
+        name, where = many[0]
+        problem = f"{name} was written {len(where)} times, at {listing(where)}"
+        if len(many) > 1:
+            problem += f" (and {len(many) - 1} more parameters more than once)"
+        return problem, diagnose.RECURSIVE_PARAMETERS
+    if never:
+        verb = "was" if len(never) == 1 else "were"
+        return f"{listing(never)} {verb} never written", diagnose.PARAMETERS_MISSED
+    return None, diagnose.RECURSIVE_PARAMETERS
+
+
+def writes_through_data(trace: Any) -> Found:
+    """Parameters the trace saw changed through ``.data``."""
+    hidden = sorted({c.name for c in trace.changes if c.through_data})
+    problem = (
+        f"{listing(hidden)} changed through .data, where autograd cannot see it" if hidden else None
+    )
+    return problem, diagnose.THROUGH_DATA
+
+
+def replaced_parameters(model: torch.nn.Module, originals: list[torch.Tensor]) -> Found:
+    """Parameters of ``model`` that are no longer the objects in ``originals``."""
+    now = dict(model.named_parameters())
+    before = dict(zip(now, originals, strict=False))
+    replaced = [name for name, param in now.items() if before.get(name) is not param]
+    problem = (
+        f"{listing(replaced)} {'is a new Parameter object' if len(replaced) == 1 else 'are new Parameter objects'}"
+        if replaced
+        else None
+    )
+    return problem, diagnose.NEW_PARAMETER_OBJECTS

@@ -1,0 +1,1 @@
+"""What every grading command shares: the assignment, submissions, results, the out folder."""

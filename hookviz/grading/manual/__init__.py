@@ -1,0 +1,1 @@
+"""`hookviz merge-manual`, and the pages and CSV `hookviz grade` writes for grading by hand."""

@@ -1,0 +1,1 @@
+"""Course platforms: `hookviz export gradescope` and `hookviz gradebook --canvas`."""

@@ -1,0 +1,1 @@
+"""Grading one submission: merge, the sandboxed nbval run, scoring, integrity, warm starts."""

@@ -1,0 +1,188 @@
+"""Scoring: points per check and the submission's status, from the grading child's records.
+
+Pure: it reads what the pytest plugin recorded for each cell (and whether the child timed out
+or died) and never runs anything.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from ...course.conventions import (
+    FAIL_MARK,
+    HIDDEN_TEST_FAILED,
+    Flag,
+    Outcome,
+    Status,
+    ends_with_sentinel,
+    outputs_text,
+)
+from ..core.merge import Assignment, CheckCell, Renamed
+from ..core.results import CheckResult, SubmissionResult, now_utc
+from .limits import Limits
+from .sandbox import ChildResult
+
+
+def _explain_renamed(
+    checks: list[CheckResult], assignment: Assignment, renamed: Sequence[Renamed]
+) -> None:
+    """A check that calls a function the student renamed says so, naming both names."""
+    sources = {c.grade_id: c.exercise_source for c in assignment.checks}
+    for check in checks:
+        if check.outcome == Outcome.PASSED or check.detail:
+            continue
+        for found in renamed:
+            if any(
+                re.search(rf"\b{re.escape(name)}\b", sources.get(check.grade_id, ""))
+                for name in found.missing
+            ):
+                check.detail = found.explain()
+                break
+
+
+def score(
+    assignment: Assignment, child: ChildResult, limits: Limits, renamed: Sequence[Renamed] = ()
+) -> SubmissionResult:
+    """Points per check from the plugin's records, and the submission's status.
+
+    ``renamed``: answer cells that define other functions than their checks look for (merge
+    finds them); a check that did not pass and calls one of those names says so.
+    """
+    cells = {r.get("index"): r for r in child.records if r.get("event") == "cell"}
+    done = any(r.get("event") == "done" for r in child.records)
+    checks, notes, flags = [], [], []
+    died_in = next((r for r in cells.values() if r.get("outcome") == Outcome.KERNEL_DIED), None)
+    check_ids = {c.grade_id for c in assignment.checks}
+    for answer in assignment.answers:
+        record = cells.get(answer.index)
+        if record and record.get("outcome") in (
+            Outcome.ERROR,
+            Outcome.TIMEOUT,
+            Outcome.KERNEL_DIED,
+        ):
+            notes.append(
+                f"Your answer cell {answer.grade_id} failed when it ran: {_failure_line(record)}"
+            )
+    for check in assignment.checks:
+        record = cells.get(check.index)
+        result = CheckResult(check.grade_id, check.points, expected=check.expected)
+        if record is None:
+            if child.timed_out:
+                result.detail = f"the whole submission ran out of time ({limits.submission_timeout:g} s) before this check"
+            elif died_in is not None:
+                result.detail = "the kernel had died before this check"
+            else:
+                result.detail = "grading stopped before this check (the notebook run crashed)"
+            checks.append(result)
+            continue
+        result.actual = outputs_text(record.get("outputs", []))
+        result.hidden_failure = hidden_failure(record.get("outputs", []), check)
+        result.error = _error_line(record)
+        result.seconds = float(record.get("seconds") or 0)
+        result.tamper = [str(t) for t in record.get("tamper", [])]
+        result.outcome = result.nbval_outcome = _outcome(record.get("outcome"))
+        result.detail = str(record.get("detail") or "")
+        if result.outcome == Outcome.TIMEOUT:
+            result.detail = f"the check ran longer than {limits.cell_timeout:g} s"
+        elif result.outcome == Outcome.ERROR and "NotImplementedError" in result.error:
+            result.detail = "an answer this check uses is not written yet (NotImplementedError)"
+        elif (
+            check.ran_to_end
+            and result.outcome == Outcome.PASSED
+            and not ends_with_sentinel(result.actual, check.grade_id)
+        ):  # a bare check's output is not compared: only reaching its sentinel scores
+            result.outcome = Outcome.MISMATCH
+            result.detail = "the check did not run to its end"
+        if result.tamper:
+            result.outcome = Outcome.TAMPERED
+            result.detail = "; ".join(result.tamper)
+            flags.append(Flag(Outcome.TAMPERED.value, check.grade_id))
+        elif result.outcome == Outcome.PASSED:
+            result.points = check.points
+        checks.append(result)
+    outcomes = {c.outcome for c in checks} | {
+        r.get("outcome") for r in cells.values() if r.get("grade_id") not in check_ids
+    }
+    if child.timed_out:
+        status, detail = (
+            Status.TIMEOUT,
+            f"the submission ran longer than {limits.submission_timeout:g} s and was stopped",
+        )
+    elif died_in is not None:
+        where = died_in.get("grade_id") or f"code cell {died_in.get('index')}"
+        status, detail = Status.CRASHED, f"the kernel died in {where}"
+    elif not done:
+        status = Status.CRASHED
+        detail = f"the grading run stopped unexpectedly (exit code {child.returncode})"
+    elif not cells:  # the run finished but ran no cell: pytest could not collect the notebook
+        status = Status.ERROR
+        detail = f"no cell of the notebook ran (pytest exited with code {child.returncode})"
+    elif Outcome.TIMEOUT in outcomes:
+        status, detail = Status.TIMEOUT, f"a cell ran longer than {limits.cell_timeout:g} s"
+    else:
+        status, detail = Status.OK, ""
+    _explain_renamed(checks, assignment, renamed)
+    result = SubmissionResult(
+        student="",
+        assignment=assignment.name,
+        assignment_sha256=assignment.sha256,
+        submission="",
+        submission_sha256="",
+        status=status,
+        detail=detail,
+        total=sum(c.points for c in checks),
+        max_total=assignment.max_points,
+        checks=checks,
+        notes=notes,
+        flags=flags,
+        graded_at=now_utc(),
+    )
+    if status in (Status.CRASHED, Status.ERROR) and not cells:
+        result.notes.append("The grader's log ends with: " + child.output_tail[-800:].strip())
+    return result
+
+
+def hidden_failure(outputs: list[dict], check: CheckCell) -> str:
+    """The message of the hidden test that failed in a check's outputs ("" when none did).
+
+    ``checks.Check.hidden`` raises HiddenTestFailed; an older-style hidden test is a plain
+    ``assert`` between the hidden-test markers, recognised by the line that raised, when no
+    visible check had failed before it (a ✗ already explains that failure).
+    """
+    printed = ""
+    for output in outputs:
+        if output.get("type") != "error":
+            printed += str(output.get("text", ""))
+            continue
+        name, message = output.get("ename"), str(output.get("evalue") or "")
+        if name == HIDDEN_TEST_FAILED:
+            return message
+        visible_failure = any(line.startswith(FAIL_MARK) for line in printed.splitlines())
+        if (
+            name == "AssertionError"
+            and output.get("line") in check.hidden_lines
+            and not visible_failure
+        ):
+            return message or "an assert in the hidden tests failed"
+    return ""
+
+
+def _outcome(value: object) -> Outcome:
+    """The plugin's outcome; one it does not know is the grader's error."""
+    try:
+        return Outcome(value)
+    except ValueError:
+        return Outcome.GRADER_ERROR
+
+
+def _error_line(record: dict) -> str:
+    """The exception a cell raised, as ``Name: message`` ("" when it raised none)."""
+    for output in record.get("outputs", []):
+        if output.get("type") == "error":
+            return f"{output.get('ename')}: {str(output.get('evalue'))[:200]}"
+    return ""
+
+
+def _failure_line(record: dict) -> str:
+    return _error_line(record) or record.get("outcome", "?")

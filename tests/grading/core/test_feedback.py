@@ -1,0 +1,84 @@
+"""What the feedback says when a check crashed, or when its function was renamed (no kernel)."""
+
+from __future__ import annotations
+
+import pytest
+
+from hookviz.course.conventions import Flag, Outcome
+from hookviz.grading.core.feedback import feedback_markdown, review_markdown
+from hookviz.grading.core.merge import Renamed, load_assignment, merge
+from hookviz.grading.run.limits import Limits
+from hookviz.grading.run.sandbox import ChildResult
+from hookviz.grading.run.scoring import score
+from tests.tiny_course import TINY, student
+
+
+@pytest.fixture(scope="module")
+def assignment():
+    return load_assignment(TINY)
+
+
+def graded(assignment, outputs: dict[str, list[dict]], renamed=()):
+    """A finished run in which each check in ``outputs`` raised (the others passed)."""
+    records = []
+    for check in assignment.checks:
+        failed = outputs.get(check.grade_id)
+        records.append(
+            {
+                "event": "cell",
+                "index": check.index,
+                "grade_id": check.grade_id,
+                "outcome": Outcome.ERROR.value if failed else Outcome.PASSED.value,
+                "outputs": failed or [{"type": "stream", "name": "stdout", "text": check.expected}],
+            }
+        )
+    child = ChildResult(0, False, 1.0, [*records, {"event": "done"}])
+    return score(assignment, child, Limits(), renamed)
+
+
+def raised(ename: str, evalue: str) -> list[dict]:
+    return [{"type": "error", "ename": ename, "evalue": evalue, "line": 1}]
+
+
+def test_a_crashed_check_says_in_words_what_happened(assignment) -> None:
+    result = graded(assignment, {"check_shout": raised("ValueError", "boom")})
+    shout = next(c for c in result.checks if c.grade_id == "check_shout")
+    assert shout.outcome == Outcome.ERROR and shout.error == "ValueError: boom"
+    for page in (feedback_markdown(result), review_markdown(result)):
+        assert "What happened: the check stopped with an error: ValueError: boom." in page
+        assert "What happened: error." not in page
+
+
+def test_a_renamed_function_is_flagged_and_named_with_what_the_cell_defines(assignment) -> None:
+    renamed = student({"double": "def twice(x):\n    return 2 * x\n"})
+    merged = merge(assignment, renamed)
+    assert merged.renamed == [Renamed("double", ("double",), ("twice",))]
+    flag = Flag("answer-renamed", "double: defines twice, not double")
+    assert flag in merged.flags
+    assert any("twice" in note and "double" in note for note in merged.notes)
+
+    result = graded(
+        assignment,
+        {"check_double": raised("NameError", "name 'double' is not defined")},
+        merged.renamed,
+    )
+    by_id = {c.grade_id: c for c in result.checks}
+    assert "look for double" in by_id["check_double"].detail
+    assert "defines twice" in by_id["check_double"].detail
+    assert by_id["check_shout"].detail == ""  # it calls shout, which is there
+    feedback = feedback_markdown(result)
+    assert "name it double" in feedback and "not defined yet: run the cell" not in feedback
+
+
+def test_an_answer_with_its_function_and_a_helper_is_not_renamed(assignment) -> None:
+    helper = student(
+        {"double": "def helper(x):\n    return x\n\ndef double(x):\n    return 2 * x\n"}
+    )
+    merged = merge(assignment, helper)
+    assert merged.renamed == []
+    assert not [f for f in merged.flags if f.kind == "answer-renamed"]
+
+
+def test_a_stub_left_as_handed_out_is_not_renamed(assignment) -> None:
+    merged = merge(assignment, student({"double": "# nothing yet\n"}))
+    assert merged.renamed == []  # it defines nothing: not written, not renamed

@@ -1,0 +1,318 @@
+"""nbgrader as the oracle: the same assignments graded by real nbgrader (its CLI) and by hookviz.
+
+One nbgrader course folder is made per session: `nbgrader generate_assignment` releases
+tests/fixtures/nbgrader/oracle (an nbgrader-style assignment: bare asserts, hidden tests, a data
+file, an AUTOTEST cell, a written answer) and our five solutions; `nbgrader autograde` grades
+the fixture's ten submissions (tests/fixtures/nbgrader/submissions.toml, each built from
+nbgrader's release) and, for each of our assignments, the solution and the untouched release.
+`hookviz grade` grades the same ten submissions. Where the two disagree on purpose, the
+submissions file says which grader and why.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from hookviz.course import checks
+from hookviz.course.authoring.build import exercise_from_solution
+from hookviz.course.diagnose import Hint
+from hookviz.course.format.notebooks import NotebookError, grade_id, nbgrader_checksum
+from hookviz.grading.core.merge import load_assignment, merge
+from hookviz.grading.grade.batch import GradeOptions, grade_folder
+from hookviz.grading.run.limits import Limits
+from tests.grading_env import private_jupyter_dirs
+from tests.tiny_course import CONFIG
+
+try:
+    import tomllib
+except ImportError:  # Python 3.10
+    import tomli as tomllib
+
+REPO = Path(__file__).resolve().parents[2]
+FIXTURE = REPO / "tests" / "fixtures" / "nbgrader"
+ORACLE = FIXTURE / "oracle"
+SUBMISSIONS = tomllib.loads((FIXTURE / "submissions.toml").read_text(encoding="utf-8"))
+OURS = sorted((REPO / "solutions").glob("[0-9][0-9]-*.ipynb"))
+NBGRADER = Path(sys.executable).parent / "nbgrader"  # the dev extra installs it beside us
+AUTO_CHECKS = ("test_squares", "test_squares_hidden", "test_mean_value", "test_cube")
+OPTIONS = GradeOptions(
+    jobs=2, limits=Limits(cell_timeout=60, submission_timeout=240, memory_mb=3072)
+)
+
+
+@dataclass
+class Course:
+    """The nbgrader course folder of the session, graded."""
+
+    root: Path
+    scores: dict[tuple[str, str], dict[str, float | None]]  # (assignment, student) -> grade_id
+    released: Path  # release/oracle/oracle.ipynb
+
+
+def nbgrader(course: Path, *args: str, timeout: float = 1500) -> subprocess.CompletedProcess:
+    """Run nbgrader's CLI in ``course``; its output, after a clear failure if it failed."""
+    env = {**os.environ, "PATH": f"{NBGRADER.parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    done = subprocess.run(
+        [str(NBGRADER), *args],
+        cwd=course,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    return done
+
+
+def submission(released, student: str):
+    """The released notebook with the cells the submission names replaced by its sources."""
+    notebook = copy.deepcopy(released)
+    for cell in notebook.cells:
+        source = SUBMISSIONS[student].get(grade_id(cell) or "")
+        if isinstance(source, str):
+            cell.source = source.strip("\n")
+    return notebook
+
+
+def expected(student: str, grader: str) -> dict[str, float]:
+    """What a grader should give each check of a submission: the shared points, then its own."""
+    spec = SUBMISSIONS[student]
+    own = {k: v for k, v in spec.get(grader, {}).items() if k != "because"}
+    return {**spec["expected"], **own}
+
+
+@pytest.fixture(scope="session")
+def course(tmp_path_factory) -> Course:
+    """One nbgrader course: every assignment released, every submission autograded."""
+    root = tmp_path_factory.mktemp("nbgrader-course")
+    with private_jupyter_dirs(root / "jupyter"):
+        (root / "nbgrader_config.py").write_text(
+            'c = get_config()\nc.CourseDirectory.course_id = "oracle"\n'
+            "c.ExecutePreprocessor.timeout = 120\n",
+            encoding="utf-8",
+        )
+        shutil.copytree(ORACLE, root / "source" / "oracle")
+        for path in OURS:
+            (root / "source" / path.stem).mkdir(parents=True)
+            shutil.copy(path, root / "source" / path.stem / path.name)
+        done = nbgrader(root, "generate_assignment", "*", "--force")
+        assert done.returncode == 0, done.stderr[-3000:]
+
+        released = nbformat.read(root / "release" / "oracle" / "oracle.ipynb", as_version=4)
+        for student in SUBMISSIONS:
+            folder = root / "submitted" / student / "oracle"
+            folder.mkdir(parents=True)
+            nbformat.write(submission(released, student), folder / "oracle.ipynb")
+            shutil.copy(ORACLE / "measurements.csv", folder)
+        for path in OURS:
+            for student, source in (("solution", path), ("stub", None)):
+                folder = root / "submitted" / student / path.stem
+                folder.mkdir(parents=True)
+                shutil.copy(source or root / "release" / path.stem / path.name, folder)
+        done = nbgrader(root, "autograde", "*", "--create", "--force")
+        assert done.returncode == 0, done.stderr[-3000:]
+
+        from nbgrader.api import Gradebook  # read the scores nbgrader stored
+
+        scores = {}
+        with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
+            for assignment in gradebook.assignments:
+                for notebook in assignment.notebooks:
+                    for graded in notebook.submissions:
+                        scores[(assignment.name, graded.student.id)] = {
+                            grade.name: grade.auto_score for grade in graded.grades
+                        }
+    return Course(root, scores, root / "release" / "oracle" / "oracle.ipynb")
+
+
+@pytest.fixture(scope="session")
+def hookviz_grades(course, tmp_path_factory) -> dict:
+    """hookviz grade on the same ten submissions: student -> grade_id -> (points, outcome)."""
+    root = tmp_path_factory.mktemp("hookviz-oracle")
+    # hookviz refuses ### AUTOTEST (test_the_autotest_cell_is_refused_naming_it); the instructor
+    # pastes the cell as nbgrader's release expands it, as the refusal says.
+    released = {grade_id(c): c for c in nbformat.read(course.released, as_version=4).cells}
+    source = nbformat.read(ORACLE / "oracle.ipynb", as_version=4)
+    for cell in source.cells:
+        if grade_id(cell) == "test_cube":
+            cell.source = released["test_cube"].source
+    (root / "oracle").mkdir()
+    nbformat.write(source, root / "oracle" / "oracle.ipynb")
+    shutil.copy(ORACLE / "measurements.csv", root / "oracle")
+    for student in SUBMISSIONS:  # nbgrader's layout, without our assignments' submissions
+        shutil.copytree(
+            course.root / "submitted" / student / "oracle", root / "submitted" / student
+        )
+    with private_jupyter_dirs(root / "jupyter"):
+        summary = grade_folder(
+            root / "submitted", root / "oracle" / "oracle.ipynb", root / "out", OPTIONS
+        )
+    return {
+        result.student: {
+            "checks": {c.grade_id: (c.points, c.outcome) for c in result.checks},
+            "flags": result.flags,
+        }
+        for result in summary.results
+    }
+
+
+# -- the oracle ------------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_nbgrader_and_hookviz_agree_check_by_check_except_where_said(
+    course, hookviz_grades
+) -> None:
+    assert sorted(hookviz_grades) == sorted(SUBMISSIONS)
+    for student in SUBMISSIONS:
+        by_nbgrader = course.scores[("oracle", student)]
+        by_hookviz = {gid: points for gid, (points, _) in hookviz_grades[student]["checks"].items()}
+        for gid in AUTO_CHECKS:
+            assert by_nbgrader[gid] == expected(student, "nbgrader")[gid], (
+                student,
+                gid,
+                "nbgrader",
+            )
+            assert by_hookviz[gid] == expected(student, "hookviz")[gid], (student, gid, "hookviz")
+            if "nbgrader" not in SUBMISSIONS[student] and "hookviz" not in SUBMISSIONS[student]:
+                assert by_nbgrader[gid] == by_hookviz[gid], (student, gid)
+    # Where they differ on purpose, hookviz says why in the outcome.
+    forged = hookviz_grades["s07_forged"]["checks"]
+    assert forged["test_squares"][1] != "passed" and forged["test_squares_hidden"][1] != "passed"
+    silenced = hookviz_grades["s10_silenced"]["checks"]
+    assert silenced["test_mean_value"][1] == silenced["test_cube"][1] == "tampered"
+
+
+@pytest.mark.slow
+def test_a_notebook_released_by_nbgrader_is_flagged_only_for_what_its_student_did(
+    hookviz_grades,
+) -> None:
+    for student, graded in hookviz_grades.items():
+        about_checks = [f for f in graded["flags"] if f.startswith("check-")]
+        if student == "s08_edited_test":  # emptied its test cell
+            assert about_checks == ["check-edited (test_squares)"]
+        else:
+            assert about_checks == [], student
+
+
+@pytest.mark.slow
+def test_the_written_answer_is_left_to_a_person_by_both(course, hookviz_grades) -> None:
+    # nbgrader: no auto score for an answered question, 0 for one left as released.
+    assert course.scores[("oracle", "s01_correct")]["explain_squares"] is None
+    assert course.scores[("oracle", "s03_off_by_one")]["explain_squares"] == 0
+    assert hookviz_grades["s01_correct"]["checks"]["explain_squares"][1] == "needs-manual-grade"
+    release = course.released.read_text(encoding="utf-8")
+    assert "MODEL ANSWER" not in release and "YOUR ANSWER HERE" in release
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", OURS, ids=[p.stem for p in OURS])
+def test_our_assignments_score_full_for_the_solution_and_zero_for_the_stubs(course, path) -> None:
+    solution = course.scores[(path.stem, "solution")]
+    stub = course.scores[(path.stem, "stub")]
+    notebook = nbformat.read(path, as_version=4)
+    points = {
+        grade_id(c): float(c.metadata.nbgrader["points"])
+        for c in notebook.cells
+        if c.metadata.get("nbgrader", {}).get("grade") is True
+    }
+    assert points and solution == points, "nbgrader does not give our solution full marks"
+    assert stub == dict.fromkeys(points, 0.0), "nbgrader gives our untouched stubs points"
+
+
+@pytest.mark.slow
+def test_nbgrader_validate_accepts_our_exercises_and_fails_their_stubs(course) -> None:
+    exercises = sorted((REPO / "exercises").glob("[0-9][0-9]-*.ipynb"))
+    with private_jupyter_dirs(course.root / "jupyter"):
+        done = nbgrader(course.root, "validate", *map(str, exercises))
+    output = done.stdout + done.stderr
+    assert "may be corrupted" not in output, output[-3000:]  # our metadata is nbgrader's
+    assert "Success!" not in done.stdout, done.stdout[-3000:]  # no stub passes
+    failed = re.findall(r"VALIDATION FAILED ON \d+ CELL", done.stdout)
+    assert len(failed) == len(exercises), done.stdout[-3000:]
+
+
+# -- what needs no nbgrader run ------------------------------------------------------------------
+
+
+def test_the_autotest_cell_is_refused_naming_it() -> None:
+    with pytest.raises(NotebookError) as caught:
+        load_assignment(ORACLE / "oracle.ipynb")
+    message = str(caught.value)
+    assert "(grade_id test_cube)" in message and "### AUTOTEST" in message
+    assert "nbgrader generate_assignment" in message  # and what to do about it
+
+
+@pytest.mark.parametrize(
+    "meta, cell_type",
+    [
+        ({"grade": True, "solution": False, "locked": True, "points": 2}, "code"),
+        ({"grade": True, "solution": False, "locked": False, "points": 0.5}, "code"),
+        ({"grade": False, "solution": True, "locked": False}, "code"),
+        ({"grade": True, "solution": True, "locked": False, "points": 3}, "markdown"),
+        ({"grade": False, "solution": False, "locked": True}, "code"),
+        ({"locked": True}, "markdown"),
+    ],
+)
+def test_our_checksum_is_nbgraders(meta, cell_type) -> None:
+    from nbgrader.utils import compute_checksum
+
+    make = nbformat.v4.new_code_cell if cell_type == "code" else nbformat.v4.new_markdown_cell
+    cell = make("x = 1\nassert x == 1", metadata={"nbgrader": {"grade_id": "q1", **meta}})
+    assert nbgrader_checksum(cell) == compute_checksum(cell)
+
+
+def test_a_built_exercise_with_guarded_checks_is_not_flagged(tmp_path) -> None:
+    """`hookviz build` adds a guard line to each check; a student who edited nothing is not told
+    that the check changed, whether nbgrader rewrote the checksums or not."""
+    solution = REPO / "solutions" / "01-apply.ipynb"
+    assignment = load_assignment(solution)
+    handed_out = exercise_from_solution(
+        nbformat.read(solution, as_version=4), CONFIG, "s.ipynb", "e.ipynb"
+    )
+    assert merge(assignment, handed_out).flags == []
+    for cell in handed_out.cells:  # as if re-released by nbgrader: its checksums, ours gone
+        if cell.metadata.get("nbgrader", {}).get("checksum"):
+            cell.metadata.pop("hookviz", None)
+            cell.metadata.nbgrader["checksum"] = nbgrader_checksum(cell)
+    assert merge(assignment, handed_out).flags == []
+
+
+def wrong_double(x):
+    return x + 2  # a wrong answer for the checks below
+
+
+HINT = Hint("Multiply, do not add.")
+
+
+def test_under_nbgrader_a_check_that_did_not_pass_raises_at_its_sentinel(
+    monkeypatch, capsys
+) -> None:
+    line = "[hookviz] check_wrong_double: finished\n"
+    check = checks.Check("wrong_double")
+    check.equal(wrong_double(3), 6, "wrong_double(3) is 6", hint=HINT)
+    checks.sentinel("check_wrong_double")  # hookviz grade: the sentinel prints, the ✗ costs
+    assert capsys.readouterr().out.endswith(line)
+
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    check = checks.Check("wrong_double")
+    check.equal(wrong_double(3), 6, "wrong_double(3) is 6", hint=HINT)
+    with pytest.raises(AssertionError, match="check_wrong_double: the checks of wrong_double"):
+        checks.sentinel("check_wrong_double")
+    assert "finished" not in capsys.readouterr().out
+    check = checks.Check("wrong_double")  # a check that passes still prints its sentinel
+    check.equal(wrong_double(0), 2, "wrong_double(0) is 2", hint=HINT)
+    checks.sentinel("check_wrong_double")
+    assert capsys.readouterr().out.endswith(line)
+    checks.Check("not_written_yet")  # ○: the answer is missing, so it does not pass either
+    with pytest.raises(AssertionError, match="the checks of not_written_yet"):
+        checks.sentinel("check_not_written_yet")
