@@ -14,7 +14,7 @@ from tests.processes import RUN_TAG, tagged
 
 TESTS = Path(__file__).resolve().parent
 # Test files (paths under tests/) whose tests also run pinned like Google Colab (`make test-colab`).
-COLAB_FILES = ("test_notebooks.py", "test_widgets_monitor.py", "course/test_exercises", "widgets/")
+COLAB_FILES = ("test_notebooks.py", "course/test_exercises", "widgets/")
 # Folders with none of them: not even their conftest.py is read when pinned like Colab.
 NOT_COLAB = ("browser", "commands", "course/authoring", "grading", "site")
 
