@@ -20,9 +20,16 @@ function badTensor(t) {
   return Boolean(t && (t.nan || t.inf));
 }
 
-// min and max as shown: after "≈" when estimated from a sample (record's exact=False).
+// min, max and the norm as shown: after "≈" when estimated from a sample (record's exact=False).
 function extreme(t, k) {
   return `${t.exact === false ? "≈" : ""}${fmt(t[k])}`;
+}
+
+// A gradient's flag, saying so when the norm behind it is a sample's estimate.
+function flagText(row) {
+  if (!row.flag) return "";
+  const text = FLAG_TEXT[row.flag] || row.flag;
+  return row.grad && row.grad.exact === false ? `${text} (norm estimated)` : text;
 }
 
 function warningText(row) {
@@ -30,7 +37,7 @@ function warningText(row) {
   const out = row.out;
   if (out && out.nan) notes.push(`⚠ NaN since step ${out.bad_step}`);
   else if (out && out.inf) notes.push(`⚠ Inf since step ${out.bad_step}`);
-  if (row.flag) notes.push(FLAG_TEXT[row.flag] || row.flag);
+  if (row.flag) notes.push(flagText(row));
   return notes.join(" · ");
 }
 
@@ -468,7 +475,7 @@ const LIVE_CELLS = {
     cell.classList.toggle("hv-bad", badTensor(out));
   },
   grad_norm: (cell, { grad }) => {
-    cell.textContent = grad ? fmt(grad.norm) : "";
+    cell.textContent = grad ? extreme(grad, "norm") : "";
   },
   warnings: (cell, row) => {
     const warning = warningText(row);
@@ -553,7 +560,7 @@ function tensorBlock(title, t, trendLabel, note) {
     h(
       "div",
       { class: "hv-mono hv-stats" },
-      `mean ${fmt(t.mean)} · std ${fmt(t.std)} · min ${extreme(t, "min")} · max ${extreme(t, "max")} · norm ${fmt(t.norm)}`,
+      `mean ${fmt(t.mean)} · std ${fmt(t.std)} · min ${extreme(t, "min")} · max ${extreme(t, "max")} · norm ${extreme(t, "norm")}`,
     ),
     bigHistogram(t),
   );
@@ -623,8 +630,11 @@ function gradientsView(model, modules) {
             style: `width:${(Math.max(0, Math.min(1, fraction)) * 100).toFixed(1)}%`,
           }),
         ),
-        h("span", { class: "hv-gvalue hv-mono", text: v === null ? "–" : fmt(v) }),
-        h("span", { class: "hv-warn", text: row.flag ? FLAG_TEXT[row.flag] || row.flag : "" }),
+        h("span", {
+          class: "hv-gvalue hv-mono",
+          text: v === null ? "–" : `${row.grad && row.grad.exact === false ? "≈" : ""}${fmt(v)}`,
+        }),
+        h("span", { class: "hv-warn", text: flagText(row) }),
       );
     });
     node.replaceChildren(
