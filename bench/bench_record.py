@@ -125,8 +125,9 @@ def tensors_in(value):
 
 class FloorHooks:
     """The floor under an exact recorder, on the same modules as record(): a forward hook per
-    module and a tensor hook on each output, doing nothing but one aminmax and one norm per
-    output and per output gradient (what keeps min, max, NaN, Inf and the norm exact).
+    module and a tensor hook on each output, doing nothing but one aminmax per output and per
+    output gradient and one norm per output gradient (what keeps min, max, NaN and Inf exact,
+    and a gradient's norm, on which flags rest).
     ``reduce=False``: empty hooks. (A tensor hook sees a tensor's total gradient, not a call's
     own share as torch's full hooks do: the floor is a bound under any exact recorder, not one.)"""
 
@@ -143,7 +144,6 @@ class FloorHooks:
         for t in tensors_in(output):
             if self.reduce:
                 torch.aminmax(t)
-                torch.linalg.vector_norm(t)
             if t.requires_grad:
                 t.register_hook(self.on_gradient)
 
@@ -167,8 +167,8 @@ class GatherHooks:
     is its Python bookkeeping and its flushes.
 
     ``exact=True``: before a large tensor's gather, record()'s exact pass too (one ``aminmax``
-    into a pair of cells read on the host, the NaN/Inf probe on their difference, and the norm
-    into a third cell): what record() would cost with no bookkeeping at all, so its ratio to the
+    into a pair of cells read on the host, the NaN/Inf probe on their difference, and for a
+    gradient the norm into a third cell): what record() would cost with no bookkeeping at all, so its ratio to the
     floor is the least record() can read against it with these hooks."""
 
     def __init__(self, model: nn.Module, modules, *, exact: bool = False):
@@ -183,7 +183,7 @@ class GatherHooks:
         # (id, version) -> the tensor gathered; forgotten every 512, as record() forgets at a flush
         self.seen: dict[tuple[int, int], weakref.ref] = {}
 
-    def gather(self, t: torch.Tensor) -> None:
+    def gather(self, t: torch.Tensor, gradient: bool) -> None:
         found = self.where.get(t.numel())
         if found is None:
             found = self.place(t.numel())
@@ -191,19 +191,20 @@ class GatherHooks:
         if t.requires_grad and torch.is_grad_enabled():  # grad mode off as record() does it
             _set_grad_enabled(False)
             try:
-                self.read(t, positions, row)
+                self.read(t, positions, row, gradient)
             finally:
                 _set_grad_enabled(True)
         else:
-            self.read(t, positions, row)
+            self.read(t, positions, row, gradient)
 
-    def read(self, t: torch.Tensor, positions: torch.Tensor, row: torch.Tensor) -> None:
+    def read(self, t: torch.Tensor, positions: torch.Tensor, row: torch.Tensor, gradient: bool):
         if self.exact and t.dtype is torch.float32 and t.numel() > summaries.SAMPLE_SIZE:
             torch.aminmax(t, out=self.cells[:2])
             lo, hi = self.host[0], self.host[1]
             if not math.isfinite(hi - lo):
                 self.non_finite += 1
-            torch.linalg.vector_norm(t, out=self.cells[2])
+            if gradient:
+                torch.linalg.vector_norm(t, out=self.cells[2])
         torch.take(t, positions, out=row)
 
     def place(self, n: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -213,7 +214,7 @@ class GatherHooks:
         found = self.where[n] = (positions, self.lane.row(0)[: len(positions)])
         return found
 
-    def gather_once(self, t: torch.Tensor) -> bool:
+    def gather_once(self, t: torch.Tensor, gradient: bool = False) -> bool:
         """Gather ``t`` unless this version was gathered (the same gradient often reaches two
         tensors); True if it was new."""
         key = (id(t), t._version)
@@ -223,13 +224,13 @@ class GatherHooks:
         if len(self.seen) >= summaries.BUFFER_ROWS // 2:
             self.seen.clear()
         self.seen[key] = weakref.ref(t)
-        self.gather(t)
+        self.gather(t, gradient)
         return True
 
     def on_gradients(self, grads, ctx) -> None:
         for grad in grads:
             if grad is not None:
-                self.gather_once(grad)
+                self.gather_once(grad, gradient=True)
 
     def through_node(self, values: tuple) -> tuple | None:
         """``values`` with the tensors that need a gradient passed through one identity node."""
@@ -364,11 +365,16 @@ def nets(build, x, y, attached: list, make=None) -> Turns:
     return Turns(steps)
 
 
+WORKLOAD = ""  # --workload: run only the floor workloads whose title contains this
+
+
 def against_the_floor(rounds: int = 300, small: bool = False) -> list[str]:
     """Every workload of FLOOR_WORKLOADS, against its bare step and its floor (``small``: on the
     smoke run's inputs)."""
     lines = []
     for title, (build, shape, classes, smoke_shape) in FLOOR_WORKLOADS.items():
+        if WORKLOAD not in title:
+            continue
         if small:
             shape = smoke_shape
             title = f"{title} [smoke run: input {shape}]"
@@ -403,6 +409,16 @@ def floor_workload(
                 build, x, y, attached, lambda m: BEFORE.record(m, modules=computing_modules)
             )
             configs.append(before.config("record(), before"))
+            no_norm = tuple(k for k in hv.recording.STATS if k != "norm")
+            configs.append(
+                nets(
+                    build,
+                    x,
+                    y,
+                    attached,
+                    lambda m: hv.record(m, modules=computing_modules, stats=no_norm),
+                ).config("record(), no norm")
+            )
         configs.append(nets(build, x, y, attached).config("bare step, again (the noise floor)"))
         timings = interleaved(configs, rounds=rounds, block=FLOOR_BLOCK, warmup=2 * COPIES)
     finally:
@@ -436,7 +452,11 @@ def floor_workload(
         ("record()", "gather + exact pass", "record()'s bookkeeping and flushes"),
     ]
     if BEFORE is not None:
-        pairs.append(("record()", "record(), before", "today's record() against the earlier one"))
+        pairs += [
+            ("record()", "record(), before", "today's record() against the earlier one"),
+            ("record(), no norm", "record(), before", "what the identity nodes cost"),
+            ("record()", "record(), no norm", "what the exact norm costs"),
+        ]
     for name, against, meaning in pairs:
         low, high = timings.total_ratio_interval(name, against)
         lines.append(
@@ -757,7 +777,12 @@ def main() -> None:
         type=Path,
         help="a checkout of an earlier hookviz: its record() joins the floor comparison",
     )
+    parser.add_argument(
+        "--workload", default="", help="the floor: only workloads whose title contains this"
+    )
     args = parser.parse_args()
+    global WORKLOAD
+    WORKLOAD = args.workload
     if args.before is not None:
         global BEFORE
         BEFORE = load_before(args.before)

@@ -119,17 +119,20 @@ class Recording:
     records every N-th step; a step starts at each top-level call of ``model``.
     ``max_events`` bounds memory: the oldest events are dropped first.
 
-    ``exact``: True (the default) keeps min, max, the norm and the NaN/Inf counts exact for every
-    tensor, with one full pass over each tensor larger than ``summaries.SAMPLE_SIZE`` elements
-    (two for the norm): a dashboard that shows a max, or flags a vanishing gradient, must show
-    the true one (mean, std, zeros and histogram of such a tensor are always estimated from a
-    sample). ``exact=False`` skips that pass, for large models on a CPU: every statistic of a
+    ``exact``: True (the default) keeps min, max and the NaN/Inf counts exact for every tensor,
+    and a gradient's norm, with one full pass over each tensor larger than
+    ``summaries.SAMPLE_SIZE`` elements (a second for a gradient's norm): a dashboard that shows
+    a max, or flags a vanishing gradient, must show the true one. Mean, std, zeros and
+    histogram of such a tensor, and an output's norm, are always estimated from a sample
+    (``TensorStats.norm_exact`` says which norms are; a second pass on every output would cost
+    a tenth of a small conv net's step, bench/README.md). ``exact=False`` skips that pass, for large models on a CPU: every statistic of a
     large tensor is then estimated from its sample (min and max are the sample's, the norm is
     the sample's scaled to the tensor's size, NaN and Inf counts the sample's scaled likewise;
     an outlier or a NaN outside the sample is missed). What each costs is measured by
     bench/bench_record.py; its figures are in bench/README.md.
-    Estimates are flagged wherever they are shown: ``TensorStats.exact`` is False, ``brief()``
-    and ``table()`` write ``max≈...``, and HookMonitor marks them. Tensors of at most
+    Estimates are flagged wherever they are shown: ``TensorStats.exact`` (and ``norm_exact``)
+    is False, ``brief()`` and ``table()`` write ``max≈...`` (``norm≈``), and HookMonitor marks
+    them. Tensors of at most
     SAMPLE_SIZE elements are kept whole and stay exact either way.
 
     ``clock``: where events take their ``seq`` numbers from (default: a fresh count from 0);

@@ -51,6 +51,7 @@ NOT_COUNTED = -1  # ROW_NAN / ROW_INF when the hook took no exact count
 KEPT_WHOLE = 0  # the whole tensor: every statistic exact
 KEPT_SAMPLE = 1  # a sample, and the hook's exact pass (min, max, NaN, Inf)
 KEPT_SAMPLE_ONLY = 2  # a sample alone (exact=False): every statistic estimated from it
+KEPT_SAMPLE_NORM = 3  # a sample, the exact pass, and the exact norm (a gradient's)
 
 # extremes (array "d"): a row's exact min, max and norm when its hook read them (NaN: not read)
 EXTREMES_FIELDS = ("min", "max", "norm")
@@ -106,10 +107,11 @@ class TensorStats:
 
     Statistics not asked for (``record(stats=...)``) are None. For tensors larger than
     ``summaries.SAMPLE_SIZE`` elements, mean, std, zero_fraction and histogram are estimated
-    from a fixed-stride sample (``sampled`` is True); min, max, the norm and the NaN/Inf counts
-    are exact, unless the recording was made with ``exact=False``: then they are estimated from
-    the sample too (min and max of the sample, its norm and its NaN and Inf counts scaled to the
-    tensor's size) and ``exact`` is False. Mean, std and norm are taken over the finite values; NaN and
+    from a fixed-stride sample (``sampled`` is True); min, max and the NaN/Inf counts are exact,
+    and so is a gradient's norm (``norm_exact``: a flag rests on it), unless the recording was
+    made with ``exact=False``: then they are estimated from the sample too (min and max of the
+    sample, its norm and its NaN and Inf counts scaled to the tensor's size) and ``exact`` is
+    False. An output's norm is the sample's, scaled (``norm_exact`` False, written ``norm≈``). Mean, std and norm are taken over the finite values; NaN and
     Inf are counted apart; so are min and max, when NaN/Inf counts are asked for too (without
     them, a large tensor's exact min and max are torch's own, NaN when a NaN is present).
     """
@@ -136,6 +138,7 @@ class TensorStats:
     exact: bool = (
         True  # False: min, max, norm, NaN and Inf are estimates from the sample (exact=False)
     )
+    norm_exact: bool = True  # False: the norm is the sample's, scaled to the tensor's size
     text: str | None = None  # repr of a non-tensor value
 
     @property
@@ -161,7 +164,7 @@ class TensorStats:
             ("mean", self.mean, "="),
             ("std", self.std, "="),
             ("max", self.max, extreme),
-            ("norm", self.norm, extreme),
+            ("norm", self.norm, "=" if self.norm_exact else "≈"),
         ):
             if value is not None:
                 parts.append(f"{label}{sign}{_fmt(value)}")
@@ -389,6 +392,7 @@ class Reader:
             sampled=kept != KEPT_WHOLE,
             sample_size=record[ROW_LENGTH],
             exact=kept != KEPT_SAMPLE_ONLY,
+            norm_exact=kept in (KEPT_WHOLE, KEPT_SAMPLE_NORM),
         )
         c = chunk.stats[row * STAT_WIDTH : (row + 1) * STAT_WIDTH]
         want = self.want

@@ -3,10 +3,11 @@
 The design keeps the cost inside a hook small:
 - A hook writes a fixed-size sample of each tensor into a preallocated buffer row of its
   device's ``Lane`` (one copy) and, for a large tensor, takes one exact pass (min/max, which
-  also reveals NaN and Inf) and, when the norm is asked for, a second (the norm: a gradient's
-  norm is what a dashboard flags as vanishing or exploding, so it must not be a sample's
-  guess), unless ``record(exact=False)``: then min, max, the norm, NaN and Inf are estimated
-  from the sample. How a (shape, dtype, layout) is kept is planned once (``RowPlan``).
+  also reveals NaN and Inf) and, for a gradient when the norm is asked for, a second (a
+  gradient's norm is what a dashboard flags as vanishing or exploding, so it must not be a
+  sample's guess; an output's norm stays an estimate, flagged, to keep forward hooks cheap),
+  unless ``record(exact=False)``: then min, max, the norm, NaN and Inf are estimated from the
+  sample. How a (shape, dtype, layout) is kept is planned once (``RowPlan``).
 - A hook appends one tuple per event and one per row to ``Pending``; the flush lays them out
   in the flat columns ``store`` defines, and ``batch_stats`` computes the statistics of all
   buffered rows together.
@@ -22,13 +23,16 @@ from typing import Any, NamedTuple
 import torch
 
 from .store import (
+    BACKWARD_PRE,
     KEPT_SAMPLE,
+    KEPT_SAMPLE_NORM,
     KEPT_SAMPLE_ONLY,
     KEPT_WHOLE,
     LEAF_WIDTH,
     NO_ROW,
     NOT_COUNTED,
     ROW_NUMEL,
+    ROW_SAMPLED,
     ROW_WIDTH,
     TensorStats,
 )
@@ -58,6 +62,14 @@ _grad_enabled = torch.is_grad_enabled
 _inference_mode = torch.is_inference_mode_enabled
 # torch's own switch (what torch.no_grad calls), for the hot path; the public one if it is gone
 _set_grad_enabled = getattr(torch._C, "_set_grad_enabled", torch.set_grad_enabled)
+
+
+class NormTaken(tuple):
+    """EXACT_CELLS of a row whose norm the hook took exactly (on the host, or on the device)."""
+
+    __slots__ = ()
+
+
 # no exact pass: min, max, norm, NaN, Inf (EXACT_CELLS)
 _NOT_TAKEN = (math.nan, math.nan, math.nan, NOT_COUNTED, NOT_COUNTED)
 _MANY_LEAVES = -1  # a log entry's LOG_NAME when its LOG_ROW lists the event's leaves
@@ -125,7 +137,7 @@ class Needs:
         self.lo = bool(self.stats & {"min", "histogram"})
         self.hi = bool(self.stats & {"max", "histogram"})
         self.minmax = self.lo or self.hi
-        self.norm = exact and "norm" in self.stats  # a large tensor's norm taken exactly
+        self.norm = exact and "norm" in self.stats  # a large gradient's norm taken exactly
         self.nonfinite = bool(self.stats & {"nan", "inf"})
 
 
@@ -293,9 +305,10 @@ class Pending:
     def add_event(self, seq: int, step: int, phase: int, path_id: int, call: int, leaves) -> None:
         """Append one event; each tensor gets a buffer row, shared by aliases of the same version."""
         found = []  # (leaf record, its text or None)
+        gradient = phase >= BACKWARD_PRE
         for name, value in leaves:
             if isinstance(value, torch.Tensor):
-                found.append((self.tensor_leaf(name, value), None))
+                found.append((self.tensor_leaf(name, value, gradient), None))
             else:
                 name_id = self.names.index.get(name)
                 if name_id is None:
@@ -331,16 +344,18 @@ class Pending:
             # off costs less than detach(), which makes a new tensor each time
             _set_grad_enabled(False)
             try:
-                row = self._write(value)
+                row = self._write(value, phase >= BACKWARD_PRE)
             finally:
                 _set_grad_enabled(True)
         else:
-            row = self._write(value)
+            row = self._write(value, phase >= BACKWARD_PRE)
         if dedup_on:
             self.dedup[key] = (weakref.ref(value), row)
         self.log.append((seq, step, phase, path_id, call, name_id, row))
 
-    def tensor_leaf(self, name: str, value: torch.Tensor) -> tuple[int, int, int, int]:
+    def tensor_leaf(
+        self, name: str, value: torch.Tensor, gradient: bool = False
+    ) -> tuple[int, int, int, int]:
         """The leaf record (LEAF_FIELDS) of one tensor, writing its row unless this version has one."""
         name_id = self.names.index.get(name)
         if name_id is None:
@@ -354,7 +369,7 @@ class Pending:
         if hit is not None and hit[0]() is value:
             row = hit[1]
         else:
-            row = self._write(value.detach())
+            row = self._write(value.detach(), gradient)
             if dedup_on:
                 self.dedup[key] = (weakref.ref(value), row)
         return name_id, self.tensor_type, self.written[row][WRITTEN_PLAN].shape_id, row
@@ -371,6 +386,8 @@ class Pending:
             if plan.tiny:
                 tiny.append(row)
             rows.extend(plan.fields)  # in ROW_FIELDS order
+            if type(exact) is NormTaken:  # the hook took this gradient's norm exactly
+                rows[-len(plan.fields) + ROW_SAMPLED] = KEPT_SAMPLE_NORM
             if len(plan.fields) < ROW_WIDTH:  # sampled, with an exact pass: its NaN and Inf counts
                 rows.extend(exact[EXACT_NAN:])
             minmax.extend(exact[:EXACT_NAN])  # min, max, norm (EXTREMES_WIDTH)
@@ -433,14 +450,14 @@ class Pending:
         )
         return plan
 
-    def _write(self, t: torch.Tensor) -> int:
+    def _write(self, t: torch.Tensor, gradient: bool = False) -> int:
         """Copy a sample of ``t`` into the next buffer row; for a large ``t``, one exact pass
         (none when ``need.exact`` is False). ``t`` must not require grad, or grad mode be off
         (out= copies)."""
         if _inference_mode():
             # The buffers must stay normal tensors, which inference mode cannot write or make.
             with torch.inference_mode(False):
-                return self._write(t)
+                return self._write(t, gradient)
         written = self.written
         row = len(written)
         lane = self._cpu if t.is_cpu and self._cpu is not None else self._lane(t)
@@ -467,7 +484,7 @@ class Pending:
                 written.append((lane, slot, plan, _NOT_TAKEN))
                 return row
             # exact=False: the sample alone; batch_stats estimates from it
-            exact = self._exact.take(t, lane, slot) if self.need.exact else _NOT_TAKEN
+            exact = self._exact.take(t, lane, slot, gradient) if self.need.exact else _NOT_TAKEN
             # One gather (take reads t in its logical order, whatever its strides), after the
             # exact pass: its scattered runs then hit cache and TLB entries, not memory.
             if plan.float32:
@@ -495,16 +512,19 @@ class ExactPass:
         self.need = need
         self._pairs: dict[torch.dtype, tuple] = {}
 
-    def _count_non_finite(self, t: torch.Tensor) -> tuple[float, float, float, int, int]:
+    def _count_non_finite(
+        self, t: torch.Tensor, norm: bool
+    ) -> tuple[float, float, float, int, int]:
         """(min, max, norm of the finite values, NaN count, Inf count) of a tensor holding a NaN
-        or an Inf."""
+        or an Inf (``norm``: take the norm too)."""
         nans, infs = int(torch.isnan(t).sum()), int(torch.isinf(t).sum())
-        lo = hi = norm = math.nan
-        if self.need.minmax or self.need.norm:
+        lo = hi = math.nan
+        norm = math.nan if not norm else None
+        if self.need.minmax or norm is None:
             finite = t[torch.isfinite(t)]
             if finite.numel() and self.need.minmax:
                 lo, hi = finite.min().item(), finite.max().item()
-            if self.need.norm:
+            if norm is None:
                 norm = self._norm(finite) if finite.numel() else 0.0
         return lo, hi, norm, nans, infs
 
@@ -527,15 +547,18 @@ class ExactPass:
         torch.linalg.vector_norm(t, out=cells[2])
         return host[2]
 
-    def take(self, t: torch.Tensor, lane: Lane, slot: int) -> tuple[float, float, float, int, int]:
-        """Exact NaN and Inf counts, min/max and norm of a large tensor, as far as they were
-        asked for.
+    def take(
+        self, t: torch.Tensor, lane: Lane, slot: int, gradient: bool = False
+    ) -> tuple[float, float, float, int, int]:
+        """Exact NaN and Inf counts, min/max and (for a ``gradient``) the norm of a large tensor,
+        as far as they were asked for.
 
-        Returns EXACT_CELLS: (min, max, norm, NaN count, Inf count); NaN or NOT_COUNTED where the
-        value is deferred (a reduced scalar left on the device, read with all the others at the
-        flush) or not asked.
+        Returns EXACT_CELLS: (min, max, norm, NaN count, Inf count), a NormTaken when the norm
+        was taken; NaN or NOT_COUNTED where the value is deferred (a reduced scalar left on the
+        device, read with all the others at the flush) or not asked.
         """
         need = self.need
+        norm = need.norm and gradient
         if need.nonfinite and t.is_cpu:
             # On the CPU a reduced scalar is already in host memory, so reading it costs no
             # transfer; the one full pass shows whether a NaN or an Inf is there, and only then
@@ -549,8 +572,11 @@ class ExactPass:
                 lo = hi = math.nan
                 probe = t.sum().item()
             if math.isfinite(probe):
-                return lo, hi, (self._norm(t) if need.norm else math.nan), 0, 0
-            return self._count_non_finite(t)
+                if norm:
+                    return NormTaken((lo, hi, self._norm(t), 0, 0))
+                return lo, hi, math.nan, 0, 0
+            found = self._count_non_finite(t, norm)
+            return NormTaken(found) if norm else found
         # Otherwise (an accelerator, or no NaN/Inf counts asked for) nothing is read per module:
         # the reductions are written, on the device, into the row's cells of lane.exact.
         lo_cell, hi_cell, norm_cell, nan_cell, inf_cell = lane.exact_cells(slot)  # EXACT_CELLS
@@ -561,13 +587,14 @@ class ExactPass:
             torch.amin(t, dim=(), out=lo_cell)
         elif need.hi:
             torch.amax(t, dim=(), out=hi_cell)
-        if need.norm:  # over the finite values when NaN and Inf are counted apart
+        if norm:  # over the finite values when NaN and Inf are counted apart
             finite = torch.nan_to_num(t, nan=0.0, posinf=0.0, neginf=0.0) if need.nonfinite else t
             norm_cell.copy_(torch.linalg.vector_norm(finite, dtype=torch.float32))
         if need.nonfinite:
             torch.sum(torch.isnan(t), dtype=torch.float32, out=nan_cell)
             torch.sum(torch.isinf(t), dtype=torch.float32, out=inf_cell)
-        return math.nan, math.nan, math.nan, NOT_COUNTED, NOT_COUNTED
+        deferred = (math.nan, math.nan, math.nan, NOT_COUNTED, NOT_COUNTED)
+        return NormTaken(deferred) if norm else deferred
 
 
 INSIDE_VMAP = (

@@ -221,7 +221,7 @@ def test_small_tensor_statistics_are_exact():
     assert s.values is None  # 35 elements: too many to keep
 
 
-def test_large_tensors_are_sampled_but_nan_inf_min_max_and_norm_stay_exact():
+def test_large_tensors_are_sampled_but_nan_inf_min_max_stay_exact():
     torch.manual_seed(2)
     x = torch.randn(64, 1000) * 3 + 1
     x[17, 123] = float("nan")
@@ -240,7 +240,7 @@ def test_large_tensors_are_sampled_but_nan_inf_min_max_and_norm_stay_exact():
     bulk = finite[finite < 1e4]  # what a sample estimates: the bulk, not the one extreme
     assert s.mean == pytest.approx(float(bulk.mean()), abs=0.5)
     assert s.std == pytest.approx(float(bulk.std()), rel=0.15)
-    assert s.norm == pytest.approx(float(finite.norm()), rel=1e-5)  # exact, the extreme in it
+    assert s.norm == pytest.approx(float(bulk.norm()), rel=0.15) and not s.norm_exact  # a sample's
 
 
 @pytest.mark.parametrize(
@@ -577,7 +577,7 @@ def test_reading_a_tensor_that_requires_grad_leaves_grad_mode_and_the_graph_alon
     lane = next(iter(rec._pending.lanes.values()))
     assert not lane.buffer.requires_grad and lane.buffer.grad_fn is None
 
-    def broken(self, t):
+    def broken(self, t, gradient=False):
         raise RuntimeError("a read that fails")
 
     monkeypatch.setattr(summaries.Pending, "_write", broken)

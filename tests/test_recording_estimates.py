@@ -113,7 +113,9 @@ def test_brief_table_and_repr_show_the_estimates():
 
     rec, s = forward_stats(x, exact=True)
     assert "max=1e+04" in s.brief()
-    assert "≈" not in rec.table() and "exact=False" not in repr(rec)
+    table = rec.table()
+    assert "exact=False" not in repr(rec) and "max≈" not in table and "NaN≈" not in table
+    assert "norm≈" in table  # an output's norm is the sample's, whatever exact says
 
 
 def test_each_tensor_of_a_model_is_flagged_by_its_own_size():
@@ -232,3 +234,24 @@ def test_with_exact_false_the_norm_and_its_flag_say_they_are_estimates():
     page = monitor.to_html()
     assert f"≈{hv.widgets.base.number(grad.norm)}" in page
     assert "vanishing gradient (norm estimated from a sample)" in page
+
+
+def test_a_gradients_norm_is_exact_and_an_outputs_a_flagged_estimate():
+    """The exact pass takes the norm of gradients only (a flag rests on them); an output's norm
+    comes from its sample and says so."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(16, 4000))
+    x = torch.randn(8, 16)
+    with hv.record(model, modules=["0"]) as rec:
+        out = model(x)
+        out.retain_grad()
+        (out.sin() * 3).sum().backward()
+    (fwd,) = rec.select(phase="forward")
+    (pre,) = rec.select(phase="backward_pre")
+    assert fwd.main.sampled and not fwd.main.norm_exact and "norm≈" in fwd.main.brief()
+    assert pre.main.sampled and pre.main.norm_exact and "norm=" in pre.main.brief()
+    assert pre.main.norm == pytest.approx(float(out.grad.norm()), rel=1e-5)
+    with hv.record(model, modules=["0"], exact=False) as rec:
+        model(x).sin().sum().backward()
+    (pre,) = rec.select(phase="backward_pre")
+    assert not pre.main.norm_exact and "norm≈" in pre.main.brief()

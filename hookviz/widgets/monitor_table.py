@@ -107,7 +107,8 @@ class TensorSummary:
             "range": [number(v) for v in t.hist_range] if t.hist_range else None,
             "values": _json_values(t.values),
             "sampled": t.sampled,
-            "exact": t.exact,  # False: min, max, norm, NaN, Inf estimated from the sample (exact=False)
+            "exact": t.exact,
+            "norm_exact": t.norm_exact,  # False: the norm is the sample's (an output's, or exact=False)  # False: min, max, norm, NaN, Inf estimated from the sample (exact=False)
             "nan": self.nan_events,
             "inf": self.inf_events,
             "bad_step": self.first_bad_step,
@@ -296,8 +297,8 @@ def _warning_text(summary: ModuleSummary, flag: str | None, *, estimated: bool =
 
 
 def _estimated(t: TensorStats | None) -> bool:
-    """True for a sampled tensor's statistics taken without the exact pass (exact=False)."""
-    return bool(t) and t.sampled and not t.exact
+    """True when a gradient's norm is a sample's estimate (exact=False)."""
+    return bool(t) and not t.norm_exact
 
 
 def _text(value: float | None, *, estimated: bool = False) -> str:

@@ -20,16 +20,18 @@ function badTensor(t) {
   return Boolean(t && (t.nan || t.inf));
 }
 
-// min, max and the norm as shown: after "≈" when estimated from a sample (record's exact=False).
+// min and max as shown: after "≈" when estimated from a sample (record's exact=False); the norm
+// after "≈" when it is the sample's (an output's always, a gradient's with exact=False).
 function extreme(t, k) {
-  return `${t.exact === false ? "≈" : ""}${fmt(t[k])}`;
+  const estimated = k === "norm" ? t.norm_exact === false : t.exact === false;
+  return `${estimated ? "≈" : ""}${fmt(t[k])}`;
 }
 
 // A gradient's flag, saying so when the norm behind it is a sample's estimate.
 function flagText(row) {
   if (!row.flag) return "";
   const text = FLAG_TEXT[row.flag] || row.flag;
-  return row.grad && row.grad.exact === false ? `${text} (norm estimated)` : text;
+  return row.grad && row.grad.norm_exact === false ? `${text} (norm estimated)` : text;
 }
 
 function warningText(row) {
@@ -632,7 +634,8 @@ function gradientsView(model, modules) {
         ),
         h("span", {
           class: "hv-gvalue hv-mono",
-          text: v === null ? "–" : `${row.grad && row.grad.exact === false ? "≈" : ""}${fmt(v)}`,
+          text:
+            v === null ? "–" : `${row.grad && row.grad.norm_exact === false ? "≈" : ""}${fmt(v)}`,
         }),
         h("span", { class: "hv-warn", text: flagText(row) }),
       );
