@@ -12,6 +12,7 @@ from .commands import (
     grade,
     gradebook,
     import_nbgrader,
+    init,
     merge_manual,
     new,
     report,
@@ -21,7 +22,19 @@ from .commands import (
 from .commands.common import EXIT_ERROR, EXIT_OK, EXIT_STALE  # noqa: F401 (the exit codes of main)
 
 # Each command's module (hookviz/commands/<name>.py) owns its parser and its run; in help order.
-COMMANDS = (build, site, new, run, import_nbgrader, grade, export, gradebook, report, merge_manual)
+COMMANDS = (
+    init,
+    build,
+    site,
+    new,
+    run,
+    import_nbgrader,
+    grade,
+    export,
+    gradebook,
+    report,
+    merge_manual,
+)
 
 
 def parser() -> argparse.ArgumentParser:

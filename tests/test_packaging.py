@@ -73,17 +73,15 @@ def test_lazy_names_resolve_and_unknown_names_fail_clearly():
         raise AssertionError("an unknown attribute must raise AttributeError")
 
 
-def test_the_package_data_ships_every_hints_and_predictions_file():
-    """Colab installs hookviz from the repository: the hints of every assignment must come with it."""
-    patterns = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"][
-        "package-data"
-    ]["hookviz.course"]
-    package = ROOT / "hookviz" / "course"
-    shipped = {path for pattern in patterns for path in package.glob(pattern)}
-    needed = set((package / "hints").glob("*.toml")) | set((package / "predictions").glob("*.toml"))
-    assert needed and needed <= shipped
+def test_no_course_content_ships_inside_the_package():
+    """Hints and predictions are the course's (hints/, predictions/ beside course.toml): the
+    package ships none, and every assignment of this course has its hints file there."""
+    package = ROOT / "hookviz"
+    assert not list(package.rglob("*.toml"))
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert "hookviz.course" not in data["package-data"]
     solutions = {path.stem for path in (ROOT / "solutions").glob("*.ipynb")}
-    assert {path.stem for path in (package / "hints").glob("*.toml")} == solutions
+    assert {path.stem for path in (ROOT / "hints").glob("*.toml")} == solutions
 
 
 def test_the_package_data_ships_every_file_the_site_is_built_from():

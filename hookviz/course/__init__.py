@@ -4,7 +4,9 @@ What students' notebooks import sits here, at the top (``from hookviz.course imp
 
     checks.py        the check cells' ✓ / ✗ (Check and its parts), hints in levels, the sentinel
     diagnose.py      named mistakes and their hints; values.py, tracebacks.py: what a ✗ shows
-    hint_files.py    hints/NN-name.toml; predictions.py: predict-then-run, predictions/*.toml
+    content.py       where a notebook finds the course's hints/ and predictions/ (the course's
+                     files, or what `hookviz build` packed into the notebook)
+    hint_files.py    an assignment's hints in levels; predictions.py: predict-then-run
     conventions.py   the vocabulary the checks print and the grader reads (marks, outcomes, flags)
 
 The instructor's tools, which students never import:

@@ -26,8 +26,9 @@ Four rules keep the grade honest and fair:
 Hints come in levels, counted per check in the running kernel: the first failed run shows a
 nudge (the concept and the torch doc to read), the second a sharper one, and the code-level
 hint appears only from the third, or on request with ``checks.hint("print_module")``. The
-hints of an assignment live in ``hookviz/course/hints/<assignment>.toml``, out of the check
-cell students read; ``checks.assignment("01-apply")`` in the setup cell picks the file.
+hints of an assignment live in the course, in ``hints/<assignment>.toml``, out of the check
+cell students read (``hookviz.course.content`` says how a notebook finds them);
+``checks.assignment("01-apply")`` in the setup cell picks them.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ import torch
 from . import diagnose, inspections
 from .conventions import FAIL_MARK, NOT_DONE_MARK, PASS_MARK, HiddenTestFailed, sentinel_line
 from .diagnose import Hint
-from .hint_files import CODE_LEVEL, HINTS_DIR, hint_lines, load_hints
+from .hint_files import CODE_LEVEL, hint_lines, load_hints
 from .tracebacks import failing_function, is_stub, raised_text, root_cause, unknown_name
 from .values import (
     article,
@@ -65,7 +66,6 @@ from .values import (
 __all__ = [  # what check cells use: checks.Check, checks.difference, ...
     "CODE_LEVEL",
     "FAILED",
-    "HINTS_DIR",
     "NOT_DONE",
     "PASSED",
     "RERUN_ADVICE",
@@ -135,10 +135,11 @@ _KERNEL = _Kernel()
 
 
 def assignment(name: str) -> None:
-    """Use the hints of assignment ``name`` (``hints/<name>.toml``) in the checks that follow."""
+    """Use the hints of assignment ``name`` (the course's ``hints/<name>.toml``) in the checks
+    that follow."""
     if type(name) is not str or not name:
         raise TypeError(f"assignment needs the assignment's name, e.g. '01-apply', got {name!r}.")
-    _KERNEL.hints = load_hints(HINTS_DIR / f"{name}.toml")
+    _KERNEL.hints = load_hints(name)
     _KERNEL.assignment = name
 
 

@@ -1,4 +1,4 @@
-"""An assignment's hints file (``hints/<assignment>.toml``): loaded, and shown in levels.
+"""An assignment's hints (``hints/<assignment>.toml`` in the course): read, and shown in levels.
 
 The first failed run of a check shows the nudge, the second adds ``more``, and the code
 appears from the third run (``CODE_LEVEL``) or on request with ``checks.hint(name)``.
@@ -6,8 +6,7 @@ appears from the third run (``CODE_LEVEL``) or on request with ``checks.hint(nam
 
 from __future__ import annotations
 
-from pathlib import Path
-
+from .content import hints_text
 from .diagnose import Hint
 
 try:  # Python 3.11+
@@ -16,28 +15,30 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 CODE_LEVEL = 3  # the failed run of one check from which its code-level hint shows
-HINTS_DIR = Path(__file__).parent / "hints"
 
 
-def load_hints(path: Path) -> dict[str, dict[str, Hint]]:
-    """The hints in a TOML file: ``[answer.key]`` tables with ``nudge``, ``more`` and ``code``."""
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"no hints file {path.name} in {path.parent}: each assignment's hints live in "
-            "hookviz/course/hints/<assignment>.toml (see docs/CONVENTIONS.md)."
-        )
-    data = tomllib.loads(path.read_text(encoding="utf-8"))
+def load_hints(assignment: str) -> dict[str, dict[str, Hint]]:
+    """Assignment ``assignment``'s hints, wherever this notebook finds them (``content``)."""
+    text, source = hints_text(assignment)
+    return parse_hints(text, source)
+
+
+def parse_hints(text: str, source: str) -> dict[str, dict[str, Hint]]:
+    """The hints in TOML text (from ``source``, for messages): ``[answer.key]`` tables with
+    ``nudge``, ``more`` and ``code``."""
+    name = source.rsplit("/", 1)[-1]
+    data = tomllib.loads(text)
     hints: dict[str, dict[str, Hint]] = {}
     for answer, table in data.items():
         if not isinstance(table, dict):
-            raise ValueError(f"{path.name}: [{answer}] must be a table of hints, one per key.")
+            raise ValueError(f"{name}: [{answer}] must be a table of hints, one per key.")
         for key, entry in table.items():
             unknown = (
                 set(entry) - {"nudge", "more", "code", "why"} if isinstance(entry, dict) else None
             )
             if not isinstance(entry, dict) or unknown or not ({"nudge", "why"} & set(entry)):
                 raise ValueError(
-                    f"{path.name}: [{answer}.{key}] needs a nudge, and may have more and code "
+                    f"{name}: [{answer}.{key}] needs a nudge, and may have more and code "
                     "(or holds only the why of a ✓) "
                     f"(found {sorted(entry) if isinstance(entry, dict) else type(entry).__name__})."
                 )

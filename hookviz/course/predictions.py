@@ -1,7 +1,8 @@
 """The catalogue of predictions: questions whose answers live in TOML files, not in notebook cells.
 
 A notebook cell reads ``predict("apply-order")``: whoever reads the cell's source sees nothing
-of the answer. Each ``predictions/*.toml`` file next to this module holds tables such as::
+of the answer. The course's ``predictions/*.toml`` files (``hookviz.course.content`` says how a
+notebook finds them, in the course or packed into the notebook) hold tables such as::
 
     [apply-order]
     question = "In what order does `model.apply(fn)` call `fn`?"
@@ -20,7 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-FOLDER = Path(__file__).with_name("predictions")
+from . import content
+
 FIELDS = ("question", "choices", "answer", "why")
 REQUIRED = ("question", "answer", "why")
 _KEY = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
@@ -63,23 +65,13 @@ class Entry:
 
 
 def load_catalogue(folder: str | Path | None = None) -> dict[str, Entry]:
-    """Every entry of every ``*.toml`` file in ``folder`` (default: the shipped catalogue), by key."""
-    folder = FOLDER if folder is None else Path(folder)
-    if not folder.is_dir():
-        raise CatalogueError(
-            f"no prediction catalogue folder at {folder}: it should hold *.toml files."
-        )
-    entries: dict[str, Entry] = {}
-    for path in sorted(folder.glob("*.toml")):
-        for key, table in _read(path).items():
-            entry = _entry(path, key, table)
-            if key in entries:
-                raise CatalogueError(
-                    f"prediction key [{key}] is defined twice: in {entries[key].source.name} and in "
-                    f"{path.name}. Keys must be unique across all catalogue files: rename one."
-                )
-            entries[key] = entry
-    return entries
+    """Every prediction the notebook can show, by key: the course's (``content``), or those of
+    the ``*.toml`` files in ``folder`` when given."""
+    try:
+        tables = content.prediction_tables(None if folder is None else Path(folder))
+    except content.ContentError as error:
+        raise CatalogueError(str(error)) from None
+    return {key: _entry(Path(source), key, table) for key, (table, source) in tables.items()}
 
 
 def keys(folder: str | Path | None = None) -> list[str]:
@@ -105,24 +97,6 @@ def entry(key: str, folder: str | Path | None = None) -> Entry:
 def predict(key: str, *, theme: str = "auto", folder: str | Path | None = None):
     """The Prediction widget for catalogue entry ``key`` (the last line of a cell shows it)."""
     return entry(key, folder).widget(theme=theme)
-
-
-def _read(path: Path) -> dict[str, Any]:
-    try:
-        import tomllib
-    except ImportError:  # Python 3.10
-        try:
-            import tomli as tomllib
-        except ImportError as error:
-            raise CatalogueError(
-                f"reading {path.name} on Python 3.10 needs tomli: pip install tomli"
-            ) from error
-    try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise CatalogueError(f"cannot read prediction catalogue {path}: {error}") from error
-    except tomllib.TOMLDecodeError as error:
-        raise CatalogueError(f"{path.name} is not valid TOML: {error}") from error
 
 
 def _entry(path: Path, key: str, table: Any) -> Entry:

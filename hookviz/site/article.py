@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 from bs4 import BeautifulSoup
 
 from ..course.authoring.execute import WIDGET_VIEW
+from ..course.format.notebooks import CONTENT, stamp_role
 from .widget_state import WidgetState
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -67,7 +68,7 @@ class Links:
     """How a repository path becomes a link on the site."""
 
     pages: dict[str, str]  # repository path -> site path, for files that have a page
-    repository_url: str  # e.g. https://github.com/OWNER/NAME/blob/BRANCH
+    repository_url: str  # e.g. https://github.com/OWNER/NAME/blob/BRANCH; "": none to link to
     root: Path  # the repository on disk
     assets: set[str] = field(default_factory=set)  # repository files the pages show (images)
 
@@ -92,7 +93,7 @@ class Links:
         if target in self.pages:
             here = posixpath.dirname(page) or "."
             return posixpath.relpath(self.pages[target], here) + fragment
-        if (self.root / target).exists():
+        if (self.root / target).exists() and self.repository_url:
             return f"{self.repository_url}/{target}{fragment}"
         return href  # left as written: the site's link check reports it
 
@@ -136,7 +137,9 @@ def _exporter(widgets: dict[str, WidgetState]) -> Any:
 def notebook_article(
     notebook: Any, widgets: dict[str, WidgetState], source: str, page: str, links: Links
 ) -> Article:
-    """The notebook's cells as an article, its widget views drawn from ``widgets``."""
+    """The notebook's cells as an article, its widget views drawn from ``widgets`` (the content
+    cell `hookviz build` stamps is the notebook's, not the reader's: left out)."""
+    notebook.cells = [c for c in notebook.cells if stamp_role(c) != CONTENT]
     body, _ = _exporter(widgets).from_notebook_node(
         notebook, resources={"hookviz_widgets": widgets}
     )

@@ -155,15 +155,36 @@ class Sources:
 def find_sources(root: Path) -> Sources:
     """The walkthrough notebooks, the exercises and the guides of the course at ``root``."""
     walkthrough = sorted((root / "notebooks").glob("*.ipynb"))
-    exercises = sorted((root / "exercises").glob("*.ipynb"))
-    if not walkthrough:
-        raise NotebookError(f"no notebooks in {root / 'notebooks'}: nothing to build a site from.")
+    # an assignment is a notebook, or a folder of them (exercises/ps1/problem1.ipynb)
+    exercises = sorted(
+        p
+        for p in (root / "exercises").rglob("*.ipynb")
+        if len(p.relative_to(root / "exercises").parts) <= 2 and ".ipynb_checkpoints" not in p.parts
+    )
+    if not walkthrough and not exercises:
+        raise NotebookError(
+            f"no notebooks in {root / 'notebooks'} and no exercises in {root / 'exercises'}: "
+            "nothing to build a site from (run `hookviz build` first)."
+        )
     guides = [(src, dst, label) for src, dst, label in GUIDES if (root / src).is_file()]
     pages_of = {f"notebooks/{p.name}": f"walkthrough/{p.stem}.html" for p in walkthrough}
-    pages_of |= {f"exercises/{p.name}": f"assignments/{p.stem}.html" for p in exercises}
+    pages_of |= {exercise_source(root, p): exercise_page(root, p) for p in exercises}
     pages_of |= {src: dst for src, dst, _ in guides}
     pages_of["README.md"] = "index.html"
     return Sources(walkthrough, exercises, guides, pages_of)
+
+
+def exercise_source(root: Path, path: Path) -> str:
+    """An exercise's repository path: exercises/NN-name.ipynb, or exercises/ps1/problem1.ipynb."""
+    return path.relative_to(root).as_posix()
+
+
+def exercise_page(root: Path, path: Path) -> str:
+    """An exercise's page: assignments/NN-name.html, or assignments/ps1-problem1.html (one level,
+    so that every assignment page links the site the same way)."""
+    return (
+        f"assignments/{'-'.join(path.relative_to(root / 'exercises').with_suffix('').parts)}.html"
+    )
 
 
 def make_articles(
@@ -183,8 +204,8 @@ def make_articles(
             notebook, widgets, source, sources.pages_of[source], links
         )
     for path in sources.exercises:
-        source = f"exercises/{path.name}"
-        solution = root / "solutions" / path.name
+        source = exercise_source(root, path)
+        solution = root / "solutions" / path.relative_to(root / "exercises")
         notebook = exercise_for_page(path, solution if solution.is_file() else None)
         articles[source] = notebook_article(notebook, {}, source, sources.pages_of[source], links)
     for src, dst, _ in sources.guides:
@@ -205,7 +226,7 @@ def navigation(
         ]
 
     walk_items = items([f"notebooks/{p.name}" for p in sources.walkthrough])
-    task_items = items([f"exercises/{p.name}" for p in sources.exercises])
+    task_items = items([s for s in sources.pages_of if s.startswith("exercises/")])
     guide_items = [NavItem(label, dst) for _, dst, label in sources.guides]
     nav = [
         {"title": "Start", "links": [NavItem("Home", "index.html")]},
@@ -224,15 +245,18 @@ def navigation(
 
 
 def notebook_pages(
-    sequences: tuple[tuple[list[NavItem], str], ...], articles: dict[str, Article], config: Any
+    sequences: tuple[list[NavItem], ...],
+    articles: dict[str, Article],
+    config: Any,
+    pages_of: dict[str, str],
 ) -> list[Page]:
     """A page per notebook, with its actions and the previous and next in its sequence."""
     pages = []
-    for sequence, folder in sequences:
+    for sequence in sequences:
         for i, item in enumerate(sequence):
-            source = f"{folder}/{Path(item.path).stem}.ipynb"
+            source = next(s for s, page in pages_of.items() if page == item.path)
             article = articles[source]
-            download = f"{Path(item.path).stem}.ipynb"
+            download = f"{Path(item.path).stem}.ipynb"  # copied beside the page (write_site)
             pages.append(
                 Page(
                     item.path,
@@ -271,7 +295,14 @@ def other_pages(
     reference = finish(reference_html(), "reference", "reference.html", links)
     pages.append(_article_page("reference.html", "Package reference", reference, (2,)))
     landing = env.get_template("landing.html.j2").render(
-        root="", walkthrough=walk_items, assignments=task_items, repository=config.repository
+        root="",
+        walkthrough=walk_items,
+        assignments=task_items,
+        repository=config.repository,
+        colab=config.colab,
+        # this repository's own `make lab`; another course is opened with plain jupyter lab
+        make_lab=(links.root / "Makefile").is_file()
+        and "\nlab:" in (links.root / "Makefile").read_text(encoding="utf-8"),
     )
     landing_article = finish(landing, "index", "index.html", links)
     pages.append(_article_page("index.html", "Home", landing_article, (2,)))
@@ -325,9 +356,9 @@ def write_site(
         for asset in sorted(links.assets):
             (staging / ASSETS / asset).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(root / asset, staging / ASSETS / asset)
-        for path in [*sources.walkthrough, *sources.exercises]:
-            folder = "walkthrough" if path.parent.name == "notebooks" else "assignments"
-            shutil.copyfile(path, staging / folder / path.name)
+        for path in [*sources.walkthrough, *sources.exercises]:  # beside its page, its name
+            page = Path(sources.pages_of[path.relative_to(root).as_posix()])
+            shutil.copyfile(path, staging / page.with_suffix(".ipynb"))
         if out.exists():
             shutil.rmtree(out)
         staging.rename(out)
@@ -343,13 +374,12 @@ def build_site(root: Path, out: Path | None = None, *, jobs: int | None = None) 
     out = Path(out).resolve() if out else root / "site"
     config = load_course_config(root)
     sources = find_sources(root)
-    blob = f"{config.repository.rstrip('/')}/blob/{config.branch}"
-    links = Links(sources.pages_of, blob, root)
+    links = Links(sources.pages_of, config.files_url, root)
     jobs = jobs or min(2, os.cpu_count() or 1)
     articles, stateless = make_articles(root, sources, links, jobs)
     walk_items, task_items, nav = navigation(sources, articles)
     env = _environment()
-    pages = notebook_pages(((walk_items, "notebooks"), (task_items, "exercises")), articles, config)
+    pages = notebook_pages((walk_items, task_items), articles, config, sources.pages_of)
     pages += other_pages(sources, articles, walk_items, task_items, links, config, env)
     write_site(out, root, sources, pages, nav, links, env)
     widgets = sum(p.widgets for p in pages)

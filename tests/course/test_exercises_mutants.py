@@ -363,11 +363,11 @@ def hint_keys_used(source: str) -> tuple[str, set[str]]:
 
 
 def test_every_hint_a_check_names_exists_and_every_hint_is_used():
-    """hookviz/course/hints/<assignment>.toml holds exactly the hints the check cells name."""
+    """The course's hints/<assignment>.toml holds exactly the hints the check cells name."""
     from hookviz.course import checks
 
     for assignment in ASSIGNMENTS.values():
-        hints = checks.load_hints(checks.HINTS_DIR / f"{assignment.name}.toml")
+        hints = checks.load_hints(assignment.name)
         used: dict[str, set[str]] = {}
         for index in assignment.stored:
             source = assignment.cells[index].source
@@ -401,9 +401,7 @@ def test_no_first_level_hint_contains_a_line_of_the_solution():
     }
     for assignment in ASSIGNMENTS.values():
         lines = {line for found in assignment.solution_lines.values() for line in found}
-        for answer, table in checks.load_hints(
-            checks.HINTS_DIR / f"{assignment.name}.toml"
-        ).items():
+        for answer, table in checks.load_hints(assignment.name).items():
             for key, found in table.items():
                 leaked = [line for line in lines if line in found.nudge]
                 assert not leaked, f"{assignment.name} [{answer}.{key}] nudge holds {leaked}"

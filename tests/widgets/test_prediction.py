@@ -349,6 +349,7 @@ def kernel_outputs(tmp_path, monkeypatch, cells):
     ):
         monkeypatch.setenv(variable, str(tmp_path / folder))
     monkeypatch.delenv("JUPYTER_PLATFORM_DIRS", raising=False)
+    monkeypatch.setenv("HOOKVIZ_COURSE", str(ROOT))  # the kernel runs outside the course folder
     notebook = nbformat.v4.new_notebook()
     notebook.metadata["kernelspec"] = {
         "name": "python3",
@@ -523,22 +524,21 @@ def test_a_bad_entry_names_its_file_key_and_problem(tmp_path, text, message):
 
 
 def test_a_missing_folder_says_so(tmp_path):
-    with pytest.raises(CatalogueError, match="no prediction catalogue folder"):
+    with pytest.raises(CatalogueError, match="no prediction folder"):
         predictions.keys(tmp_path / "nowhere")
 
 
-def test_every_shipped_entry_is_a_valid_prediction_and_ships_with_the_package():
+def test_every_course_entry_is_a_valid_prediction_and_none_ships_with_the_package():
     catalogue = load_catalogue()
     assert {"example-apply-first", "example-postorder-numbers"} <= set(catalogue)
     for key, found in catalogue.items():
         widget = found.widget()
         assert repr(widget).startswith(f"Prediction({key!r}: ")
-    patterns = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"][
+    assert {found.source.parent for found in catalogue.values()} == {ROOT / "predictions"}
+    package_data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"][
         "package-data"
-    ]["hookviz.course"]
-    package = ROOT / "hookviz" / "course"
-    shipped = {p for pattern in patterns for p in package.glob(pattern)}
-    assert set(predictions.FOLDER.glob("*.toml")) <= shipped
+    ]
+    assert "hookviz.course" not in package_data  # the course's content lives in the course
 
 
 def test_the_examples_answer_as_documented():

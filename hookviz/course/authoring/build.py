@@ -184,7 +184,10 @@ def build_course(root: Path, *, check: bool = False) -> BuildReport:
                 problems += str(error).splitlines()  # one line for each cell that breaks a rule
                 continue
             report.warnings += context.warnings
-            planned[path] = (stamped, "its Colab badge or install cell is missing or out of date")
+            planned[path] = (
+                stamped,
+                "a cell it stamps (Colab badge, install, content) is missing or out of date",
+            )
             if folder == SOLUTIONS:
                 target = root / EXERCISES / path.relative_to(root / SOLUTIONS)
                 exercise = exercise_from_solution(

@@ -1,10 +1,11 @@
 """`hookviz new NN-name`: a new assignment in solutions/, ready to build and grade.
 
-The notebook follows docs/CONVENTIONS.md: a locked setup cell, one answer cell with its
-solution region inside a function, and one check cell that puts its checks in ``verify``,
-calls it on two models students see, re-runs it on a hidden one, and ends with its sentinel.
-Its outputs are stored by running it (as `hookviz run` does), so `hookviz build` and
-`hookviz grade` accept it at once; replace the example with your exercise, then run it again.
+The notebook follows docs/CONVENTIONS.md: a locked setup cell that names the assignment (whose
+hints are the course's ``hints/NN-name.toml``, written beside it with the example's hint), one
+answer cell with its solution region inside a function, and one check cell that puts its checks
+in ``verify``, calls it on two models students see, re-runs it on a hidden one, and ends with
+its sentinel. Its outputs are stored by running it (as `hookviz run` does), so `hookviz build`
+and `hookviz grade` accept it at once; replace the example with your exercise, then run it again.
 """
 
 from __future__ import annotations
@@ -30,7 +31,9 @@ import torch
 from torch import nn
 
 import hookviz as hv
-from hookviz.course import checks"""
+from hookviz.course import checks
+
+checks.assignment("{name}")  # its hints: the course's hints/{name}.toml"""
 
 PART = """\
 ## Part 1: `count_parameters`
@@ -48,20 +51,14 @@ def count_parameters(model):
 CHECK = """\
 # Check your answer: run this cell. It calls count_parameters on two models.
 check = checks.Check("count_parameters")
-# Hints usually live in hookviz/course/hints/<assignment>.toml (hint="key"); a checks.Hint works too.
-NUMEL = checks.Hint(
-    "Count numbers, not tensors: a parameter's numel() says how many numbers it holds. "
-    "Read about nn.Module.parameters() in the torch docs.",
-    code="return sum(param.numel() for param in model.parameters())",
-    key="numel",
-)
 
 
 def verify(model, name):
     count = check.run(count_parameters, model)
-    check.is_type(count, int, f"count_parameters returns an int ({name})", hint=NUMEL)
+    # hint="numel": the [count_parameters.numel] table of the assignment's hints file
+    check.is_type(count, int, f"count_parameters returns an int ({name})", hint="numel")
     expected = sum(param.numel() for param in model.parameters())
-    check.equal(count, expected, f"it counts every number in the parameters of {name}", hint=NUMEL)
+    check.equal(count, expected, f"it counts every number in the parameters of {name}", hint="numel")
 
 
 verify(nn.Linear(3, 2), "a Linear(3, 2)")
@@ -70,6 +67,20 @@ verify(hv.examples.model(), "the blog's Model")
 check.hidden(verify, nn.Sequential(nn.Linear(4, 5), nn.ReLU(), nn.Linear(5, 1)), "an MLP")
 ### END HIDDEN TESTS
 checks.sentinel("check_count_parameters")"""
+
+HINTS = """\
+# The hints of assignment {name}, in levels: one table per answer and key (hint="key" in a check).
+# nudge: what is wrong and where to read, never code; more: a sharper nudge; code: the fix.
+# The first failed run shows the nudge, the second adds more, code comes from the third.
+
+[count_parameters.numel]
+nudge = \"\"\"
+Count numbers, not tensors: a parameter's numel() says how many numbers it holds. Read about
+nn.Module.parameters() in the torch docs.
+\"\"\"
+more = "Add up param.numel() over model.parameters(), which yields each parameter once."
+code = "return sum(param.numel() for param in model.parameters())"
+"""
 
 END = """\
 ## What you did
@@ -99,7 +110,8 @@ def scaffold(name: str, config, relative: str):
     notebook.cells = [
         v4.new_markdown_cell(INTRO.format(number=match["number"], title=title)),
         v4.new_code_cell(
-            SETUP, metadata=_nbgrader(grade=False, solution=False, locked=True, grade_id="setup")
+            SETUP.format(name=name),
+            metadata=_nbgrader(grade=False, solution=False, locked=True, grade_id="setup"),
         ),
         v4.new_markdown_cell(PART),
         v4.new_code_cell(
@@ -122,8 +134,9 @@ def scaffold(name: str, config, relative: str):
     return notebook
 
 
-def new_assignment(root: Path, name: str) -> Path:
-    """Write ``solutions/<name>.ipynb`` under the course ``root`` and store its outputs."""
+def new_assignment(root: Path, name: str, *, run: bool = True) -> Path:
+    """Write ``solutions/<name>.ipynb`` under the course ``root`` (and its hints file, unless
+    there is one) and store its outputs (``run``)."""
     if not NAME.match(name):
         raise NotebookError(
             f"{name!r} is not an assignment name: use NN-name, two digits, a dash and lower-case "
@@ -137,15 +150,23 @@ def new_assignment(root: Path, name: str) -> Path:
         raise NotebookError(
             f"{SOLUTIONS}/{taken[0] if taken else path.name} already exists; pick another number."
         )
+    hints = config.content.hints_file(name) if config.content else root / "hints" / f"{name}.toml"
+    written = [path] + ([] if hints.exists() else [hints])
     path.parent.mkdir(parents=True, exist_ok=True)
+    hints.parent.mkdir(parents=True, exist_ok=True)
+    if not hints.exists():
+        hints.write_text(HINTS.format(name=name), encoding="utf-8")
     path.write_text(
         notebook_text(scaffold(name, config, f"{SOLUTIONS}/{name}.ipynb")), encoding="utf-8"
     )
+    if not run:
+        return path
     from .execute import store_outputs
 
     try:
         store_outputs(path)
     except Exception:
-        path.unlink()  # a half-made assignment would fail build; leave nothing behind
+        for made in written:  # a half-made assignment would fail build; leave nothing behind
+            made.unlink()
         raise
     return path

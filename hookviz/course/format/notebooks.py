@@ -21,6 +21,13 @@ CHECKSUM_KEY = "checksum"  # hookviz's sha256 of a handed-out cell, in its metad
 INSTALL_FIRST_LINE = (
     "# Installs hookviz when it is missing (on Colab, say); silent when it is already installed."
 )
+CONTENT_FIRST_LINE = (
+    "# This notebook's hints and predictions, packed by `hookviz build`: run it, nothing to read."
+)
+STAMPED_FIRST_LINES = (INSTALL_FIRST_LINE, CONTENT_FIRST_LINE)
+# The roles of the cells `hookviz build` stamps, in their metadata.hookviz.stamp
+STAMP_KEY = "stamp"
+BADGE, INSTALL, CONTENT = "colab-badge", "install", "content"
 NBFORMAT_HINT = "hookviz's instructor commands need nbformat: pip install 'hookviz[dev]'."
 
 
@@ -248,10 +255,10 @@ def describe_cell(notebook_path: str | Path, cells: list, index: int) -> str:
     """
     cell = cells[index]
     kind = cell.get("cell_type", "code")
-    role = _stamp_role(cell)
+    role = stamp_role(cell)
     if role:
         return f"{notebook_path}, the {role} cell that hookviz build adds"
-    number = sum(1 for c in cells[: index + 1] if c.get("cell_type") == kind and not _stamp_role(c))
+    number = sum(1 for c in cells[: index + 1] if c.get("cell_type") == kind and not stamp_role(c))
     gid = grade_id(cell)
     if gid:
         return f"{notebook_path}, {kind} cell {number} (grade_id {gid})"
@@ -265,6 +272,7 @@ def describe_cell(notebook_path: str | Path, cells: list, index: int) -> str:
     return f"{notebook_path}, {kind} cell {number}" + (f" ({label})" if label else "")
 
 
-def _stamp_role(cell: Any) -> str | None:
+def stamp_role(cell: Any) -> str | None:
+    """'colab-badge', 'install' or 'content' for a cell `hookviz build` stamped, else None."""
     meta = cell.get("metadata", {}).get("hookviz", {})
-    return meta.get("stamp") if isinstance(meta, dict) else None
+    return meta.get(STAMP_KEY) if isinstance(meta, dict) else None

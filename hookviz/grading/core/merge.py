@@ -19,7 +19,7 @@ from typing import Any
 from ...course.conventions import Flag, ends_with_sentinel, outputs_text, sentinel_line
 from ...course.format import regions
 from ...course.format.notebooks import (
-    INSTALL_FIRST_LINE,
+    STAMPED_FIRST_LINES,
     NotebookError,
     describe_cell,
     grade_id,
@@ -451,7 +451,7 @@ def _match_by_position(
         c
         for c in match.code_cells
         if _normalized(c.get("source", "")) not in instructor_sources
-        and not c.get("source", "").startswith(INSTALL_FIRST_LINE)
+        and not c.get("source", "").startswith(STAMPED_FIRST_LINES)
     ]
     for k, answer in enumerate(assignment.answers):
         if answer.grade_id in match.chosen:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import hookviz
 
+from ...course.content import COURSE_ENV, NO_COURSE
 from ...course.format import regions
 from ...course.format.notebooks import is_answer, notebook_text
 from ..core.merge import Assignment
@@ -101,6 +102,7 @@ def run_notebook(
         "OMP_NUM_THREADS": "1",  # one thread per kernel: submissions run side by side
         "MKL_NUM_THREADS": "1",
         "HOOKVIZ_GRADE_TOKEN": token,
+        COURSE_ENV: NO_COURSE,  # hints and predictions from the instructor's notebook alone
     }
     if os.environ.get("VIRTUAL_ENV"):
         env["VIRTUAL_ENV"] = os.environ["VIRTUAL_ENV"]

@@ -504,9 +504,15 @@ def test_cli_reports_errors_with_exit_code_2(course: Path) -> None:
 @pytest.mark.parametrize(
     "toml, message",
     [
-        ('[course]\nrepository = "https://gitlab.com/a/b"\n', "must be a GitHub address"),
-        ("[course]\nbranch = 'main'\n", "must be a GitHub address"),
-        ("repository = 'x'\n", "needs a [course] table"),
+        (
+            '[course]\nrepository = "https://gitlab.com/a/b"\n[colab]\nenabled = true\n',
+            "[colab] enabled needs [course] repository on GitHub",
+        ),
+        ("[course]\nbranch = 'main'\n[colab]\nenabled = true\n", "got none. Turn Colab off"),
+        ("[course]\nrepository = 'x'\n", "must be the address of the course's repository"),
+        ("[course]\nbranch = 'no spaces'\n", "must be a branch name"),
+        ("course = 1\n", "[course] must be a table"),
+        ("[content]\nhints = ''\n", "[content] hints must name a folder"),
         ("[course\n", "is not valid TOML"),
         (COURSE_TOML.replace("enabled = true", "enabled = 'yes'"), "enabled must be true or false"),
         (COURSE_TOML + 'install = ""\n', "install must be what the install cell gives pip"),
@@ -517,6 +523,19 @@ def test_bad_course_toml_is_explained(tmp_path: Path, toml: str, message: str) -
     with pytest.raises(NotebookError, match=None) as caught:
         load_course_config(tmp_path)
     assert message in str(caught.value)
+
+
+def test_a_course_needs_no_repository_and_links_where_its_host_shows_files(tmp_path: Path):
+    (tmp_path / "course.toml").write_text("")
+    bare = load_course_config(tmp_path)
+    assert (bare.repository, bare.site_url, bare.files_url, bare.colab) == ("", "", "", False)
+    (tmp_path / "course.toml").write_text('[course]\nrepository = "https://gitlab.com/u/c"\n')
+    lab = load_course_config(tmp_path)
+    assert lab.files_url == "https://gitlab.com/u/c/-/blob/main" and lab.site_url == ""
+    (tmp_path / "course.toml").write_text('[course]\nrepository = "https://github.com/o/n"\n')
+    hub = load_course_config(tmp_path)
+    assert hub.files_url == "https://github.com/o/n/blob/main"
+    assert hub.site_url == "https://o.github.io/n/"
 
 
 def test_build_outside_a_course_says_where_it_looked(tmp_path: Path, monkeypatch) -> None:
