@@ -62,7 +62,7 @@ class HookMonitor(HookvizWidget):
     view = traitlets.Unicode("table").tag(sync=True)  # 'table' or 'heatmap'
     # the signal the heat map shows: 'output' or 'gradient' (heatmap_kind: its deprecated name)
     heatmap_signal = traitlets.Unicode("output").tag(sync=True)
-    # each module's histogram over time, compact (see _heatmap_json)
+    # each module's histogram over time, compact (see MonitorHeatmap.as_json)
     heatmap = traitlets.Dict().tag(sync=True)
     # the characters of the heat map's cells, level 0 first: the browser decodes with these
     level_alphabet = traitlets.Unicode(LEVEL_ALPHABET, read_only=True).tag(sync=True)
