@@ -44,7 +44,11 @@ class Value:
     def close_to(self, other: Value, rtol: float) -> bool:
         if (self.name, self.value_type, self.shape) != (other.name, other.value_type, other.shape):
             return False
-        fields = ("min", "max") if self.norm_estimated or other.norm_estimated else ("norm", "min", "max")
+        fields = (
+            ("min", "max")
+            if self.norm_estimated or other.norm_estimated
+            else ("norm", "min", "max")
+        )
         return all(_close(getattr(self, f), getattr(other, f), rtol) for f in fields)
 
     def __str__(self) -> str:
@@ -179,7 +183,9 @@ def recorded_events(rec) -> list[Seen]:
                 continue
             shape = tuple(t.shape) if t.shape is not None else None
             estimated = not t.norm_exact
-            if event.phase.startswith("backward"):  # a gradient's norm must be exact: a flag rests on it
+            if event.phase.startswith(
+                "backward"
+            ):  # a gradient's norm must be exact: a flag rests on it
                 assert t.norm_exact or t.numel == 0, f"{event}: {t.name}'s norm is not exact"
             if t.numel == 0 or t.norm is None:
                 values.append(Value(t.name, "tensor", shape))

@@ -420,6 +420,8 @@ function headerView(model, hasHeat, onFreeze) {
   let shownFrozen = false;
   const draw = (snap, view, frozen, warnings) => {
     status.textContent = `${snap.running ? "● recording" : "■ stopped"} · ${snap.steps || 0} steps${frozen ? " · view frozen" : ""}`;
+    // An ended recording does not change: there is nothing to freeze (a page, a finished loop).
+    freeze.hidden = !snap.running && !frozen;
     note.textContent = snap.note ? `≈ ${snap.note}` : "";
     viewTabs.forEach((tab) => {
       tab.setAttribute("aria-selected", tab.dataset.view === view ? "true" : "false");
@@ -437,7 +439,7 @@ function headerView(model, hasHeat, onFreeze) {
       ? `⚠ ${warnings} module${warnings === 1 ? "" : "s"} with warnings`
       : "";
   };
-  return { node, draw, setView };
+  return { node, draw, setView, canFreeze: () => !freeze.hidden };
 }
 
 // How a column's cell shows its row, by the column's key. Which columns there are, their
@@ -482,13 +484,15 @@ const LIVE_CELLS = {
   warnings: (cell, row) => {
     const warning = warningText(row);
     cell.textContent = warning;
-    cell.className = warning ? "hv-warn" : "";
+    cell.className = `hv-c-warnings${warning ? " hv-warn" : ""}`;
   },
 };
 
 // The table: one row per module, cells updated in place.
 function tableView(modules, columns, onPick) {
-  const numeric = (c) => (c.numeric ? "hv-num" : "");
+  // Each cell carries its column's key as a class: a narrow panel hides columns by priority
+  // (hook_monitor.css), never the module, the gradient norm or the warnings.
+  const numeric = (c) => `hv-c-${c.key}${c.numeric ? " hv-num" : ""}`;
   const cellsOf = [];
   const rowsEl = modules.map((shown, i) => {
     const cells = columns.map((c) => {
@@ -682,7 +686,7 @@ function monitorKeys(model, modules, hasHeat, { heat, header, toggleFreeze }) {
   const step = (delta) =>
     heat.scrub((at, columns) => (at < 0 ? (delta > 0 ? 0 : columns - 1) : at + delta));
   return {
-    " ": () => toggleFreeze(),
+    " ": () => header.canFreeze() && toggleFreeze(),
     ArrowDown: () => move(1),
     ArrowUp: () => move(-1),
     ArrowRight: () => {

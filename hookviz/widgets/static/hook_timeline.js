@@ -49,13 +49,19 @@ function symbol(...shapes) {
   );
 }
 
-// The legend's entries ([label, kind]) come from Python in the "legend" trait.
+// The legend's entries ([label, kind, torch's name]) come from Python in the "legend" trait:
+// the course's words, and torch's names in a tooltip.
 function legendView(legend, kinds) {
   return h(
     "div",
     { class: "hv-legend" },
-    legend.map(([label, k]) =>
-      h("span", { class: "hv-legend-item" }, symbol(markShape(k, kinds, 0, 0)), ` ${label}`),
+    legend.map(([label, k, torchName]) =>
+      h(
+        "span",
+        { class: "hv-legend-item", title: torchName || k },
+        symbol(markShape(k, kinds, 0, 0)),
+        ` ${label}`,
+      ),
     ),
     h(
       "span",
@@ -267,11 +273,11 @@ function explainView(lanes, meaning, backward) {
         .reverse()
         .find(([g]) => g.lane === f.lane && g.kind === "forward_return");
       return ret
-        ? `${lane}.forward() had already returned at #${ret[1] + 1}.`
-        : `It ran after ${lane}.forward() returned.`;
+        ? `It runs after forward() of module ${lane} returned (firing ${ret[1] + 1}).`
+        : `It runs after forward() of module ${lane} returned.`;
     }
     if (f.who === "user" && f.kind === "forward_pre")
-      return `${lane}.forward() has not started yet.`;
+      return `forward() of module ${lane} has not started yet.`;
     if (f.who === "user" && (f.kind === "backward" || f.kind === "backward_pre")) {
       const later = seq.slice(k + 1).filter((g) => backward.has(g.kind)).length;
       return later
