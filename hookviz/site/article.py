@@ -162,6 +162,8 @@ def finish(html: str, source: str, page: str, links: Links, *, github_ids: bool 
         a["href"] = links.href(source, page, a["href"])
     for img in soup.find_all("img", src=True):
         img["src"] = links.asset(source, page, img["src"])
+    for picture_source in soup.find_all("source", srcset=True):  # one URL: a theme's picture
+        picture_source["srcset"] = links.asset(source, page, picture_source["srcset"])
     # Code and wide tables scroll sideways on a phone: the keyboard must reach them too.
     for node in soup.select(".site-input pre, pre.site-out, .site-html, table"):
         if node.name != "table" or node.find_parent(class_="site-html") is None:
@@ -231,9 +233,17 @@ def _unique(anchor: str, seen: set[str]) -> str:
     return candidate
 
 
-# What the search index leaves out: code (a cell's input, its outputs), the buttons' labels,
-# and the widgets (their fallback text is a repr). Inline code in prose stays: it is words.
-NOT_INDEXED = (".site-input", ".site-outputs", ".hv-site-widget", "button", ".site-anchor")
+# What the search index leaves out: code (a cell's input, its outputs, the reference's
+# signatures and examples), the buttons' labels, and the widgets (their fallback text is a
+# repr). Inline code in prose stays: it is words.
+NOT_INDEXED = (
+    ".site-input",
+    ".site-outputs",
+    ".hv-site-widget",
+    "button",
+    ".site-anchor",
+    "pre",  # code blocks: a guide's shell lines, the reference's signatures
+)
 BLOCKS = {"p", "li", "td", "th", "dt", "dd", "pre", "div", "section", "blockquote", "tr"}
 
 

@@ -128,9 +128,8 @@ def render(fig: Any) -> tuple[bytes, dict[str, Any]]:
 
 
 def install(shell: Any = None) -> None:
-    """In a kernel: draw every figure with ``render``. pyplot is imported first, since the
-    inline backend puts its own formatter in place when pyplot loads; and ours is set again
-    around each cell, should anything replace it."""
+    """In a kernel: draw every figure with ``render``, set after the inline backend's own
+    formatter, and again around each cell should anything replace it."""
     from IPython import get_ipython
 
     shell = shell or get_ipython()
@@ -144,10 +143,13 @@ def install(shell: Any = None) -> None:
             return
         shell.display_formatter.formatters["image/png"].for_type(Figure, render)
 
-    try:  # pyplot sets up the inline backend when it is first imported: before ours, not after
-        import matplotlib.pyplot  # noqa: F401
+    try:
+        import matplotlib.pyplot as plt
     except ImportError:
         return
+    # The inline backend puts its own formatter in place when its module loads, which pyplot
+    # does at the first figure: make one now, so that ours comes after it.
+    plt.close(plt.figure())
     ensure()
     shell.events.register("post_execute", ensure)
     shell.events.register("pre_run_cell", ensure)

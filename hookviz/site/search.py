@@ -26,8 +26,8 @@ def search_index_script(documents: Iterable[SearchDocument]) -> str:
     """``window.HOOKVIZ_SEARCH = {docs}`` as JavaScript: one entry per section, in site order."""
     docs, seen = [], set()
     for d in documents:
-        if d.url in seen or not (d.text or d.title):
-            continue  # one result per section: a page's first section is the page
+        if d.url in seen or not d.text:
+            continue  # one result per section (a page's heading alone is not one)
         seen.add(d.url)
         docs.append({"url": d.url, "page": d.page, "title": d.title, "text": d.text})
     payload = json.dumps({"docs": docs}, separators=(",", ":"), ensure_ascii=False)

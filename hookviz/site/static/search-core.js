@@ -1,9 +1,10 @@
-// hookviz site search: the one tokeniser and the matcher, shared by the search page and by the
-// tests (node loads this file too). The build ships each section's plain text; the page indexes
+// hookviz site search: the one tokeniser and the matcher, for the search page (and for node, as
+// CommonJS, should a build step ever need the same tokeniser). The build ships each section's plain text; the page indexes
 // it when it loads, with tokenize() below, so the build and the page can never disagree on what
 // a word is. Hangul is indexed as syllables and syllable pairs (Korean attaches particles to
 // words: 훅을, 훅은), everything else as words of letters, digits and underscores.
 "use strict";
+/* global module */ // node loads this file as CommonJS; the page, as a classic script
 
 (function (root) {
   const WORD = /[\p{L}\p{N}_]+/gu;
@@ -162,18 +163,22 @@
         exact = exact && next.term === terms[i];
         end = next.end;
       }
-      if (ok) found.push({ start: t.start, end, exact });
+      if (ok) found.push({ start: t.start, end, exact, whole: !t.part });
     }
     return found;
   }
 
+  /** A term matches a wanted one when it is the same, begins with it (`prefix`), or, for an
+   *  identifier part such as full_backward, holds it between underscores. */
   function termMatches(term, wanted, prefix) {
-    return prefix ? term.startsWith(wanted) : term === wanted;
+    if (prefix ? term.startsWith(wanted) : term === wanted) return true;
+    return wanted.includes("_") && `_${term}_`.includes(`_${wanted}_`);
   }
 
   /** Sections where every unit matches (in the section's title, its page's title or its
-   *  text), best first: title matches, then exact words, then how often, then order of the
-   *  site. One result per section. */
+   *  text), best first: whole words in the title, then parts of identifiers in the title, the
+   *  page's title, the words close together in the text, how often, then the site's order.
+   *  One result per section. */
   function search(index, query) {
     const units = parseQuery(query);
     if (!units.length) return { units, results: [] };
@@ -182,40 +187,72 @@
     index.forEach((entry, order) => {
       let score = 0;
       const marks = [];
+      const firstInBody = []; // each unit's occurrences in the text
       for (const unit of units) {
         const inTitle = occurrences(entry.title, unit.terms, unit.quoted);
         const inPage = occurrences(entry.page, unit.terms, unit.quoted);
         const inBody = occurrences(entry.body, unit.terms, unit.quoted);
         if (!inTitle.length && !inPage.length && !inBody.length) return;
-        if (inTitle.length) score += 100 + (inTitle.some((o) => o.exact) ? 20 : 0);
+        if (inTitle.length) score += inTitle.some((o) => o.whole) ? 100 : 60;
+        if (inTitle.some((o) => o.exact && o.whole)) score += 20;
         if (inPage.length) score += 30;
         if (inBody.length) {
           score += Math.min(inBody.length, 10) * 2 + (inBody.some((o) => o.exact) ? 5 : 0);
+          firstInBody.push(inBody);
         }
         marks.push(...inBody);
       }
+      if (units.length > 1 && firstInBody.length === units.length && near(firstInBody)) score += 40;
       if (seen.has(entry.doc.url)) return;
       seen.add(entry.doc.url);
-      results.push({ doc: entry.doc, score, order, marks, titleMarks: titleMarks(entry, units) });
+      const titles = titleMarks(entry, units);
+      results.push({ doc: entry.doc, score, order, marks, byUnit: firstInBody, titleMarks: titles });
     });
     results.sort((a, b) => b.score - a.score || a.order - b.order);
     return { units, results };
+  }
+
+  /** Whether some occurrence of every unit lies within a sentence's reach of the first's. */
+  function near(perUnit) {
+    return perUnit[0].some((o) =>
+      perUnit.slice(1).every((others) => others.some((p) => Math.abs(p.start - o.start) < 60)),
+    );
   }
 
   function titleMarks(entry, units) {
     return units.flatMap((u) => occurrences(entry.title, u.terms, u.quoted));
   }
 
-  /** A stretch of `text` around its first match, as [{text, mark}] pieces. */
-  function snippet(text, marks) {
+  /** A stretch of `text` around its matches, as [{text, mark}] pieces: the stretch that shows
+   *  the most of the query's units (`byUnit`: each unit's occurrences), the earliest of those. */
+  function snippet(text, marks, byUnit) {
     if (!marks.length) {
       const cut = text.length > SNIPPET_AFTER ? cutAt(text, SNIPPET_AFTER) : text.length;
       return [{ text: text.slice(0, cut) + (cut < text.length ? " …" : ""), mark: false }];
     }
     const sorted = [...marks].sort((a, b) => a.start - b.start);
-    let from = Math.max(0, sorted[0].start - SNIPPET_BEFORE);
+    const units = byUnit && byUnit.length ? byUnit : [sorted];
+    let anchor = sorted[0];
+    let best = -1;
+    for (const m of sorted) {
+      const covered = units.filter((occ) =>
+        occ.some((o) => o.start >= m.start - SNIPPET_BEFORE && o.end <= m.end + SNIPPET_AFTER),
+      ).length;
+      if (covered > best) {
+        best = covered;
+        anchor = m;
+      }
+      if (best === units.length) break;
+    }
+    // start a little before the first occurrence in the window that belongs to it
+    const inWindow = sorted.filter(
+      (m) => m.start >= anchor.start - SNIPPET_BEFORE && m.start <= anchor.start,
+    );
+    const lead = inWindow.length ? inWindow[0] : anchor;
+    let from = Math.max(0, Math.min(lead.start, anchor.start) - 30);
     if (from > 0) from = text.indexOf(" ", from) + 1 || from;
-    let to = Math.min(text.length, sorted[0].end + SNIPPET_AFTER);
+    if (from > lead.start) from = lead.start;
+    let to = Math.min(text.length, anchor.end + SNIPPET_AFTER);
     if (to < text.length) to = cutAt(text, to);
     const pieces = [];
     if (from > 0) pieces.push({ text: "… ", mark: false });

@@ -86,7 +86,7 @@ function searchPage() {
       item.innerHTML =
         `<a href="${escapeHtml(root + doc.url)}">${markedHtml(engine.highlight(doc.title, hit.titleMarks))}</a>` +
         (page ? `<span class="site-muted"> · ${escapeHtml(page)}</span>` : "") +
-        `<p>${markedHtml(engine.snippet(doc.text, hit.marks))}</p>`;
+        `<p>${markedHtml(engine.snippet(doc.text, hit.marks, hit.byUnit))}</p>`;
       return item;
     }),
   );
@@ -96,6 +96,7 @@ function searchPage() {
       (count > shown.length ? ` (the first ${shown.length} shown).` : ".") +
       " Every word must match; put a phrase in quotes."
     : `Nothing matches “${query}”: every word must match. Try fewer words.`;
+  performance.mark("hookviz-search-results"); // bench/bench_site.py reads when this happened
 }
 
 document.addEventListener("DOMContentLoaded", () => {

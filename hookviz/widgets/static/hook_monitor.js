@@ -658,16 +658,19 @@ function gradientsView(model, modules) {
   return { node, draw };
 }
 
-// The keys, shown under the monitor.
+// The keys, shown under the monitor; space (freeze) only while there is something to freeze.
 function keysLine(hasHeat) {
-  return h("div", {
-    class: "hv-keys",
-    text:
-      "click a row or use ↑/↓ for details · space: freeze/resume the view" +
-      (hasHeat
-        ? " · V: table/heat map · G: outputs/gradients · ←/→, Home/End: scrub the heat map's steps"
-        : ""),
-  });
+  const freeze = h("span", { text: " · space: freeze/resume the view" });
+  const node = h(
+    "div",
+    { class: "hv-keys" },
+    "click a row or use ↑/↓ for details",
+    freeze,
+    hasHeat
+      ? " · V: table/heat map · G: outputs/gradients · ←/→, Home/End: scrub the heat map's steps"
+      : "",
+  );
+  return { node, draw: (canFreeze) => (freeze.hidden = !canFreeze) };
 }
 
 // The monitor's keys: ↑/↓ choose a module, space freezes, V and G switch, ←/→ scrub.
@@ -741,7 +744,8 @@ function render({ model, el }) {
     text: "Nothing recorded yet: run your training loop inside `with monitor:` (or call monitor.start()).",
   });
   const lower = h("div", { class: "hv-lower" }, grads.node, detail.node);
-  root.append(header.node, empty, table.node, lower, heat.box, keysLine(hasHeat));
+  const keysHelp = keysLine(hasHeat);
+  root.append(header.node, empty, table.node, lower, heat.box, keysHelp.node);
   el.append(root);
 
   function draw() {
@@ -758,6 +762,7 @@ function render({ model, el }) {
     if (view === "heatmap") heat.draw(selected);
     const warnings = table.draw(rows, selected);
     header.draw(snap, view, frozen, warnings);
+    keysHelp.draw(header.canFreeze());
     detail.draw(rows[selected], selected, snap.note);
     grads.draw(rows);
   }
