@@ -165,7 +165,7 @@ def finish(html: str, source: str, page: str, links: Links, *, github_ids: bool 
     for picture_source in soup.find_all("source", srcset=True):  # one URL: a theme's picture
         picture_source["srcset"] = links.asset(source, page, picture_source["srcset"])
     # Code and wide tables scroll sideways on a phone: the keyboard must reach them too.
-    for node in soup.select(".site-input pre, pre.site-out, .site-html, table"):
+    for node in soup.select("pre:not(.site-signature), .site-html, table"):
         if node.name != "table" or node.find_parent(class_="site-html") is None:
             node["tabindex"] = "0"
     headings, seen = [], set()

@@ -224,5 +224,9 @@ def _title(model: nn.Module, trace: HookTrace, *, custom_loss: bool) -> str:
     name = type(model).__name__
     if trace.loss is None:
         return f"{name}: one forward pass"
-    start = "loss" if custom_loss else "backward from the sum of the outputs,"
-    return f"{name}: one forward and backward pass, {start} {number(trace.loss)}"
+    if custom_loss:
+        return f"{name}: one forward and backward pass, loss {number(trace.loss)}"
+    return (
+        f"{name}: one forward and backward pass, backward from the sum of the outputs "
+        f"({number(trace.loss)})"
+    )

@@ -131,8 +131,8 @@ def test_the_title_says_the_backward_starts_from_the_sum_of_the_outputs():
     expected = model(torch.ones(2, 4)).sum().item()
     widget = hv.HookTimeline(model, torch.ones(2, 4))
     assert widget.title == (
-        "Sequential: one forward and backward pass, backward from the sum of the outputs, "
-        f"{float(f'{expected:.4g}')}"
+        "Sequential: one forward and backward pass, backward from the sum of the outputs "
+        f"({float(f'{expected:.4g}')})"
     )
     assert "loss" not in widget.title
     forward_only = hv.HookTimeline(model, torch.ones(2, 4), backward=False)

@@ -206,7 +206,14 @@
       if (seen.has(entry.doc.url)) return;
       seen.add(entry.doc.url);
       const titles = titleMarks(entry, units);
-      results.push({ doc: entry.doc, score, order, marks, byUnit: firstInBody, titleMarks: titles });
+      results.push({
+        doc: entry.doc,
+        score,
+        order,
+        marks,
+        byUnit: firstInBody,
+        titleMarks: titles,
+      });
     });
     results.sort((a, b) => b.score - a.score || a.order - b.order);
     return { units, results };
