@@ -84,8 +84,8 @@ def test_hook_timeline_speaks_the_course_and_spends_its_width(chromium, built_si
     assert found
     for page, w in found:
         assert "loss" not in w.state["title"] or "sum of the outputs" not in w.state["title"]
-        for words, kind, tooltip in w.state["legend"]:
-            assert "_" not in words, (page, words)
+        for words, _kind, tooltip in w.state["legend"]:
+            assert "_" not in words and tooltip, (page, words)
     with tab_with(chromium, built_site) as tab:
         page = found[0][0]
         tab.open(page)
