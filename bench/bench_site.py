@@ -214,7 +214,8 @@ def main() -> None:
             weight = page_weight(site, page)
             ratio = weight / PAGE_BUDGET_BYTES
             print(
-                f"{page.name}: {weight / 1e6:.2f} MB = {ratio:.2f}x ({verdict(ratio)})", flush=True
+                f"{page.relative_to(site)}: {weight / 1e6:.2f} MB = {ratio:.2f}x ({verdict(ratio)})",
+                flush=True,
             )
         with sync_playwright() as playwright:
             browser = launch_chromium(playwright)
