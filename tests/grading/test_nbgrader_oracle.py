@@ -376,6 +376,10 @@ RULE_ANSWERS = {
     "right": "def half(x):\n    return x / 2",
     "floor": "def half(x):\n    return x // 2",  # half(3) == 1: half the partial credit
     "warns": "def half(x):\n    import warnings\n\n    warnings.warn('half is old')\n    return x / 2",
+    # floor, and a float shown as text: nbgrader reads that as full points
+    "forger": "def half(x):\n    return x // 2\n\n\n"
+    "get_ipython().display_formatter.formatters['text/plain'].for_type(\n"
+    "    float, lambda value, printer, cycle: printer.text('passed')\n)",
 }
 
 
@@ -467,7 +471,7 @@ def test_a_test_cell_ending_in_a_number_scores_that_number_under_both(rules_grad
     assert right == {
         c.metadata.nbgrader["grade_id"]: c.metadata.nbgrader["points"] for c in RULES["rules"]
     }
-    for student in RULE_ANSWERS:
+    for student in ("right", "floor", "warns"):
         by_nbgrader = rules_graded[("nbgrader", "rules", student)]
         by_hookviz = {
             gid: points
@@ -525,3 +529,14 @@ def test_partial_credit_reads_a_result_as_nbgrader_does(text) -> None:
     except ValueError:  # "partial credit cannot be greater than maximum points for cell"
         theirs = None
     assert partial_credit(text, 2.0) == theirs
+
+
+@pytest.mark.slow
+def test_a_result_printed_as_text_by_the_students_code_fools_nbgrader_not_hookviz(
+    rules_graded,
+) -> None:
+    by_nbgrader = rules_graded[("nbgrader", "rules", "forger")]
+    assert by_nbgrader["t_partial"] == 1 and by_nbgrader["t_partial_of_2"] == 2  # floor's: 0.5, 1
+    by_hookviz = rules_graded[("hookviz", "rules", "forger")]
+    assert by_hookviz["t_partial"][:2] == (0, "tampered")
+    assert "text/plain printer" in by_hookviz["t_partial"][2]
