@@ -83,7 +83,7 @@ class CellScore:
                 "greater than maximum points for cell'): the instructor must fix the cell"
             )
         if self.value is not None:
-            return f"the test cell's last expression shows {self.value}: partial credit, as in nbgrader"
+            return f"the test cell's last expression shows {self.value}, the points it earns (as in nbgrader)"
         return ""
 
 
