@@ -15,12 +15,17 @@ LAB_ARGS ?=  # more options for `jupyter lab`, e.g. LAB_ARGS="--port=8899 --no-b
 TORCH := -c constraints/torch-cpu.txt torch
 PIP := -m pip install --disable-pip-version-check -q
 
-.PHONY: help lab test test-main test-colab test-fast setup site system-deps bench format lint clean
+.PHONY: help lab lab-instructor test test-main test-colab test-fast setup site system-deps bench format lint clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
 
+# A student's JupyterLab: nbgrader (in the dev tools as the grader's oracle) stays out of sight,
+# through one more config folder, read before the environment's own (tools/jupyter-student).
 lab: $(STAMP)  ## set up, then open the course in JupyterLab on "00 start here"
+	JUPYTER_CONFIG_PATH=$(abspath tools/jupyter-student)$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH} $(VENV)/bin/jupyter lab --LabApp.default_url=/lab/tree/$(START) $$([ "$$(id -u)" = 0 ] && echo --allow-root) $(LAB_ARGS)
+
+lab-instructor: $(STAMP)  ## JupyterLab with nbgrader's instructor tools (formgrader, Create Assignment)
 	$(VENV)/bin/jupyter lab --LabApp.default_url=/lab/tree/$(START) $$([ "$$(id -u)" = 0 ] && echo --allow-root) $(LAB_ARGS)
 
 test: test-main test-colab  ## the whole suite, as CI runs it (about 30 minutes on 2 cores)

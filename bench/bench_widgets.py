@@ -109,7 +109,7 @@ def monitor_overhead(steps: int = 1000, batch: int = 32, block: int = 50) -> lis
     )
     started = time.perf_counter()
     for _ in range(20):
-        message = json.dumps(monitor._heatmap_json())
+        message = json.dumps(monitor._heatmap.as_json(monitor.steps))
     build = (time.perf_counter() - started) / 20
     heat_line += "\n" + heat_map_time(model, step, steps=min(300, steps))
     line = (
@@ -139,10 +139,9 @@ def heat_map_time(model: nn.Module, step, steps: int) -> str:
 
         return run
 
-    monitor._take_histograms = timed(
-        monitor._take_histograms, 0
-    )  # before start(), which registers it
-    monitor._heatmap_json = timed(monitor._heatmap_json, 1)
+    heat = monitor._heatmap
+    heat.take = timed(heat.take, 0)  # before start(), which registers it
+    heat.as_json = timed(heat.as_json, 1)
     started = time.perf_counter()
     with monitor:
         for _ in range(steps):

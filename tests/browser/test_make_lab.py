@@ -26,6 +26,7 @@ def test_make_lab_opens_00_start_here(tmp_path, chromium):
     for part in ("Makefile", "pyproject.toml", "README.md"):
         shutil.copy2(ROOT / part, course / part)
     shutil.copytree(ROOT / "constraints", course / "constraints", copy_function=shutil.copy2)
+    shutil.copytree(ROOT / "tools", course / "tools", copy_function=shutil.copy2)
     shutil.copytree(ROOT / "notebooks", course / "notebooks", copy_function=shutil.copy2)
     venv = Path(sys.prefix)  # the environment running the tests: the one `make` set up
     port, token = free_port(), secrets.token_hex(8)
@@ -73,6 +74,12 @@ def test_make_lab_opens_00_start_here(tmp_path, chromium):
             heading = page.locator(".jp-Notebook .jp-RenderedHTMLCommon h1").first
             heading.wait_for(timeout=60_000)
             assert "start here" in heading.inner_text().lower()
+            # A student's JupyterLab: nbgrader, installed for the grader's tests, is not shown.
+            menus = page.locator(".lm-MenuBar-itemLabel").all_inner_texts()
+            assert "Run" in menus and not any("nbgrader" in m.lower() for m in menus), menus
+            assert page.locator("text=Create Assignment").count() == 0
+            answer = page.request.get(f"http://127.0.0.1:{port}/formgrader?token={token}")
+            assert answer.status == 404  # the formgrader's server extension is off too
         finally:
             context.close()
     finally:

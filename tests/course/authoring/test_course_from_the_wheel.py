@@ -181,9 +181,8 @@ def test_an_instructor_makes_grades_and_publishes_a_course_of_their_own(venv, tm
 
 def open_prediction_offline(page: Path) -> tuple[str, list[str]]:
     """Open ``page`` from file:// with every other request refused; answer its prediction."""
-    from playwright.sync_api import sync_playwright
-
     from tests.browser.jupyter_ui import launch_chromium
+    from tests.site.browsing import playwright_driver
 
     refused: list[str] = []
 
@@ -195,7 +194,7 @@ def open_prediction_offline(page: Path) -> tuple[str, list[str]]:
             refused.append(url)
             request_route.abort()
 
-    with sync_playwright() as playwright:
+    with playwright_driver() as playwright:
         browser = launch_chromium(playwright)
         try:
             context = browser.new_context()

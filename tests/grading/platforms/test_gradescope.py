@@ -283,10 +283,9 @@ def test_the_zip_holds_what_gradescope_asks_for_at_its_root(autograder_zip) -> N
     assert config["sandbox"] == "user" and config["hidden_visibility"] == "after_published"
     # The wheel: every file of the package, hashes that match, what grading needs declared.
     names = set(wheel.namelist())
-    assert {
-        "hookviz/grading/run/plugin/hookviz_grading_plugin.py",
-        "hookviz/course/hints/01-apply.toml",
-    } <= names
+    assert "hookviz/grading/run/plugin/hookviz_grading_plugin.py" in names
+    # a course's hints travel in its notebooks (stamped by hookviz build), not in the package
+    assert not any(name.endswith(".toml") for name in names)
     assert not any("__pycache__" in name for name in names)
     metadata = wheel.read("hookviz-0.1.0.dist-info/METADATA").decode()
     for requirement in ("torch>=2.1", "nbval>=0.11", "ipykernel>=6", "pytest>=7"):
