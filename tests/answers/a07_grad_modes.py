@@ -184,6 +184,20 @@ def gradient_hook(norms, path):
         "it returned None",
         "must return the forward hook itself",
     ),
+    wrong(
+        "gradient_hook",
+        "the grad_fn hook's grad_inputs",
+        "wrong argument",
+        hook(
+            "        if output.requires_grad:\n"
+            "            output.grad_fn.register_hook(\n"
+            "                lambda grad_inputs, grad_outputs: norms.setdefault(path, []).append(grad_inputs[0].norm().item())\n"
+            "                if grad_inputs[0] is not None else None\n"
+            "            )"
+        ),
+        "✗ each is the norm of the gradient reaching that module's output, the last call first (Branch)",
+        "not what autograd sends on to the module's inputs",
+    ),
     correct(
         "gradient_hook",
         "a callable object",
@@ -398,6 +412,37 @@ def capture_gradients(model, x):
             "                inputs[0].register_hook(lambda grad: norms.setdefault(path, []).append(grad.norm().item()))"
         ),
         "✗ one entry for each module whose output needed a gradient, keyed by its path (Branch)",
+        "the gradients reaching each module's input, not its output",
+    ),
+    wrong(
+        "capture_gradients",
+        "full backward hooks, grad_input",
+        "wrong argument",
+        """
+def capture_gradients(model, x):
+    norms = {}
+    handles = []
+
+    def watch(path):
+        def hook(module, grad_input, grad_output):
+            if grad_input[0] is not None:
+                norms.setdefault(path, []).append(grad_input[0].norm().item())
+
+        return hook
+
+    try:
+        for path, module in model.named_modules():
+            handles.append(module.register_full_backward_hook(watch(path)))
+        output = model(x)
+        if output.requires_grad:
+            output.sum().backward()
+    finally:
+        for handle in handles:
+            handle.remove()
+    return norms
+""",
+        "✗ one entry for each module whose output needed a gradient, keyed by its path (Branch)",
+        "missing '' (the root module's path), 'embed'",
         "the gradients reaching each module's input, not its output",
     ),
     wrong(
