@@ -37,8 +37,8 @@ def relative(path: Path) -> str:
 
 
 def test_the_course_has_its_notebooks():
-    """00 to 08 in notebooks/, and the four assignments in solutions/."""
-    assert [p.name[:2] for p in WALKTHROUGH] == [f"{n:02}" for n in range(9)]
+    """00 to 09 in notebooks/, and the assignments in solutions/."""
+    assert [p.name[:2] for p in WALKTHROUGH] == [f"{n:02}" for n in range(10)]
     assert WALKTHROUGH[0].name == "00-start-here.ipynb"
     assert len(SOLUTIONS) >= 4
 

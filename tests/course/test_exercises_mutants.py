@@ -44,6 +44,7 @@ CATALOGUES = {
     "04-hook-hygiene": "tests.answers.a04_hook_hygiene",
     "05-activation-stats": "tests.answers.a05_activation_stats",
     "06-hooks-in-real-libraries": "tests.answers.a06_hooks_in_real_libraries",
+    "07-grad-modes": "tests.answers.a07_grad_modes",
 }
 MIN_WRONG, MIN_CORRECT = 6, 2
 # Run between answers: the kernel forgets the last answer's names, hint levels and any hook

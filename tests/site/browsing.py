@@ -258,3 +258,14 @@ def new_guarded_context(browser, base: str, **options):
     context = browser.new_context(**{"viewport": VIEWPORT, "device_scale_factor": 1, **options})
     guard.watch(context)
     return context, guard
+
+
+@contextmanager
+def tab_with(chromium, built_site, **options):
+    """A guarded page from file:// in a context with ``options``; closed, then checked."""
+    context, guard = new_guarded_context(chromium, built_site.root.as_uri() + "/", **options)
+    try:
+        yield SiteTab(context.new_page(), guard)
+    finally:
+        context.close()
+    guard.assert_clean()

@@ -6,27 +6,16 @@ white slab on the dark theme."""
 from __future__ import annotations
 
 import io
-from contextlib import contextmanager
 
 import pytest
 
-from tests.site.browsing import SiteTab, new_guarded_context
+from tests.site.browsing import tab_with
 
 pytestmark = pytest.mark.browser
 
 PHONES = (375, 320)
 MIN_FIGURE_TEXT_PX = 9.0  # the smallest figure text, as shown at 1280 px and 100% zoom
 WHITE = 0.92  # a figure whose mean luminance is above this is a white slab
-
-
-@contextmanager
-def tab_with(chromium, built_site, **options):
-    context, guard = new_guarded_context(chromium, built_site.root.as_uri() + "/", **options)
-    try:
-        yield SiteTab(context.new_page(), guard)
-    finally:
-        context.close()
-    guard.assert_clean()
 
 
 def too_wide(tab, width: int) -> list[str]:

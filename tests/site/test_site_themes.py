@@ -3,26 +3,13 @@
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-
 import pytest
 
-from tests.site.browsing import SiteTab, new_guarded_context
+from tests.site.browsing import tab_with
 
 pytestmark = pytest.mark.browser
 
 PAGE = "walkthrough/01-module-tree-and-apply.html"
-
-
-@contextmanager
-def tab_with(chromium, built_site, **options):
-    """A guarded page from file:// in a context with ``options``; closed, then checked."""
-    context, guard = new_guarded_context(chromium, built_site.root.as_uri() + "/", **options)
-    try:
-        yield SiteTab(context.new_page(), guard)
-    finally:
-        context.close()
-    guard.assert_clean()
 
 
 def luminance(css_colour: str) -> float:

@@ -5,27 +5,15 @@ its visit, and a tree that prints."""
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-
 import pytest
 
 from tests.site import pages
-from tests.site.browsing import SiteTab, new_guarded_context
+from tests.site.browsing import tab_with
 
 pytestmark = pytest.mark.browser
 
 MONITOR_PAGE = "walkthrough/07-diagnosing-with-hooks.html"
 TRAVERSAL_PAGE = "walkthrough/01-module-tree-and-apply.html"
-
-
-@contextmanager
-def tab_with(chromium, built_site, **options):
-    context, guard = new_guarded_context(chromium, built_site.root.as_uri() + "/", **options)
-    try:
-        yield SiteTab(context.new_page(), guard)
-    finally:
-        context.close()
-    guard.assert_clean()
 
 
 def test_hook_inventory_says_nothing_of_a_removal_made_in_the_kernel(chromium, built_site):

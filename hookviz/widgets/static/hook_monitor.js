@@ -377,6 +377,7 @@ function heatView(model, modules, onPick) {
 
 // The title, the view switch (table or heat map), recording or stopped, freeze, warnings.
 function headerView(model, hasHeat, onFreeze) {
+  const offline = Boolean(model.get("offline"));
   const setView = (view) => {
     model.set("view", view);
     model.save_changes();
@@ -420,8 +421,9 @@ function headerView(model, hasHeat, onFreeze) {
   let shownFrozen = false;
   const draw = (snap, view, frozen, warnings) => {
     status.textContent = `${snap.running ? "● recording" : "■ stopped"} · ${snap.steps || 0} steps${frozen ? " · view frozen" : ""}`;
-    // An ended recording does not change: there is nothing to freeze (a page, a finished loop).
-    freeze.hidden = !snap.running && !frozen;
+    // On a page (no kernel) an ended recording never changes: nothing to freeze. In a kernel
+    // a stopped monitor may record again (`with monitor:`), so freezing still means something.
+    freeze.hidden = offline && !snap.running && !frozen;
     note.textContent = snap.note ? `≈ ${snap.note}` : "";
     viewTabs.forEach((tab) => {
       tab.setAttribute("aria-selected", tab.dataset.view === view ? "true" : "false");
