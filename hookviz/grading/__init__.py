@@ -13,7 +13,8 @@ Find a command's code by its name:
 
 What every command shares:
 
-    core/    the assignment and the merge of a submission into it (merge.py), submissions,
+    core/    the assignment and the merge of a submission into it (merge.py), how an nbgrader
+             test cell of bare asserts runs and scores (bare_checks.py), submissions,
              the result types (results.py), the out folder and gradebook (gradebook.py,
              combined.py) and the feedback (feedback.py)
     run/     grading one submission: engine.py (read, merge, run, score), nbval_child.py (the

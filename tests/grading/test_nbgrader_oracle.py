@@ -27,6 +27,7 @@ from hookviz.course import checks
 from hookviz.course.authoring.build import exercise_from_solution
 from hookviz.course.diagnose import Hint
 from hookviz.course.format.notebooks import NotebookError, grade_id, nbgrader_checksum
+from hookviz.grading.core.bare_checks import partial_credit
 from hookviz.grading.core.merge import load_assignment, merge
 from hookviz.grading.grade.batch import GradeOptions, grade_folder
 from hookviz.grading.run.limits import Limits
@@ -316,3 +317,226 @@ def test_under_nbgrader_a_check_that_did_not_pass_raises_at_its_sentinel(
     checks.Check("not_written_yet")  # ○: the answer is missing, so it does not pass either
     with pytest.raises(AssertionError, match="the checks of not_written_yet"):
         checks.sentinel("check_not_written_yet")
+
+
+# -- nbgrader's two other rules for a test cell: stderr, and the number it ends in -------------
+#
+# nbgrader.utils.determine_grade scores a test cell 0 when it writes to stderr, and the number
+# its last expression shows when it shows one (get_partial_grade). A small course of its own,
+# graded by both: `half` is the answer; each test cell is one case of the rules.
+
+
+def _test_cell(gid: str, source: str, points: float = 1):
+    meta = {"grade": True, "solution": False, "locked": True, "grade_id": gid, "points": points}
+    return nbformat.v4.new_code_cell(source, metadata={"nbgrader": {**meta, "schema_version": 3}})
+
+
+_HALF = nbformat.v4.new_code_cell(
+    "def half(x):\n    ### BEGIN SOLUTION\n    return x / 2\n    ### END SOLUTION",
+    metadata={
+        "nbgrader": {
+            "grade": False,
+            "solution": True,
+            "locked": False,
+            "grade_id": "half",
+            "schema_version": 3,
+        }
+    },
+)
+_PARTIAL = "score = 0.0\nif half(2) == 1:\n    score += 0.5\nif half(3) == 1.5:\n    score += 0.5\n"
+# The instructor's own answer must score full marks (hookviz grade checks that first), so each
+# cell costs points only for a wrong answer ("floor") or one that warns ("warns").
+RULES = {
+    "rules": [
+        _test_cell(
+            "t_stderr",
+            "import sys\n\nif half(3) != 1.5:\n    print('half(3) is', half(3), file=sys.stderr)",
+        ),
+        _test_cell("t_asserts", "assert half(4) == 2"),  # stderr only when the answer warns
+        _test_cell("t_partial", _PARTIAL + "score"),
+        _test_cell("t_partial_of_2", _PARTIAL + "score * 2  # worth 2: the number is points", 2),
+        _test_cell(
+            "t_printed_then_number", "print('half of 3 is', half(3))\n1 if half(3) == 1.5 else 0.25"
+        ),
+        _test_cell("t_zero", "1 if half(3) == 1.5 else 0"),
+        _test_cell("t_negative", "-half(2)"),
+        _test_cell("t_not_a_number", "'half works'"),
+        _test_cell("t_false", "half(3) == 1"),
+        _test_cell("t_semicolon", "half(3) * 0;"),
+        _test_cell("t_number_then_assert", "0.5\nassert half(2) == 1"),
+    ],
+    # a number above the cell's points: nbgrader stops autograding the notebook there
+    "above": [
+        _test_cell("t_before", "assert half(4) == 2"),
+        _test_cell("t_above", "1 if half(3) == 1.5 else 4"),
+        _test_cell("t_after", "assert half(2) == 1"),
+    ],
+}
+RULE_ANSWERS = {
+    "right": "def half(x):\n    return x / 2",
+    "floor": "def half(x):\n    return x // 2",  # half(3) == 1: half the partial credit
+    "warns": "def half(x):\n    import warnings\n\n    warnings.warn('half is old')\n    return x / 2",
+    # floor, and a float shown as text: nbgrader reads that as full points
+    "forger": "def half(x):\n    return x // 2\n\n\n"
+    "get_ipython().display_formatter.formatters['text/plain'].for_type(\n"
+    "    float, lambda value, printer, cycle: printer.text('passed')\n)",
+}
+
+
+@pytest.fixture(scope="session")
+def rules_graded(tmp_path_factory) -> dict:
+    """RULES graded by nbgrader and by hookviz: (grader, assignment, student) -> grade_id -> ..."""
+    root = tmp_path_factory.mktemp("nbgrader-rules")
+    course, ours = root / "course", root / "hookviz"
+    (course / "source").mkdir(parents=True)
+    (course / "nbgrader_config.py").write_text(
+        'c = get_config()\nc.CourseDirectory.course_id = "rules"\n', encoding="utf-8"
+    )
+    graded: dict = {}
+    with private_jupyter_dirs(root / "jupyter"):
+        for name, cells in RULES.items():
+            notebook = nbformat.v4.new_notebook(cells=[copy.deepcopy(_HALF), *cells])
+            notebook.metadata["kernelspec"] = {
+                "name": "python3",
+                "display_name": "Python 3",
+                "language": "python",
+            }
+            (course / "source" / name).mkdir()
+            nbformat.write(notebook, course / "source" / name / f"{name}.ipynb")
+            (ours / name).mkdir(parents=True)
+            nbformat.write(notebook, ours / name / f"{name}.ipynb")
+        done = nbgrader(course, "generate_assignment", "*", "--force")
+        assert done.returncode == 0, done.stderr[-3000:]
+        for name in RULES:
+            released = nbformat.read(course / "release" / name / f"{name}.ipynb", as_version=4)
+            for student, source in RULE_ANSWERS.items():
+                handed_in = copy.deepcopy(released)
+                handed_in.cells[0].source = source
+                for folder in (
+                    course / "submitted" / student / name,
+                    ours / "submitted" / name / student,
+                ):
+                    folder.mkdir(parents=True)
+                    nbformat.write(handed_in, folder / f"{name}.ipynb")
+        done = nbgrader(course, "autograde", "*", "--create", "--force")
+        graded["nbgrader log"] = done.stdout + done.stderr
+        from nbgrader.api import Gradebook
+
+        with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+            for assignment in gradebook.assignments:
+                for notebook in assignment.notebooks:
+                    for handed_in in notebook.submissions:
+                        graded[("nbgrader", assignment.name, handed_in.student.id)] = {
+                            grade.name: grade.auto_score for grade in handed_in.grades
+                        }
+        for name in RULES:
+            summary = grade_folder(
+                ours / "submitted" / name,
+                ours / name / f"{name}.ipynb",
+                ours / "out" / name,
+                OPTIONS,
+            )
+            for result in summary.results:
+                graded[("hookviz", name, result.student)] = {
+                    c.grade_id: (c.points, c.outcome, c.detail) for c in result.checks
+                }
+    return graded
+
+
+@pytest.mark.slow
+def test_a_test_cell_that_writes_to_stderr_scores_zero_under_both(rules_graded) -> None:
+    by_nbgrader = rules_graded[("nbgrader", "rules", "floor")]
+    by_hookviz = rules_graded[("hookviz", "rules", "floor")]
+    assert by_nbgrader["t_stderr"] == by_hookviz["t_stderr"][0] == 0
+    assert by_hookviz["t_stderr"][1] == "mismatch"
+    assert "wrote to stderr (half(3) is 1)" in by_hookviz["t_stderr"][2]
+    assert rules_graded[("nbgrader", "rules", "right")]["t_stderr"] == 1
+    # the answer's warning goes to stderr in every test cell that calls it
+    warns_nbgrader = rules_graded[("nbgrader", "rules", "warns")]
+    warns_hookviz = rules_graded[("hookviz", "rules", "warns")]
+    assert warns_nbgrader["t_asserts"] == warns_hookviz["t_asserts"][0] == 0
+    assert "half is old" in warns_hookviz["t_asserts"][2]
+    assert rules_graded[("nbgrader", "rules", "right")]["t_asserts"] == 1
+
+
+@pytest.mark.slow
+def test_a_test_cell_ending_in_a_number_scores_that_number_under_both(rules_graded) -> None:
+    right = rules_graded[("nbgrader", "rules", "right")]
+    floor = rules_graded[("nbgrader", "rules", "floor")]
+    # what nbgrader does, so that the comparison below compares something
+    assert (floor["t_partial"], floor["t_partial_of_2"], right["t_partial_of_2"]) == (0.5, 1, 2)
+    assert (floor["t_printed_then_number"], floor["t_zero"]) == (0.25, 0)
+    assert floor["t_negative"] == floor["t_not_a_number"] == floor["t_false"] == 1
+    assert floor["t_semicolon"] == floor["t_number_then_assert"] == 1
+    assert right == {
+        c.metadata.nbgrader["grade_id"]: c.metadata.nbgrader["points"] for c in RULES["rules"]
+    }
+    for student in ("right", "floor", "warns"):
+        by_nbgrader = rules_graded[("nbgrader", "rules", student)]
+        by_hookviz = {
+            gid: points
+            for gid, (points, _, _) in rules_graded[("hookviz", "rules", student)].items()
+        }
+        assert by_hookviz == by_nbgrader, student
+    partial = rules_graded[("hookviz", "rules", "floor")]["t_partial"]
+    assert partial[1] == "passed" and "shows 0.5" in partial[2]
+
+
+@pytest.mark.slow
+def test_a_number_above_the_points_stops_nbgrader_and_is_a_grader_error_here(
+    rules_graded,
+) -> None:
+    by_nbgrader = rules_graded[("nbgrader", "above", "floor")]
+    # nbgrader raises in get_partial_grade: no score for that cell or any after it
+    assert by_nbgrader == {"t_before": 1, "t_above": None, "t_after": None}
+    by_hookviz = rules_graded[("hookviz", "above", "floor")]
+    assert by_hookviz["t_above"][:2] == (0, "grader-error")
+    assert "shows 4, more than its points" in by_hookviz["t_above"][2]
+    assert by_hookviz["t_before"][0] == by_hookviz["t_after"][0] == 1
+    assert rules_graded[("nbgrader", "above", "right")] == dict.fromkeys(
+        ("t_before", "t_above", "t_after"), 1
+    )
+    assert "partial credit cannot be greater than maximum points" in rules_graded["nbgrader log"]
+    assert rules_graded[("nbgrader", "above", "warns")] == dict.fromkeys(
+        ("t_before", "t_above", "t_after"), 0
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "0.5",
+        "2",
+        "0",
+        " 1.5\n",
+        "1e-1",
+        "2.5",
+        "-1",
+        "nan",
+        "inf",
+        "True",
+        "'0.5'",
+        "[0.5]",
+        "tensor(0.5000)",
+    ],
+)
+def test_partial_credit_reads_a_result_as_nbgrader_does(text) -> None:
+    from nbgrader.utils import get_partial_grade
+
+    output = nbformat.v4.new_output("execute_result", data={"text/plain": text})
+    try:
+        theirs = get_partial_grade(output, 2.0)
+    except ValueError:  # "partial credit cannot be greater than maximum points for cell"
+        theirs = None
+    assert partial_credit(text, 2.0) == theirs
+
+
+@pytest.mark.slow
+def test_a_result_printed_as_text_by_the_students_code_fools_nbgrader_not_hookviz(
+    rules_graded,
+) -> None:
+    by_nbgrader = rules_graded[("nbgrader", "rules", "forger")]
+    assert by_nbgrader["t_partial"] == 1 and by_nbgrader["t_partial_of_2"] == 2  # floor's: 0.5, 1
+    by_hookviz = rules_graded[("hookviz", "rules", "forger")]
+    assert by_hookviz["t_partial"][:2] == (0, "tampered")
+    assert "text/plain printer" in by_hookviz["t_partial"][2]

@@ -73,6 +73,13 @@ def _what_happened(check) -> list[str]:
     return []
 
 
+def _partial_credit(check) -> list[str]:
+    """Why a check that ran through earned less than its points (an nbgrader test cell's number)."""
+    if check.points < check.max_points and check.detail:
+        return ["", f"Partial credit: {check.detail.rstrip('.')}."]
+    return []
+
+
 def _hidden_failure(actual: str) -> str | None:
     """The message of a failed hidden test in a check's output, if one failed."""
     for line in actual.splitlines():
@@ -94,6 +101,7 @@ def feedback_markdown(result: SubmissionResult) -> str:
             lines += _manual_feedback(check)
             continue
         if check.outcome == Outcome.PASSED:
+            lines += _partial_credit(check)
             continue
         lines += _what_happened(check)
         claims = [
@@ -158,6 +166,7 @@ def review_markdown(result: SubmissionResult) -> str:
             lines += _manual_feedback(check) + ["", "Answer:", "", _fence(check.actual or "")]
             continue
         if check.outcome == Outcome.PASSED:
+            lines += _partial_credit(check)
             continue
         lines += _what_happened(check)
         lines += ["", "Expected output:", "", _fence(check.expected)]

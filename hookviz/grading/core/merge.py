@@ -39,8 +39,8 @@ from ...course.format.steps import (
     run_steps,
     validate_grading_metadata,
     validate_stored_outputs,
-    with_sentinel,
 )
+from .bare_checks import run_to_end_source
 
 _NBVAL_OFF = re.compile(
     r"^\s*#\s*(NBVAL_SKIP|NBVAL_IGNORE_OUTPUT|PYTEST_VALIDATE_IGNORE_OUTPUT)\s*$", re.M
@@ -486,7 +486,7 @@ def _notebook_to_grade(
         if gid in check_ids:
             check = next(c for c in assignment.checks if c.grade_id == gid)
             if check.ran_to_end:  # hookviz owns the check cells: the sentinel is its line
-                cell.source = with_sentinel(cell.source, gid)
+                cell.source = run_to_end_source(cell.source, gid)
                 cell.outputs = []
                 cell.execution_count = None
             continue  # compared with its stored output (a bare one: scored by its sentinel)

@@ -507,6 +507,13 @@ def _scan_shell(scan, problems: list[str]) -> None:
     session = getattr(getattr(shell, "kernel", None), "session", None)
     if session is not None:
         scan.namespace("session", dict(vars(session)))
+    # A cell's result as text is what nbgrader's partial credit reads: no printer of the notebook's
+    formatters = getattr(getattr(shell, "display_formatter", None), "formatters", None)
+    plain = formatters.get("text/plain") if isinstance(formatters, dict) else None
+    for table in ("type_printers", "deferred_printers", "singleton_printers"):
+        printers = getattr(plain, table, None)
+        for printer in list(printers.values()) if isinstance(printers, dict) else ():
+            scan.report(f"a text/plain printer ({table})", printer)
 
 
 def _check_checks_module(config, problems, code_file, hashlib, sys, types) -> None:

@@ -15,9 +15,9 @@ from ...course.conventions import (
     Flag,
     Outcome,
     Status,
-    ends_with_sentinel,
     outputs_text,
 )
+from ..core.bare_checks import score_test_cell
 from ..core.merge import Assignment, CheckCell, Renamed
 from ..core.results import CheckResult, SubmissionResult, now_utc
 from .limits import Limits
@@ -87,19 +87,22 @@ def score(
             result.detail = f"the check ran longer than {limits.cell_timeout:g} s"
         elif result.outcome == Outcome.ERROR and "NotImplementedError" in result.error:
             result.detail = "an answer this check uses is not written yet (NotImplementedError)"
-        elif (
-            check.ran_to_end
-            and result.outcome == Outcome.PASSED
-            and not ends_with_sentinel(result.actual, check.grade_id)
-        ):  # a bare check's output is not compared: only reaching its sentinel scores
-            result.outcome = Outcome.MISMATCH
-            result.detail = "the check did not run to its end"
+        earned = check.points
+        if check.ran_to_end and result.outcome == Outcome.PASSED:
+            # a bare check's output is not compared: it scores as nbgrader scores a test cell
+            # that raised nothing, once it reached the sentinel the grader appends
+            bare = score_test_cell(record.get("outputs", []), check.grade_id, check.points)
+            earned, result.detail = bare.points, bare.detail
+            if not bare.ran_to_end or bare.stderr:
+                result.outcome = Outcome.MISMATCH
+            elif bare.above_points:
+                result.outcome = Outcome.GRADER_ERROR
         if result.tamper:
             result.outcome = Outcome.TAMPERED
             result.detail = "; ".join(result.tamper)
             flags.append(Flag(Outcome.TAMPERED.value, check.grade_id))
         elif result.outcome == Outcome.PASSED:
-            result.points = check.points
+            result.points = earned
         checks.append(result)
     outcomes = {c.outcome for c in checks} | {
         r.get("outcome") for r in cells.values() if r.get("grade_id") not in check_ids

@@ -82,3 +82,14 @@ def test_an_answer_with_its_function_and_a_helper_is_not_renamed(assignment) -> 
 def test_a_stub_left_as_handed_out_is_not_renamed(assignment) -> None:
     merged = merge(assignment, student({"double": "# nothing yet\n"}))
     assert merged.renamed == []  # it defines nothing: not written, not renamed
+
+
+def test_partial_credit_says_why_in_the_feedback_and_the_review(assignment) -> None:
+    result = graded(assignment, {})
+    check = result.checks[0]
+    assert check.outcome == Outcome.PASSED and not check.detail
+    for page in (feedback_markdown(result), review_markdown(result)):
+        assert "Partial credit" not in page  # full points: nothing to explain
+    check.points, check.detail = check.max_points / 2, "the test cell's last expression shows 0.5"
+    for page in (feedback_markdown(result), review_markdown(result)):
+        assert "Partial credit: the test cell's last expression shows 0.5." in page

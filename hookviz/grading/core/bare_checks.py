@@ -1,0 +1,125 @@
+"""nbgrader's test cells (bare asserts, no sentinel) as the grader runs and scores them.
+
+nbgrader scores a test cell by its outputs (``nbgrader.utils.determine_grade``): 0 when it
+raised or wrote to stderr; the number its last expression shows, when it shows one
+(``get_partial_grade``: a negative number, or text that is no number, gives full points, and
+a number above the cell's points stops nbgrader's autograde of the notebook); otherwise full
+points. The grader appends the sentinel line to prove the cell ran to its end, so here the
+last expression's value is shown after the sentinel, and scored as nbgrader scores it.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import tokenize
+from dataclasses import dataclass
+
+from ...course.conventions import ends_with_sentinel, outputs_text, sentinel_line
+from ...course.format import regions
+from ...course.format.steps import with_sentinel
+
+
+def _quiet(source: str) -> bool:
+    """True when IPython shows no result for the cell: its last token is a ``;``."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return False
+    skip = (tokenize.ENDMARKER, tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT)
+    for token in reversed(tokens):
+        if token.type not in skip:
+            return token.type == tokenize.OP and token.string == ";"
+    return False
+
+
+def run_to_end_source(source: str, gid: str) -> str:
+    """A bare test cell as the grader runs it: the sentinel prints once everything ran, and the
+    value of its last expression, if it ends in one, is still the cell's result."""
+    python = regions.python_source(source)
+    try:
+        tree = ast.parse(python)
+    except SyntaxError:
+        return with_sentinel(source, gid)
+    last = tree.body[-1] if tree.body else None
+    lines, python_lines = source.rstrip("\n").split("\n"), python.rstrip("\n").split("\n")
+    if (
+        not isinstance(last, ast.Expr)
+        or _quiet(source)
+        or len(lines) != len(python_lines)
+        or lines[last.lineno - 1 :] != python_lines[last.lineno - 1 :]  # a magic in the tail
+    ):
+        return with_sentinel(source, gid)
+    expression = ast.get_source_segment(python, last.value)
+    first = lines[last.lineno - 1].encode()[: last.col_offset].decode()  # `x = 1; x`
+    head = "\n".join([*lines[: last.lineno - 1], first])
+    return f"{head}({expression}\n, print({sentinel_line(gid)!r}))[0]"
+
+
+@dataclass(frozen=True)
+class CellScore:
+    """What a bare test cell that raised nothing earns, and why when it is not full points."""
+
+    points: float
+    ran_to_end: bool = True
+    stderr: str = ""  # the first line it wrote to stderr (then it earns 0)
+    value: str | None = None  # the text of its last expression's result, if it showed one
+    above_points: bool = False  # that value is a number above the cell's points
+
+    @property
+    def detail(self) -> str:
+        """The reason in words ("" for full points)."""
+        if not self.ran_to_end:
+            return "the check did not run to its end"
+        if self.stderr:
+            return (
+                f"the test cell wrote to stderr ({self.stderr}); nbgrader scores a test cell "
+                "that writes anything to stderr 0, and so does hookviz grade"
+            )
+        if self.above_points:
+            return (
+                f"the test cell's last expression shows {self.value}, more than its points; "
+                "nbgrader stops autograding the notebook there ('partial credit cannot be "
+                "greater than maximum points for cell'): the instructor must fix the cell"
+            )
+        if self.value is not None:
+            return f"the test cell's last expression shows {self.value}, the points it earns (as in nbgrader)"
+        return ""
+
+
+def score_test_cell(outputs: list[dict], gid: str, max_points: float) -> CellScore:
+    """Score the outputs of a bare test cell that raised nothing, as nbgrader would.
+
+    Only the result shown after the sentinel counts (a result the student's code shows
+    earlier, by calling ``sys.displayhook``, is not the cell's last expression).
+    """
+    body, value = list(outputs), None
+    if body and body[-1].get("type") == "execute_result":
+        body, value = body[:-1], str(body[-1].get("text", ""))
+    stderr = [o for o in body if o.get("type") == "stream" and o.get("name") == "stderr"]
+    # the sentinel ends what the cell printed (ipykernel may send stderr after stdout)
+    if not ends_with_sentinel(outputs_text([o for o in body if o not in stderr]), gid):
+        return CellScore(0.0, ran_to_end=False)
+    if stderr:
+        text = "".join(str(o.get("text", "")) for o in stderr).strip() or "blank lines"
+        return CellScore(0.0, stderr=text.splitlines()[0][:200])
+    if value is None:
+        return CellScore(max_points)
+    points = partial_credit(value, max_points)
+    if points is None:
+        return CellScore(0.0, value=value.strip()[:80], above_points=True)
+    shown = value.strip()[:80] if points != max_points else None
+    return CellScore(points, value=shown)
+
+
+def partial_credit(text: str, max_points: float) -> float | None:
+    """``nbgrader.utils.get_partial_grade`` on a result's text/plain: the number it shows,
+    full points for text that is no number and for a negative one (or nan), None for a number
+    above ``max_points`` (nbgrader raises ValueError there)."""
+    try:
+        grade = float(text)
+    except ValueError:
+        return max_points
+    if grade >= 0.0:
+        return None if grade > max_points else grade
+    return max_points  # negative, and nan (neither >= 0 nor < 0)
