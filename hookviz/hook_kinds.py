@@ -154,6 +154,22 @@ TIMELINE = tuple(
     kind.name for kind in of(MODULE, TENSOR, TORCH) if kind.fires in ("forward", "backward")
 )
 BACKWARD = frozenset(kind.name for kind in KINDS.values() if kind.backward)
+# How torch registers each kind a timeline shows (a tooltip beside the course's words).
+REGISTERED_BY = MappingProxyType(
+    {
+        "forward_pre": "Module.register_forward_pre_hook",
+        "forward": "Module.register_forward_hook",
+        "backward_pre": "Module.register_full_backward_pre_hook",
+        "backward": "Module.register_full_backward_hook",
+        "tensor": "Tensor.register_hook",
+        "post_accumulate_grad": "Tensor.register_post_accumulate_grad_hook",
+    }
+)
+
+
+def label(name: str) -> str:
+    """A kind in the course's words: its meaning's first part ("forward pre-hook")."""
+    return KINDS[name].meaning.split(":")[0].split(" (")[0]
 
 
 def acting_as(name: str) -> str:

@@ -98,10 +98,24 @@ class DuplicateHook:
 
 
 def list_hooks(model: nn.Module, *, include_globals: bool = True) -> list[HookInfo]:
-    """Every hook on ``model``, its submodules and their parameters, plus global module hooks.
+    """Every hook on `model`, its submodules and their parameters, plus global module hooks.
 
     A parameter shared by two modules (tied weights) is listed once, under the first module
-    that holds it, flagged with the other names it has."""
+    that holds it, flagged with the other names it has.
+
+    Parameters
+    ----------
+    model : nn.Module
+        The model to read. Nothing on it changes.
+    include_globals : bool
+        Also list the global module hooks (`register_module_forward_hook` and friends),
+        which fire for every module.
+
+    Returns
+    -------
+    list of HookInfo
+        One entry per hook, in the order torch would call them on each module.
+    """
     check_model(model)
     found: list[HookInfo] = []
     names = _parameter_names(model)
@@ -152,7 +166,18 @@ def _parameter_names(model: nn.Module) -> dict[int, list[str]]:
 
 
 def hook_table(model: nn.Module) -> str:
-    """``list_hooks`` as a text table (deterministic: no addresses, no temporary paths)."""
+    """`list_hooks` as a text table, deterministic (no addresses, no temporary paths).
+
+    Parameters
+    ----------
+    model : nn.Module
+        The model to read.
+
+    Returns
+    -------
+    str
+        One line per hook: where it is, its kind, its name and where it was defined.
+    """
     rows = [f"{'where':<22} {'kind':<20} {'hook':<28} {'id':>5}  flags"]
     for info in list_hooks(model):
         rows.append(
@@ -168,6 +193,16 @@ def find_duplicate_hooks(model: nn.Module) -> list[DuplicateHook]:
     place (a cell run again) holding the same state (closure cells, defaults, bound arguments).
     Two hooks made by one factory with different captured values, or two lambdas with one body
     written on two lines, are different hooks, and are never offered for removal.
+
+    Parameters
+    ----------
+    model : nn.Module
+        The model to read.
+
+    Returns
+    -------
+    list of DuplicateHook
+        One entry per duplicated hook, with the handle ids of every registration.
     """
     groups: dict[tuple, list[HookInfo]] = {}
     for info in list_hooks(model, include_globals=False):
@@ -193,8 +228,8 @@ def find_duplicate_hooks(model: nn.Module) -> list[DuplicateHook]:
 
 
 class Removed(int):
-    """How many hooks ``remove_hooks`` removed (an int), with a count per kind in ``by_kind``,
-    and the hooks it left because a library owns them in ``left``."""
+    """How many hooks `remove_hooks` removed (an int), with a count per kind in `by_kind`,
+    and the hooks it left because a library owns them in `left`."""
 
     by_kind: dict[str, int]
     left: tuple[HookInfo, ...]
@@ -237,9 +272,27 @@ def remove_hooks(
 ) -> Removed:
     """Remove hooks of the given kinds (all module and parameter kinds by default); say how many.
 
-    Hooks a library owns (``HookInfo.library``: pruning's masks, FSDP's, transformers', a
-    running ``hookviz.record``) stay, and the result says which, unless ``include_libraries``:
-    removing pruning's pre-hook would leave the masks in place but no longer applied."""
+    Hooks a library owns (`HookInfo.library`: pruning's masks, FSDP's, transformers', a
+    running `hookviz.record`) stay, and the result says which, unless `include_libraries`:
+    removing pruning's pre-hook would leave the masks in place but no longer applied.
+
+    Parameters
+    ----------
+    model : nn.Module
+        The model to clean, its submodules and their parameters included.
+    kinds : str or iterable of str or None
+        The hook kinds to remove, as `list_hooks` names them (`"forward"`, `"forward_pre"`,
+        ...); None removes every module and parameter kind.
+    include_globals : bool
+        Also remove global module hooks, which affect every model in the process.
+    include_libraries : bool
+        Also remove hooks that a library owns.
+
+    Returns
+    -------
+    Removed
+        How many were removed (an int), with a count per kind and the hooks left in place.
+    """
     check_model(model)
     if isinstance(kinds, str):
         kinds = [kinds]
@@ -266,7 +319,25 @@ def remove_hooks(
 
 
 def remove_hook(model: nn.Module, handle_id: int) -> HookInfo:
-    """Remove the one hook with this handle id (as ``list_hooks`` reports it); return what it was."""
+    """Remove the one hook with this handle id, as `list_hooks` reports it.
+
+    Parameters
+    ----------
+    model : nn.Module
+        The model that holds the hook.
+    handle_id : int
+        The hook's `HookInfo.handle_id`.
+
+    Returns
+    -------
+    HookInfo
+        What the removed hook was.
+
+    Raises
+    ------
+    ValueError
+        When no hook on `model` has that handle id.
+    """
     check_model(model)
     found = [info for info in list_hooks(model) if info.handle_id == handle_id]
     if not found:

@@ -46,7 +46,18 @@ MAX_TREE_LEVEL = 30  # nor more than this many boxes side by side
 
 
 def apply_traversal(trace: ApplyTrace) -> Figure:
-    """The module tree with the number of each ``apply`` visit (post-order) and ``modules()``' order."""
+    """The module tree with the number of each `apply` visit (post-order) and `modules()`' order.
+
+    Parameters
+    ----------
+    trace : ApplyTrace
+        What `trace_apply` recorded.
+
+    Returns
+    -------
+    Figure
+        A matplotlib figure.
+    """
     if not isinstance(trace, ApplyTrace):
         raise TypeError(
             f"apply_traversal needs an ApplyTrace (from hookviz.trace_apply), got {type(trace).__name__}."
@@ -98,7 +109,7 @@ def apply_traversal(trace: ApplyTrace) -> Figure:
             text,
             ha="center",
             va="center",
-            fontsize=8,
+            fontsize=9,
             zorder=3,
             bbox={
                 "boxstyle": "round,pad=0.3",
@@ -113,7 +124,7 @@ def apply_traversal(trace: ApplyTrace) -> Figure:
                 str(number),
                 ha="center",
                 va="center",
-                fontsize=8,
+                fontsize=9,
                 color="white",
                 fontweight="bold",
                 zorder=4,
@@ -126,7 +137,7 @@ def apply_traversal(trace: ApplyTrace) -> Figure:
                 str(pre_number[node.path]),
                 ha="center",
                 va="center",
-                fontsize=7,
+                fontsize=9,
                 color=GREEN,
                 zorder=4,
             )
@@ -144,7 +155,22 @@ def apply_traversal(trace: ApplyTrace) -> Figure:
 
 
 def monitor(snapshot: dict[str, Any], modules: list[dict], *, title: str = "HookMonitor") -> Figure:
-    """Output mean ± std and output-gradient norm per module, from a HookMonitor snapshot."""
+    """Output mean ± std and output-gradient norm per module, from a HookMonitor snapshot.
+
+    Parameters
+    ----------
+    snapshot : dict
+        A HookMonitor's `snapshot`.
+    modules : list of dict
+        The same HookMonitor's `modules`.
+    title : str
+        The figure's title.
+
+    Returns
+    -------
+    Figure
+        A matplotlib figure.
+    """
     rows = snapshot.get("rows", []) if isinstance(snapshot, dict) else None
     if rows is None or len(rows) != len(modules):
         raise ValueError(
@@ -168,7 +194,7 @@ def monitor(snapshot: dict[str, Any], modules: list[dict], *, title: str = "Hook
                 ha="right",
                 va="center",
                 color=VERMILLION,
-                fontsize=8,
+                fontsize=9,
             )
         grad = row.get("grad")
         norm = grad.get("norm") if grad else None
@@ -176,8 +202,8 @@ def monitor(snapshot: dict[str, Any], modules: list[dict], *, title: str = "Hook
             flagged = bool(row.get("flag"))
             right.barh(y, norm, color=VERMILLION if flagged else BLUE)
             if flagged:
-                right.text(norm, y, f"  {row['flag']}", va="center", color=VERMILLION, fontsize=8)
-    left.set_yticks(positions, labels, fontsize=8)
+                right.text(norm, y, f"  {row['flag']}", va="center", color=VERMILLION, fontsize=9)
+    left.set_yticks(positions, labels, fontsize=9)
     left.set_xlabel("output mean ± std (latest)")
     left.axvline(0, color=GREY, linewidth=0.8)
     right.set_xscale("log")
@@ -193,26 +219,33 @@ def monitor(snapshot: dict[str, Any], modules: list[dict], *, title: str = "Hook
 
 
 def activation_heatmap(source: Any, signal: str = "output", *, kind: str | None = None) -> Figure:
-    """Each module's histogram over training steps, one panel per module: steps across, value
-    bins up, colour log(1 + count), as fastai's "colourful dimension" plot.
+    """Each module's histogram over training steps, one panel per module.
 
-    ``source`` is a ``Recording`` (from ``hookviz.record``) or a ``HookMonitor``; ``signal`` is
-    'output' (each module's output) or 'gradient' (the gradient w.r.t. each module's output);
-    ``kind=`` is its deprecated name.
+    Steps across, value bins up, colour log(1 + count), as fastai's "colourful dimension" plot.
+    No tensor is read again: it draws the 16-bin histogram `record()` kept for every event (of
+    a 256-value sample, for larger tensors), over that tensor's own exact [min, max] (the
+    sample's, with `exact=False`, and the title says so). Each module gets one set of bins for
+    the whole run, so a drifting distribution shows as a drift instead of being rescaled away:
+    for a Recording, 40 equal bins over the module's range over the run; for a HookMonitor, its
+    live bins (a power of two wide, at most twice as coarse as the range needs). An event's
+    counts are spread evenly over the module bins each of its bins overlaps: where values lay
+    within one of the event's bins (a 16th of its range) is lost, an outlier coarsens all 16,
+    and counts become fractions. Empty bins are blank.
 
-    No tensor is read again: it draws the 16-bin histogram ``record()`` kept for every event
-    (of a 256-value sample, for larger tensors), over that tensor's own exact [min, max] (the
-    sample's, with ``exact=False``, and the title says so). Each
-    module gets one set of bins for the whole run, so a drifting distribution shows as a drift
-    instead of being rescaled away: for a Recording, 40 equal bins over the module's range over
-    the run; for a HookMonitor, its live bins (a power of two wide, at most twice as coarse as
-    the range needs). An event's counts are moved onto them by spreading each of its bins'
-    count evenly over the module bins it overlaps. The cost in precision: where values lay
-    within one of the event's bins (a 16th of that event's range) is lost, so structure finer
-    than that is smeared over it; an outlier widens the event's range and so coarsens all 16
-    of its bins; counts become fractions; a constant tensor goes whole into the bin holding
-    its value. Colour: log(1 + values per step in the bin), one scale for all panels; empty
-    bins are blank.
+    Parameters
+    ----------
+    source : Recording or HookMonitor
+        What recorded the histograms (`hookviz.record`, or a `HookMonitor`).
+    signal : str
+        `"output"` (each module's output) or `"gradient"` (the gradient with respect to each
+        module's output).
+    kind : str or None
+        The deprecated name of `signal`.
+
+    Returns
+    -------
+    Figure
+        A matplotlib figure, one panel per module.
     """
     read = getattr(source, "histogram_history", None)
     if isinstance(source, type) or not callable(read):
@@ -244,9 +277,9 @@ def activation_heatmap(source: Any, signal: str = "output", *, kind: str | None 
         ax.set_title(history.name, fontsize=9, family="monospace")
         ax.tick_params(labelsize=7)
         if k % columns == 0:
-            ax.set_ylabel(f"{signal} value", fontsize=8)
+            ax.set_ylabel(f"{signal} value", fontsize=9)
         if k // columns == rows - 1 or k + columns >= len(histories):
-            ax.set_xlabel("step", fontsize=8)
+            ax.set_xlabel("step", fontsize=9)
             ax.xaxis.set_tick_params(labelbottom=True)
     for k in range(len(histories), rows * columns):
         axes[k // columns][k % columns].set_visible(False)
@@ -268,7 +301,18 @@ def activation_heatmap(source: Any, signal: str = "output", *, kind: str | None 
 
 
 def timeline(trace: HookTrace) -> Figure:
-    """Modules down, time across: each hook firing a mark, forward() calls as bars, backward shaded."""
+    """Modules down, time across: each hook firing a mark, forward() calls as bars, backward shaded.
+
+    Parameters
+    ----------
+    trace : HookTrace
+        What `trace_hooks` recorded.
+
+    Returns
+    -------
+    Figure
+        A matplotlib figure.
+    """
     if not isinstance(trace, HookTrace):
         raise TypeError(
             f"timeline needs a HookTrace (from hookviz.trace_hooks), got {type(trace).__name__}."
@@ -279,12 +323,12 @@ def timeline(trace: HookTrace) -> Figure:
             lanes.append(firing.label)
     lane_y = {label: len(lanes) - 1 - i for i, label in enumerate(lanes)}
     n = len(trace.firings)
-    fig, ax = plt.subplots(figsize=(max(6.0, min(18.0, 0.22 * n + 2.5)), 0.38 * len(lanes) + 1.4))
+    fig, ax = plt.subplots(figsize=(max(6.0, min(12.0, 0.22 * n + 2.5)), 0.38 * len(lanes) + 1.4))
     first_backward = next((k for k, f in enumerate(trace.firings) if f.kind in BACKWARD), n)
     if first_backward < n:
         ax.axvspan(first_backward - 0.5, n - 0.5, color=ORANGE, alpha=0.08, linewidth=0)
-        ax.text(first_backward - 0.3, len(lanes) - 0.4, "backward", fontsize=8, color=GREY)
-    ax.text(-0.3, len(lanes) - 0.4, "forward", fontsize=8, color=GREY)
+        ax.text(first_backward - 0.3, len(lanes) - 0.4, "backward", fontsize=9, color=GREY)
+    ax.text(-0.3, len(lanes) - 0.4, "forward", fontsize=9, color=GREY)
     started: dict[str, int] = {}
     for k, firing in enumerate(trace.firings):
         y = lane_y[firing.label]
@@ -325,10 +369,10 @@ def timeline(trace: HookTrace) -> Figure:
                 (k, y),
                 xytext=(6, 8),
                 textcoords="offset points",
-                fontsize=7,
+                fontsize=9,
                 color=VERMILLION,
             )
-    ax.set_yticks(list(lane_y.values()), list(lane_y), fontsize=8)
+    ax.set_yticks(list(lane_y.values()), list(lane_y), fontsize=9)
     ax.set_xlim(-0.8, max(n - 0.2, 1))
     ax.set_ylim(-0.7, len(lanes) - 0.1)
     ax.set_xlabel(

@@ -108,35 +108,50 @@ class HookEvent:
 
 
 class Recording:
-    """Record hook events on ``model`` inside a ``with`` block; every hook is removed on exit.
+    """Record hook events on `model` inside a `with` block; every hook is removed on exit.
 
-    ``hookviz.record`` is this class under its verb's name: ``with hv.record(model) as rec:``.
+    `hookviz.record` is this class under its verb's name: `with hv.record(model) as rec:`.
+    A step starts at each top-level call of `model`.
 
-    ``modules``: None (all), a list of paths, a module type, or ``fn(path, module) -> bool``
-    (``hookviz.leaves`` picks modules without children). ``phases``: any of
-    ``hookviz.recording.PHASES`` (all four by default; ``gradients=False`` drops the backward
-    ones). ``stats``: which statistics to compute (``hookviz.recording.STATS``). ``every=N``
-    records every N-th step; a step starts at each top-level call of ``model``.
-    ``max_events`` bounds memory: the oldest events are dropped first.
+    Parameters
+    ----------
+    model : nn.Module
+        The model to watch.
+    modules : None, list of str, type or callable
+        Which modules to watch: None (all), a list of paths, a module type, or
+        `fn(path, module) -> bool` (`hookviz.leaves` picks modules without children).
+    gradients : bool
+        Also record the backward phases; False records the forward alone.
+    phases : iterable of str or None
+        Any of `hookviz.recording.PHASES`; None means all four (the forward ones only with
+        `gradients=False`).
+    stats : iterable of str or None
+        Which statistics to compute for every tensor (`hookviz.recording.STATS`); None, all.
+    every : int
+        Record every N-th step.
+    max_events : int or None
+        Bounds memory: the oldest events are dropped first.
+    exact : bool
+        True keeps min, max, the NaN/Inf counts and a gradient's norm exact for every tensor,
+        with one full pass over each tensor larger than `summaries.SAMPLE_SIZE` elements: a
+        dashboard that flags a vanishing gradient must show the true one. Mean, std, zeros,
+        histogram and an output's norm are always estimated from a sample for such a tensor
+        (`TensorStats.norm_exact` says which norms are). False skips that pass, for large models
+        on a CPU: every statistic of a large tensor is then estimated from its sample, and an
+        outlier or a NaN outside it is missed. Estimates are flagged wherever they are shown
+        (`max≈...`, `norm≈`). The costs are measured by bench/bench_record.py.
+    clock : callable or None
+        Where events take their `seq` numbers from (default: a fresh count from 0); share one
+        with other hooks to put all of them in one order.
 
-    ``exact``: True (the default) keeps min, max and the NaN/Inf counts exact for every tensor,
-    and a gradient's norm, with one full pass over each tensor larger than
-    ``summaries.SAMPLE_SIZE`` elements (a second for a gradient's norm): a dashboard that shows
-    a max, or flags a vanishing gradient, must show the true one. Mean, std, zeros and
-    histogram of such a tensor, and an output's norm, are always estimated from a sample
-    (``TensorStats.norm_exact`` says which norms are; a second pass on every output would cost
-    a tenth of a small conv net's step, bench/README.md). ``exact=False`` skips that pass, for large models on a CPU: every statistic of a
-    large tensor is then estimated from its sample (min and max are the sample's, the norm is
-    the sample's scaled to the tensor's size, NaN and Inf counts the sample's scaled likewise;
-    an outlier or a NaN outside the sample is missed). What each costs is measured by
-    bench/bench_record.py; its figures are in bench/README.md.
-    Estimates are flagged wherever they are shown: ``TensorStats.exact`` (and ``norm_exact``)
-    is False, ``brief()`` and ``table()`` write ``max≈...`` (``norm≈``), and HookMonitor marks
-    them. Tensors of at most
-    SAMPLE_SIZE elements are kept whole and stay exact either way.
-
-    ``clock``: where events take their ``seq`` numbers from (default: a fresh count from 0);
-    share one with other hooks to put all of them in one order.
+    Examples
+    --------
+    >>> import torch, hookviz as hv
+    >>> model = hv.examples.model()
+    >>> with hv.record(model) as rec:
+    ...     model(torch.ones(1, 2)).sum().backward()
+    >>> rec.order()[0]
+    ('forward_pre', '')
     """
 
     def __init__(
@@ -197,7 +212,7 @@ class Recording:
         self.stop()
 
     def start(self) -> Recording:
-        """Register the hooks (``with`` does this for you)."""
+        """Register the hooks (`with` does this for you)."""
         if self._hooks.active:
             raise RuntimeError(
                 "this recording is already running; use a new record(...) to record again."
@@ -222,7 +237,7 @@ class Recording:
 
     @property
     def steps_recorded(self) -> int:
-        """Steps recorded so far (one in ``every``)."""
+        """Steps recorded so far (one in `every`)."""
         return self._hooks.steps_recorded
 
     def next_step(self) -> None:
@@ -230,19 +245,19 @@ class Recording:
         self._hooks.next_step()
 
     def on_step(self, listener: Callable[[Recording, list[HookEvent]], None]) -> None:
-        """Call ``listener(recording, new_events)`` when new events are ready (a few times a second)."""
+        """Call `listener(recording, new_events)` when new events are ready (a few times a second)."""
         self._listeners.append(listener)
 
     def on_columns(self, listener: Callable) -> None:
-        """Like ``on_step``, without making an object per event: ``listener(mains, stats_at)``
+        """Like `on_step`, without making an object per event: `listener(mains, stats_at)`
         gets an iterator of (step, phase id, path id, leaf, mean, norm, NaN count, Inf count),
-        one per new event (``Reader.mains``), and ``stats_at(leaf)`` builds a leaf's whole
+        one per new event (`Reader.mains`), and `stats_at(leaf)` builds a leaf's whole
         TensorStats. For readers that keep a few summaries out of many events (HookMonitor)."""
         self._column_listeners.append(listener)
 
     def on_histograms(self, listener: Callable[[HistogramBatch], None]) -> None:
-        """Call ``listener(batch)`` with the histograms of new events, as tensors, when they are
-        ready (``summaries.HistogramBatch``; nothing when ``stats`` leaves out 'histogram')."""
+        """Call `listener(batch)` with the histograms of new events, as tensors, when they are
+        ready (`summaries.HistogramBatch`; nothing when `stats` leaves out 'histogram')."""
         self._histogram_listeners.append(listener)
 
     # -- reading ---------------------------------------------------------------------------
@@ -292,7 +307,7 @@ class Recording:
 
     @property
     def dropped(self) -> int:
-        """Events pushed out of the buffer by ``max_events``."""
+        """Events pushed out of the buffer by `max_events`."""
         return self._store.dropped
 
     def __iter__(self) -> Iterator[HookEvent]:
@@ -316,10 +331,10 @@ class Recording:
     def histogram_history(
         self, signal: str = "output", *, bins: int = STATIC_BINS, kind: str | None = None
     ) -> list[HistogramHistory]:
-        """Each module's histogram over the recorded steps (``signal``: 'output' or 'gradient',
-        the gradient w.r.t. the module's output), on ``bins`` fixed bins per module; what
-        ``hookviz.plots.activation_heatmap`` draws. See ``hookviz.histogram_history``.
-        (``kind=`` is ``signal``'s deprecated name.)"""
+        """Each module's histogram over the recorded steps (`signal`: 'output' or 'gradient',
+        the gradient w.r.t. the module's output), on `bins` fixed bins per module; what
+        `hookviz.plots.activation_heatmap` draws. See `hookviz.histogram_history`.
+        (`kind=` is `signal`'s deprecated name.)"""
         signal = signal_or_kind(signal, kind, "Recording.histogram_history")
         phase = SIGNAL_PHASES[signal]
         if not len(self):
@@ -375,7 +390,7 @@ class Recording:
         return [(e.phase, e.path) for e in self.select(phase=phase)]
 
     def table(self, limit: int = 50) -> str:
-        """A text table of the events (the first ``limit``)."""
+        """A text table of the events (the first `limit`)."""
         rows = (
             []
             if self.exact

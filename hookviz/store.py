@@ -105,13 +105,13 @@ _STAT_FIELDS = (
 class TensorStats:
     """A summary of one tensor (or of a non-tensor value) seen by a hook.
 
-    Statistics not asked for (``record(stats=...)``) are None. For tensors larger than
-    ``summaries.SAMPLE_SIZE`` elements, mean, std, zero_fraction and histogram are estimated
-    from a fixed-stride sample (``sampled`` is True); min, max and the NaN/Inf counts are exact,
-    and so is a gradient's norm (``norm_exact``: a flag rests on it), unless the recording was
-    made with ``exact=False``: then they are estimated from the sample too (min and max of the
-    sample, its norm and its NaN and Inf counts scaled to the tensor's size) and ``exact`` is
-    False. An output's norm is the sample's, scaled (``norm_exact`` False, written ``norm≈``). Mean, std and norm are taken over the finite values; NaN and
+    Statistics not asked for (`record(stats=...)`) are None. For tensors larger than
+    `summaries.SAMPLE_SIZE` elements, mean, std, zero_fraction and histogram are estimated
+    from a fixed-stride sample (`sampled` is True); min, max and the NaN/Inf counts are exact,
+    and so is a gradient's norm (`norm_exact`: a flag rests on it), unless the recording was
+    made with `exact=False`: then they are estimated from the sample too (min and max of the
+    sample, its norm and its NaN and Inf counts scaled to the tensor's size) and `exact` is
+    False. An output's norm is the sample's, scaled (`norm_exact` False, written `norm≈`). Mean, std and norm are taken over the finite values; NaN and
     Inf are counted apart; so are min and max, when NaN/Inf counts are asked for too (without
     them, a large tensor's exact min and max are torch's own, NaN when a NaN is present).
     """
@@ -143,7 +143,7 @@ class TensorStats:
 
     @property
     def kind(self) -> str:
-        """Deprecated: ``value_type`` (a hook's kind is ``hookviz.hook_kinds``' word)."""
+        """Deprecated: `value_type` (a hook's kind is `hookviz.hook_kinds`' word)."""
         warnings.warn(
             "TensorStats.kind is now TensorStats.value_type ('tensor', 'None' or a type name); "
             "kind will be removed in a later release.",

@@ -80,16 +80,35 @@ def trace_hooks(
     backward: bool = True,
     keep_grads: bool = False,
 ) -> HookTrace:
-    """Run ``model`` once (and a backward of ``loss_fn(output)``, default the sum of its
-    floating-point outputs) and return every hook firing in order.
+    """Run `model` once, then a backward, and return every hook firing in order.
 
-    ``inputs``: a tensor (the one argument), a tuple or list (the positional arguments), or a
-    dict (keyword arguments: ``model(**inputs)``, as a tokenizer's batch is passed); ``kwargs``:
-    more keyword arguments. A model whose one argument is a dict takes ``(the_dict,)``.
-    Parameter ``.grad`` is restored unless ``keep_grads``.
+    The backward starts from `loss_fn(output)`: by default the sum of the model's
+    floating-point outputs, a stand-in for a loss. torch's markers come from `record()`'s
+    backward events, the moments torch's full backward hooks fire, and each is put before the
+    user's hooks it announces.
 
-    torch's markers come from ``record()``'s backward events, the moments torch's full
-    backward hooks fire, and each is put before the user's hooks it announces.
+    Parameters
+    ----------
+    model : nn.Module
+        The model to run, with whatever hooks it already has.
+    inputs : Tensor, tuple, list or dict
+        A tensor (the one argument), a tuple or list (the positional arguments), or a dict
+        (keyword arguments: `model(**inputs)`, as a tokenizer's batch is passed). A model whose
+        one argument is a dict takes `(the_dict,)`.
+    kwargs : dict or None
+        More keyword arguments for the call.
+    loss_fn : callable or None
+        Turns the output into the scalar the backward starts from; None sums the outputs.
+    backward : bool
+        Run the backward pass; False records the forward alone.
+    keep_grads : bool
+        Keep the gradients the backward left in the parameters' `.grad`; by default they are
+        restored to what they were.
+
+    Returns
+    -------
+    HookTrace
+        The firings in order, the output, and the loss the backward started from.
     """
     check_compiled(check_model(model), "trace_hooks()")
     args, keywords = _as_call(inputs, kwargs)

@@ -28,7 +28,7 @@ CLONE_LIMIT = 65_536  # larger tensors are compared through a fingerprint instea
 
 @dataclass(frozen=True)
 class ParamChange:
-    """One parameter that ``fn`` added, removed or changed at a visit."""
+    """One parameter that `fn` added, removed or changed at a visit."""
 
     name: str  # full dotted path from the root, e.g. "ab.a.W"
     kind: Literal["changed", "rewritten", "added", "removed", "replaced"]
@@ -59,7 +59,7 @@ class ParamChange:
 
 @dataclass(frozen=True)
 class ApplyVisit:
-    """One call of ``fn``: the module apply visited, and what ``fn`` printed and changed there."""
+    """One call of `fn`: the module apply visited, and what `fn` printed and changed there."""
 
     index: int
     path: str
@@ -87,7 +87,7 @@ class ApplyCall:
 
 @dataclass
 class ApplyTrace:
-    """What ``model.apply(fn)`` did, in order."""
+    """What `model.apply(fn)` did, in order."""
 
     model: nn.Module = field(repr=False)
     fn_name: str
@@ -135,7 +135,19 @@ class ApplyTrace:
 
 
 class ApplyFnError(RuntimeError):
-    """``fn`` raised during ``trace_apply``; ``.trace`` keeps the visits that ran before."""
+    """`fn` raised during `trace_apply`; `.trace` keeps the visits that ran before.
+
+    Parameters
+    ----------
+    message : str
+        What went wrong, and where.
+    path : str
+        The path of the module `fn` was visiting.
+    index : int
+        The visit's number.
+    trace : ApplyTrace
+        The visits that ran before.
+    """
 
     def __init__(self, message: str, *, path: str, index: int, trace: ApplyTrace):
         super().__init__(message)
@@ -150,7 +162,39 @@ def trace_apply(
     *,
     echo: bool = True,
 ) -> ApplyTrace:
-    """Run the real ``model.apply(fn)`` (a no-op when ``fn`` is None) and record every visit."""
+    """Run the real `model.apply(fn)` and record every visit.
+
+    Each module's `apply` is wrapped for the duration of the call, so the trace sees every call
+    enter and leave (the recursion that makes the order post-order) and every visit of `fn`:
+    what it printed and which parameters it changed, added or rewrote.
+
+    Parameters
+    ----------
+    model : nn.Module
+        The model whose `apply` runs. Nothing hookviz adds is left on it afterwards.
+    fn : callable or None
+        The function `apply` calls on each module, as in `model.apply(fn)`; None records the
+        traversal alone (a no-op visit).
+    echo : bool
+        Also print what `fn` prints, as `model.apply(fn)` would; False only keeps it in the trace.
+
+    Returns
+    -------
+    ApplyTrace
+        The visits in order (`.order` lists their paths) and the calls of the recursion.
+
+    Raises
+    ------
+    ApplyFnError
+        When `fn` raised; its `.trace` keeps the visits that ran before.
+
+    Examples
+    --------
+    >>> import hookviz as hv
+    >>> trace = hv.trace_apply(hv.examples.model(), None)
+    >>> trace.order
+    ['ab.a', 'ab.b', 'ab', 'cd.c', 'cd.d', 'cd', '']
+    """
     check_model(model)
     if fn is not None and not callable(fn):
         raise TypeError(

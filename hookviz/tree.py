@@ -60,13 +60,49 @@ def display_name(path: str, module: nn.Module) -> str:
 
 
 def preorder(model: nn.Module) -> list[str]:
-    """Paths in the order ``model.modules()`` visits them (pre-order, each module once)."""
+    """Paths in the order `model.modules()` visits them: pre-order, each module once.
+
+    Parameters
+    ----------
+    model : nn.Module
+        The model to walk.
+
+    Returns
+    -------
+    list of str
+        Module paths as `named_modules()` names them (the root is `""`).
+
+    Examples
+    --------
+    >>> import hookviz as hv
+    >>> hv.preorder(hv.examples.model())
+    ['', 'ab', 'ab.a', 'ab.b', 'cd', 'cd.c', 'cd.d']
+    """
     check_model(model)
     return [path for path, _ in model.named_modules()]
 
 
 def postorder(model: nn.Module) -> list[str]:
-    """Paths in the order ``model.apply`` visits them (post-order, a shared module once per parent)."""
+    """Paths in the order `model.apply` visits them: post-order, children first.
+
+    A module shared under two parents is visited once per parent, as `apply` does.
+
+    Parameters
+    ----------
+    model : nn.Module
+        The model to walk.
+
+    Returns
+    -------
+    list of str
+        Module paths as `named_modules()` names them (the root is `""`).
+
+    Examples
+    --------
+    >>> import hookviz as hv
+    >>> hv.postorder(hv.examples.model())
+    ['ab.a', 'ab.b', 'ab', 'cd.c', 'cd.d', 'cd', '']
+    """
     check_model(model)
     order: list[str] = []
 
@@ -85,7 +121,18 @@ def canonical_paths(model: nn.Module) -> dict[int, str]:
 
 
 def shared_modules(model: nn.Module) -> dict[str, list[str]]:
-    """Modules reachable by more than one path: first path -> every path that reaches it."""
+    """Modules reachable by more than one path, such as a layer used twice.
+
+    Parameters
+    ----------
+    model : nn.Module
+        The model to search.
+
+    Returns
+    -------
+    dict of str to list of str
+        The first path of each shared module, mapped to every path that reaches it.
+    """
     paths: dict[int, list[str]] = {}
     for path, module in model.named_modules(remove_duplicate=False):
         paths.setdefault(id(module), []).append(path)
@@ -93,7 +140,27 @@ def shared_modules(model: nn.Module) -> dict[str, list[str]]:
 
 
 def leaves(path: str, module: nn.Module) -> bool:
-    """Selector for ``record(modules=...)``: modules without children."""
+    """Selector for `record(modules=...)`: modules without children.
+
+    Parameters
+    ----------
+    path : str
+        The module's path (given by `record`).
+    module : nn.Module
+        The module itself.
+
+    Returns
+    -------
+    bool
+        True when `module` has no children.
+
+    Examples
+    --------
+    >>> import hookviz as hv
+    >>> model = hv.examples.model()
+    >>> [p for p, m in model.named_modules() if hv.leaves(p, m)]
+    ['ab.a', 'ab.b', 'cd.c', 'cd.d']
+    """
     return next(iter(module.children()), None) is None
 
 
@@ -158,7 +225,18 @@ class TreeNode:
 
 
 def module_tree(model: nn.Module) -> TreeNode:
-    """Build the tree ``apply`` walks: children in ``named_children()`` order."""
+    """Build the tree `apply` walks: children in `named_children()` order.
+
+    Parameters
+    ----------
+    model : nn.Module
+        The root of the tree.
+
+    Returns
+    -------
+    TreeNode
+        The root node; each node has its path, its module and its children.
+    """
     check_model(model)
     shared = {
         id(m) for paths in shared_modules(model).values() for m in [_resolve(model, paths[0])]

@@ -85,7 +85,7 @@ def test_no_course_content_ships_inside_the_package():
 
 
 def test_the_package_data_ships_every_file_the_site_is_built_from():
-    """`hookviz site` outside this repository needs its templates, host, styles and lunr.js."""
+    """`hookviz site` outside this repository needs its templates, host, styles and search."""
     patterns = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"][
         "package-data"
     ]["hookviz.site"]
@@ -97,7 +97,7 @@ def test_the_package_data_ships_every_file_the_site_is_built_from():
         for path in (package / folder).rglob("*")
         if path.is_file()
     }
-    assert {"host.js", "site.js", "site.css", "lunr.min.js", "page.html.j2"} <= {
+    assert {"host.js", "site.js", "site.css", "search-core.js", "page.html.j2"} <= {
         path.name for path in needed
     }
     assert needed <= shipped, sorted(str(p.relative_to(package)) for p in needed - shipped)

@@ -65,8 +65,24 @@ class Entry:
 
 
 def load_catalogue(folder: str | Path | None = None) -> dict[str, Entry]:
-    """Every prediction the notebook can show, by key: the course's (``content``), or those of
-    the ``*.toml`` files in ``folder`` when given."""
+    """Every prediction the notebook can show, by key.
+
+    Parameters
+    ----------
+    folder : str, Path or None
+        A folder of `*.toml` catalogue files; None, the course's own (its `predictions/` folder,
+        or what the notebook's stamped cell carries).
+
+    Returns
+    -------
+    dict of str to Entry
+        Every entry, by key.
+
+    Raises
+    ------
+    CatalogueError
+        When a file cannot be read, an entry is malformed or a key is defined twice.
+    """
     try:
         tables = content.prediction_tables(None if folder is None else Path(folder))
     except content.ContentError as error:
@@ -75,12 +91,41 @@ def load_catalogue(folder: str | Path | None = None) -> dict[str, Entry]:
 
 
 def keys(folder: str | Path | None = None) -> list[str]:
-    """The keys of the catalogue, sorted."""
+    """The keys of the catalogue, sorted.
+
+    Parameters
+    ----------
+    folder : str, Path or None
+        The catalogue's folder; None, the one shipped with hookviz.
+
+    Returns
+    -------
+    list of str
+        Every key.
+    """
     return sorted(load_catalogue(folder))
 
 
 def entry(key: str, folder: str | Path | None = None) -> Entry:
-    """The catalogue entry named ``key``; an unknown key raises UnknownPrediction with close matches."""
+    """The catalogue entry named `key`.
+
+    Parameters
+    ----------
+    key : str
+        The entry's key, as `keys()` lists it.
+    folder : str, Path or None
+        The catalogue's folder; None, the one shipped with hookviz.
+
+    Returns
+    -------
+    Entry
+        Its question, choices, answer and why.
+
+    Raises
+    ------
+    UnknownPrediction
+        For an unknown key, with the closest keys.
+    """
     if not isinstance(key, str):
         raise TypeError(f"key must be a string such as 'apply-order', got {type(key).__name__}.")
     catalogue = load_catalogue(folder)
@@ -95,7 +140,22 @@ def entry(key: str, folder: str | Path | None = None) -> Entry:
 
 
 def predict(key: str, *, theme: str = "auto", folder: str | Path | None = None):
-    """The Prediction widget for catalogue entry ``key`` (the last line of a cell shows it)."""
+    """The Prediction widget for catalogue entry `key` (the last line of a cell shows it).
+
+    Parameters
+    ----------
+    key : str
+        The entry's key, as `keys()` lists it.
+    theme : str
+        `"auto"` (follow JupyterLab), `"light"` or `"dark"`.
+    folder : str, Path or None
+        The catalogue's folder; None, the one shipped with hookviz.
+
+    Returns
+    -------
+    Prediction
+        The widget.
+    """
     return entry(key, folder).widget(theme=theme)
 
 

@@ -165,8 +165,10 @@ def finish(html: str, source: str, page: str, links: Links, *, github_ids: bool 
         a["href"] = links.href(source, page, a["href"])
     for img in soup.find_all("img", src=True):
         img["src"] = links.asset(source, page, img["src"])
+    for picture_source in soup.find_all("source", srcset=True):  # one URL: a theme's picture
+        picture_source["srcset"] = links.asset(source, page, picture_source["srcset"])
     # Code and wide tables scroll sideways on a phone: the keyboard must reach them too.
-    for node in soup.select(".site-input pre, .site-html, table"):
+    for node in soup.select("pre:not(.site-signature), .site-html, table"):
         if node.name != "table" or node.find_parent(class_="site-html") is None:
             node["tabindex"] = "0"
     headings, seen = [], set()
@@ -191,9 +193,20 @@ def finish(html: str, source: str, page: str, links: Links, *, github_ids: bool 
         title=first_h1.text if first_h1 else "",
         headings=headings,
         sections=_sections(soup),
-        summary=" ".join(paragraph.get_text().split()) if paragraph else "",
+        summary=summary_sentences(paragraph.get_text()) if paragraph else "",
         widgets=len(soup.select(".hv-site-widget")),
     )
+
+
+def summary_sentences(text: str) -> str:
+    """A paragraph as a summary that reads alone: its sentences, without a last one that
+    stops on a colon (it introduces a list the summary does not show)."""
+    text = " ".join(text.split())
+    sentences = re.split(r"(?<=[.!?:])\s+(?=[A-Z`*(\"'])", text)
+    while len(sentences) > 1 and sentences[-1].rstrip().endswith(":"):
+        sentences.pop()
+    summary = " ".join(sentences)
+    return summary[:-1] + "." if summary.endswith(":") else summary
 
 
 def _slug(text: str) -> str:
@@ -223,23 +236,49 @@ def _unique(anchor: str, seen: set[str]) -> str:
     return candidate
 
 
+# What the search index leaves out: code (a cell's input, its outputs, the reference's
+# signatures and examples), the buttons' labels, and the widgets (their fallback text is a
+# repr). Inline code in prose stays: it is words.
+NOT_INDEXED = (
+    ".site-input",
+    ".site-outputs",
+    ".hv-site-widget",
+    "button",
+    ".site-anchor",
+    "pre",  # code blocks: a guide's shell lines, the reference's signatures
+)
+BLOCKS = {"p", "li", "td", "th", "dt", "dd", "pre", "div", "section", "blockquote", "tr"}
+
+
 def _sections(soup: BeautifulSoup) -> list[Section]:
-    """The article's text split at h1-h3, each part under its heading's anchor."""
+    """The article's prose split at h1-h3, each part under its heading's anchor."""
+    skipped = {id(node) for selector in NOT_INDEXED for node in soup.select(selector)}
     sections: list[Section] = []
     anchor, title, parts = "", "", []
+    block = None
     for node in soup.find_all(string=True):
         parent = node.parent
         if parent.name in ("script", "style") or parent.find_parent(["script", "style"]):
+            continue
+        if any(id(p) in skipped for p in (parent, *parent.parents)):
             continue
         heading = parent if parent.name in HEADINGS else parent.find_parent(HEADINGS)
         if heading is not None:
             if heading.get("id") != anchor:
                 if parts or title:
-                    sections.append(Section(anchor, title, " ".join(" ".join(parts).split())))
+                    sections.append(Section(anchor, title, _join(parts)))
                 anchor, title, parts = heading["id"], " ".join(heading.get_text().split()), []
                 title = title.removesuffix("#").strip()
             continue
+        here = parent if parent.name in BLOCKS else parent.find_parent(BLOCKS)
+        if here is not block and parts:
+            parts.append(" ")  # a new paragraph or list item; inline code stays in its word
+        block = here
         parts.append(str(node))
     if parts or title:
-        sections.append(Section(anchor, title, " ".join(" ".join(parts).split())))
+        sections.append(Section(anchor, title, _join(parts)))
     return sections
+
+
+def _join(parts: list[str]) -> str:
+    return " ".join("".join(parts).split())

@@ -57,6 +57,21 @@ class Action:
     label: str
     href: str
     download: bool = False
+    steps: list[str] = field(default_factory=list)  # shell lines: shown in a disclosure
+
+
+def run_locally(config: Any, source: str) -> Action:
+    """ "Run in JupyterLab": the commands that open this notebook on the reader's machine."""
+    folder = config.repository.rstrip("/").rsplit("/", 1)[-1]
+    return Action(
+        "Run in JupyterLab",
+        "../index.html#run-it",
+        steps=[
+            f"git clone {config.repository}",
+            f"cd {folder}",
+            f"make lab    # sets up .venv, then opens JupyterLab; then open {source}",
+        ],
+    )
 
 
 @dataclass
@@ -94,10 +109,11 @@ def _label(article: Article, fallback: str) -> str:
 
 def _run_notebook(path: str) -> tuple[Any, dict]:
     """In a worker process: execute one notebook and collect its widgets."""
+    from .figures import kernel_settings
     from .widget_state import run_with_widgets
 
     with tempfile.TemporaryDirectory(prefix="hookviz-site-settings-") as settings:
-        return run_with_widgets(Path(path), Path(settings))
+        return run_with_widgets(Path(path), kernel_settings(Path(settings)))
 
 
 def _execute_all(paths: list[Path], jobs: int) -> list[tuple[Any, dict]]:
@@ -269,7 +285,7 @@ def notebook_pages(
                             if config.colab
                             else []
                         ),
-                        Action("Run in JupyterLab", "../index.html#run-it"),
+                        run_locally(config, source),
                         Action("Download the notebook", download, download=True),
                     ],
                     previous=sequence[i - 1] if i > 0 else None,

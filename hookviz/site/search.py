@@ -1,8 +1,10 @@
-"""The offline search index: lunr.py builds it at build time, lunr.js reads it in the page.
+"""The offline search's data: every section's plain text, for the page to index.
 
-One document per section (a page's text from one heading to the next). The index and the
-documents' titles and snippets ship as a classic script, ``_static/search-index.js``, because a
-page opened from file:// may not fetch a JSON file.
+The page indexes the sections when it loads, with ``tokenize()`` in ``static/search-core.js``,
+the one tokeniser of the site (Hangul as syllables and syllable pairs, everything else as
+words and identifier parts), so there is no second tokeniser at build time to disagree with
+it. The text ships as a classic script, ``_static/search-index.js``, because a page opened
+from file:// may not fetch a JSON file.
 """
 
 from __future__ import annotations
@@ -10,8 +12,6 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
-
-SNIPPET = 220  # characters of a section shown under its result
 
 
 @dataclass(frozen=True)
@@ -23,24 +23,12 @@ class SearchDocument:
 
 
 def search_index_script(documents: Iterable[SearchDocument]) -> str:
-    """``window.HOOKVIZ_SEARCH = {index, docs}`` as JavaScript."""
-    from lunr import lunr
-
-    documents = list(documents)
-    records = [
-        {"id": str(i), "title": f"{d.title} {d.page}", "body": d.text}
-        for i, d in enumerate(documents)
-    ]
-    index = lunr(
-        ref="id",
-        fields=[{"field_name": "title", "boost": 5}, "body"],
-        documents=records,
-    )
-    docs = {
-        str(i): {"url": d.url, "page": d.page, "title": d.title, "snippet": d.text[:SNIPPET]}
-        for i, d in enumerate(documents)
-    }
-    payload = json.dumps(
-        {"index": index.serialize(), "docs": docs}, separators=(",", ":"), ensure_ascii=False
-    )
+    """``window.HOOKVIZ_SEARCH = {docs}`` as JavaScript: one entry per section, in site order."""
+    docs, seen = [], set()
+    for d in documents:
+        if d.url in seen or not d.text:
+            continue  # one result per section (a page's heading alone is not one)
+        seen.add(d.url)
+        docs.append({"url": d.url, "page": d.page, "title": d.title, "text": d.text})
+    payload = json.dumps({"docs": docs}, separators=(",", ":"), ensure_ascii=False)
     return f"window.HOOKVIZ_SEARCH = {payload.replace('</', '<' + chr(92) + '/')};\n"

@@ -19,14 +19,33 @@ MAX_CHANGES = 20  # parameter changes listed per visit
 
 
 class ApplyTraversal(PlayedWidget):
-    """Animate ``model.apply(fn)``: the tree, the current module, visit numbers, the call stack.
+    """Animate `model.apply(fn)`: the tree, the current module, visit numbers, the call stack.
 
-    ``ApplyTraversal(model, fn)`` runs the real ``model.apply(fn)`` once (through
-    ``hookviz.trace_apply``) and plays it back in the browser: no kernel message per frame.
-    ``step`` (0 = nothing visited yet) is synced both ways, so a notebook can set or read it.
-    ``order='modules'`` plays ``model.modules()``'s pre-order instead, for comparison. Pass an
-    ``ApplyTrace`` (for example ``error.trace`` of an ``ApplyFnError``) instead of a model to
-    show a trace that was already recorded.
+    The real `model.apply(fn)` runs once (through `hookviz.trace_apply`) and the browser plays it
+    back: no kernel message per frame. `step` (0 = nothing visited yet) is synced both ways, so a
+    notebook can set or read it.
+
+    Parameters
+    ----------
+    model : nn.Module or ApplyTrace
+        The model to traverse, or a trace already recorded (for example `error.trace` of an
+        `ApplyFnError`).
+    fn : callable or None
+        The function `apply` calls on each module; None plays the traversal alone.
+    order : str
+        `"apply"` plays `apply`'s post-order; `"modules"` plays `model.modules()`'s pre-order,
+        for comparison.
+    speed : float
+        Visits per second while playing.
+    theme : str
+        `"auto"` (follow JupyterLab), `"light"` or `"dark"`.
+    echo : bool
+        Print what `fn` prints while the trace is recorded.
+
+    Examples
+    --------
+    >>> import hookviz as hv
+    >>> hv.ApplyTraversal(hv.examples.model(), print)  # doctest: +SKIP
     """
 
     _front_end = "apply_traversal"  # static/apply_traversal.js and .css
@@ -97,7 +116,7 @@ class ApplyTraversal(PlayedWidget):
 
     @property
     def trace(self) -> ApplyTrace:
-        """The recorded ``ApplyTrace`` behind the animation."""
+        """The recorded `ApplyTrace` behind the animation."""
         return self._trace
 
     @property
@@ -107,7 +126,7 @@ class ApplyTraversal(PlayedWidget):
 
     @property
     def current(self) -> str | None:
-        """The path of the module highlighted at ``step`` ('' is the root), None at step 0."""
+        """The path of the module highlighted at `step` ('' is the root), None at step 0."""
         return self.sequence[self.step - 1] if self.step else None
 
     @property
@@ -132,7 +151,7 @@ class ApplyTraversal(PlayedWidget):
     # -- static pictures -------------------------------------------------------------------
 
     def to_html(self, step: int | None = None) -> str:
-        """A self-contained HTML picture of the tree at ``step`` (default: the end); no scripts."""
+        """A self-contained HTML picture of the tree at `step` (default: the end); no scripts."""
         step = self.total if step is None else step
         if not isinstance(step, int) or not 0 <= step <= self.total:
             raise ValueError(f"step must be a whole number from 0 to {self.total}, got {step!r}.")

@@ -24,12 +24,21 @@ ACTIONS = ("remove", "remove_duplicates", "remove_all", "refresh")
 
 
 class HookInventory(HookvizWidget):
-    """The hooks registered on a model (``hookviz.list_hooks``), with duplicates flagged.
+    """The hooks registered on a model (`hookviz.list_hooks`), with duplicates flagged.
 
-    A remove button takes one hook off (by its handle id); 'remove duplicates' keeps the
-    first registration of each duplicated hook. The list is read when the widget is made and
-    after each change it makes: call ``refresh()`` (or press its button) after registering
-    more hooks elsewhere.
+    A remove button takes one hook off (by its handle id); "remove duplicates" keeps the first
+    registration of each duplicated hook. The list is read when the widget is made and after
+    each change it makes: call `refresh()` (or press its button) after registering more hooks
+    elsewhere.
+
+    Parameters
+    ----------
+    model : nn.Module
+        The model to list.
+    include_globals : bool
+        Also list the global module hooks.
+    theme : str
+        `"auto"` (follow JupyterLab), `"light"` or `"dark"`.
     """
 
     _front_end = "hook_inventory"  # static/hook_inventory.js and .css
@@ -92,6 +101,13 @@ class HookInventory(HookvizWidget):
         self.status = str(removed)
         self.refresh()
         return removed
+
+    def offline_state(self) -> dict[str, Any]:
+        """The state a page replays: the list as it is, without the status of an action taken
+        in the kernel ("removed 2 duplicate hooks"), since nothing is removed on the page."""
+        state = super().offline_state()
+        state["status"] = ""
+        return state
 
     def _on_message(self, widget: Any, content: Any, buffers: Any = None) -> None:
         """A click in the browser: {'action': 'remove', 'id': 12} and the like."""

@@ -32,21 +32,43 @@ VIEWS = ("table", "heatmap")
 
 
 class HookMonitor(HookvizWidget):
-    """A live dashboard over ``hookviz.record``: outputs, gradients and warnings per module.
+    """A live dashboard over `hookviz.record`: outputs, gradients and warnings per module.
 
     Use it around a training loop; it shows itself and removes every hook it added when the
-    block ends, even when the loop raises::
+    block ends, even when the loop raises.
 
-        with hookviz.HookMonitor(model) as monitor:
-            for x, y in batches:
-                ...
+    Parameters
+    ----------
+    model : nn.Module
+        The model to watch.
+    modules : None, list of str, type or callable
+        What to watch, as in `record`.
+    gradients : bool
+        Also watch gradients; False skips the gradient view.
+    every : int
+        Record every N-th step.
+    exact : bool
+        False estimates min, max and NaN/Inf counts from a sample, as `record(exact=False)`
+        does (the dashboard marks them ≈).
+    updates_per_second : float
+        How often the page is updated while the loop runs.
+    vanishing_below : float
+        A gradient norm below it is flagged as vanishing.
+    exploding_above : float
+        A gradient norm above it is flagged as exploding.
+    heatmap : bool
+        Keep each module's histogram over time; False keeps no such history.
+    view : str
+        `"table"`, or `"heatmap"` to open on the histograms (the other view is one click or
+        the key V away).
+    theme : str
+        `"auto"` (follow JupyterLab), `"light"` or `"dark"`.
 
-    ``modules`` picks what to watch (as in ``record``); ``every=N`` records every N-th step;
-    ``gradients=False`` skips the gradient view; ``exact=False`` estimates min, max and NaN/Inf
-    counts from a sample, as ``record(exact=False)`` does (the dashboard marks them ≈). A
-    gradient norm below ``vanishing_below`` or above ``exploding_above`` is flagged.
-    ``view='heatmap'`` opens on each module's histogram over time (the table is one click or
-    the key V away); ``heatmap=False`` keeps no such history.
+    Examples
+    --------
+    >>> with hookviz.HookMonitor(model) as monitor:  # doctest: +SKIP
+    ...     for x, y in batches:
+    ...         train_step(x, y)
     """
 
     _front_end = "hook_monitor"  # static/hook_monitor.js and .css
@@ -153,7 +175,7 @@ class HookMonitor(HookvizWidget):
 
     @property
     def heatmap_kind(self) -> str:
-        """Deprecated: ``heatmap_signal``."""
+        """Deprecated: `heatmap_signal`."""
         _warn_heatmap_kind()
         return self.heatmap_signal
 
@@ -178,7 +200,7 @@ class HookMonitor(HookvizWidget):
         self.stop()
 
     def start(self) -> HookMonitor:
-        """Add the hooks and start recording (``with`` does this for you)."""
+        """Add the hooks and start recording (`with` does this for you)."""
         if self.running:
             raise RuntimeError(
                 "this HookMonitor is already recording; stop() it first, or use it in one `with` block."
@@ -221,7 +243,7 @@ class HookMonitor(HookvizWidget):
 
     @property
     def exact(self) -> bool:
-        """False when min, max and NaN/Inf counts are estimated from a sample (``exact=False``)."""
+        """False when min, max and NaN/Inf counts are estimated from a sample (`exact=False`)."""
         return self._exact
 
     @property
@@ -233,7 +255,7 @@ class HookMonitor(HookvizWidget):
     # -- numbers ---------------------------------------------------------------------------
 
     def summary(self, path: str) -> ModuleSummary:
-        """The summary kept for the module at ``path`` ('' is the root)."""
+        """The summary kept for the module at `path` ('' is the root)."""
         return self._table.summary(path)
 
     def gradient_flags(self) -> dict[str, str]:
@@ -249,9 +271,9 @@ class HookMonitor(HookvizWidget):
     def histogram_history(
         self, signal: str = "output", *, kind: str | None = None
     ) -> list[HistogramHistory]:
-        """Each watched module's histogram over the steps so far (``signal``: 'output' or
-        'gradient'), on its live bins; what ``hookviz.plots.activation_heatmap`` draws.
-        (``kind=`` is ``signal``'s deprecated name.)"""
+        """Each watched module's histogram over the steps so far (`signal`: 'output' or
+        'gradient'), on its live bins; what `hookviz.plots.activation_heatmap` draws.
+        (`kind=` is `signal`'s deprecated name.)"""
         signal = signal_or_kind(signal, kind, "HookMonitor.histogram_history")
         if self._heatmap is None:
             raise ValueError(
@@ -318,8 +340,8 @@ class HookMonitor(HookvizWidget):
 
     def plot(self, view: str = "table", signal: str = "output", *, kind: str | None = None):
         """A matplotlib Figure (needs matplotlib) of the table view (output mean ± std and gradient
-        norm per module) or, with ``view='heatmap'``, of each module's ``signal`` histogram over
-        time (``kind=``: its deprecated name)."""
+        norm per module) or, with `view='heatmap'`, of each module's `signal` histogram over
+        time (`kind=`: its deprecated name)."""
         from .. import plots
 
         if view not in VIEWS:

@@ -9,30 +9,50 @@ import torch
 import traitlets
 from torch import nn
 
-from ..hook_kinds import BACKWARD, KINDS, TIMELINE, TORCH
+from ..hook_kinds import BACKWARD, KINDS, REGISTERED_BY, TIMELINE, TORCH, label
 from ..timeline import HookTrace, trace_hooks
 from ..tree import check_model, display_name
 from . import static_html
 from .base import PlayedWidget, check_speed, front_end, number
 
-# The legend under the diagram: each hook kind a timeline shows, then one of torch's markers
-# (hook_kinds.TIMELINE is the order; the words and marks come with the kinds).
-LEGEND = [[name, name] for name in TIMELINE if KINDS[name].target != TORCH] + [
-    ["torch marker", "forward_call"]
-]
+# The legend under the diagram: each hook kind a timeline shows in the course's words, with
+# how torch registers it as a tooltip, then one of torch's markers (hook_kinds.TIMELINE is the
+# order; the words and marks come with the kinds).
+LEGEND = [
+    [label(name), name, f"{name}: {REGISTERED_BY[name]}"]
+    for name in TIMELINE
+    if KINDS[name].target != TORCH
+] + [["torch's moments", "forward_call", "forward() starts and returns, gradients become ready"]]
 
 
 class HookTimeline(PlayedWidget):
     """One forward + backward pass as the ordered list of hook firings, the model's own hooks included.
 
-    ``HookTimeline(model, inputs)`` runs the model once on ``inputs`` (a tensor, a tuple of
-    positional arguments, or a dict of keyword arguments; ``kwargs=`` adds keyword arguments)
-    and a backward of ``loss_fn(output)`` (default: the sum of the output), through
-    ``hookviz.trace_hooks``, and shows every
-    hook firing in true order, between the moments forward() starts and returns and the
-    moments gradients become ready. A hook whose return value replaced an input, an output or
-    a gradient is marked. ``step`` (0 = nothing shown yet) is synced both ways;
-    ``show_torch=False`` keeps only the model's own hooks.
+    The model runs once on `inputs` and a backward of `loss_fn(output)` (by default the sum of
+    its outputs), through `hookviz.trace_hooks`; the widget shows every hook firing in true
+    order, between the moments forward() starts and returns and the moments gradients become
+    ready. A hook whose return value replaced an input, an output or a gradient is marked.
+    `step` (0 = nothing shown yet) is synced both ways.
+
+    Parameters
+    ----------
+    model : nn.Module
+        The model to run, with its hooks.
+    inputs : Tensor, tuple or dict
+        A tensor, a tuple of positional arguments, or a dict of keyword arguments.
+    kwargs : dict or None
+        More keyword arguments for the call.
+    loss_fn : callable or None
+        Turns the output into the scalar the backward starts from; None sums the outputs.
+    backward : bool
+        Run the backward pass too.
+    show_torch : bool
+        Show torch's own moments (forward starts and returns, gradients ready); False keeps
+        only the model's hooks.
+    speed : float
+        Firings per second while playing.
+    theme : str
+        `"auto"` (follow JupyterLab), `"light"` or `"dark"`.
     """
 
     _front_end = "hook_timeline"  # static/hook_timeline.js and .css
@@ -77,9 +97,8 @@ class HookTimeline(PlayedWidget):
             [lane_of[f.label], f.kind, f.who, f.name if f.who == "user" else "", f.replaced or ""]
             for f in trace.firings
         ]
-        loss = "" if trace.loss is None else f", loss {number(trace.loss)}"
         super().__init__(
-            title=f"{type(model).__name__}: one forward and backward pass{loss}",
+            title=_title(model, trace, custom_loss=loss_fn is not None),
             lanes=lanes,
             firings=firings,
             kinds={
@@ -103,7 +122,7 @@ class HookTimeline(PlayedWidget):
 
     @property
     def trace(self) -> HookTrace:
-        """The ``HookTrace`` behind the picture."""
+        """The `HookTrace` behind the picture."""
         return self._trace
 
     @property
@@ -120,7 +139,7 @@ class HookTimeline(PlayedWidget):
 
     @property
     def current(self):
-        """The firing shown at ``step`` (a ``hookviz.timeline.Firing``), None at step 0."""
+        """The firing shown at `step` (a `hookviz.timeline.Firing`), None at step 0."""
         return self.sequence[self.step - 1] if self.step else None
 
     def __repr__(self) -> str:
@@ -197,3 +216,17 @@ def _lanes(model: nn.Module, trace: HookTrace) -> tuple[list[list], dict[str, in
             lane_of[other] = len(lanes)
             lanes.append([other, 0])
     return lanes, lane_of
+
+
+def _title(model: nn.Module, trace: HookTrace, *, custom_loss: bool) -> str:
+    """What the pass was, and what its backward started from: the loss given, or (by default)
+    the sum of the outputs, which is no loss."""
+    name = type(model).__name__
+    if trace.loss is None:
+        return f"{name}: one forward pass"
+    if custom_loss:
+        return f"{name}: one forward and backward pass, loss {number(trace.loss)}"
+    return (
+        f"{name}: one forward and backward pass, backward from the sum of the outputs "
+        f"({number(trace.loss)})"
+    )

@@ -156,11 +156,29 @@ def _accepted_answers(answer: Any) -> list[str]:
 class Prediction(HookvizWidget):
     """Ask a question, take the reader's prediction, then reveal the answer and why.
 
-    ``Prediction(question, choices=[...], answer=2, why=...)`` is multiple choice (``answer``
-    is the right choice's index); ``Prediction(question, answer=["4 5 2"], why=...)`` takes a
-    short answer, compared after normalising case, spaces and commas. The answer and ``why``
-    reach the browser only after the reader commits, once: by clicking, by keys, or from
-    Python with ``choose(i)`` / ``answer_with(text)``.
+    The answer and `why` reach the browser only after the reader commits, once: by clicking, by
+    keys, or from Python with `choose(i)` / `answer_with(text)`.
+
+    Parameters
+    ----------
+    question : str
+        The question, in Markdown.
+    choices : list of str or None
+        The choices of a multiple-choice question; None for a short answer.
+    answer : int or list of str
+        The right choice's index, or the accepted short answers (compared after normalising
+        case, spaces and commas).
+    why : str
+        The explanation shown with the answer.
+    key : str
+        The catalogue key it came from (empty when made directly).
+    theme : str
+        `"auto"` (follow JupyterLab), `"light"` or `"dark"`.
+
+    Examples
+    --------
+    >>> hookviz.Prediction("Which runs first?", choices=["pre-hook", "forward"], answer=0,
+    ...                    why="A pre-hook runs before forward().")  # doctest: +SKIP
     """
 
     _front_end = "prediction"  # static/prediction.js and .css
@@ -205,7 +223,7 @@ class Prediction(HookvizWidget):
 
     @property
     def multiple_choice(self) -> bool:
-        """True when the reader picks one of ``choices``; False for a short answer."""
+        """True when the reader picks one of `choices`; False for a short answer."""
         return bool(self.choices)
 
     @property
@@ -214,7 +232,7 @@ class Prediction(HookvizWidget):
         return self.state == ANSWERED
 
     def choose(self, choice: int) -> bool:
-        """Commit to ``choices[choice]``; reveal the answer and why; return whether it was right."""
+        """Commit to `choices[choice]`; reveal the answer and why; return whether it was right."""
         if not self.multiple_choice:
             raise TypeError(
                 "this prediction takes a short answer, not a choice: use answer_with(text)."
@@ -234,7 +252,7 @@ class Prediction(HookvizWidget):
         return right
 
     def answer_with(self, text: str) -> bool:
-        """Commit to ``text`` as the short answer; reveal the answer and why; return whether it was right."""
+        """Commit to `text` as the short answer; reveal the answer and why; return whether it was right."""
         if self.multiple_choice:
             raise TypeError(
                 f"this prediction is multiple choice: use choose(i) with i from 0 to {len(self.choices) - 1}."

@@ -312,7 +312,7 @@ def test_hook_timeline_shows_the_forward_hook_after_forward(lab):
     explanation = widget.locator(".hv-explain").text_content()
     assert "runs AFTER forward() returned" in explanation
     assert "Its return value replaced the output." in explanation
-    assert "ab.a.forward() had already returned at #4." in explanation
+    assert "It runs after forward() of module ab.a returned (firing 4)." in explanation
     assert widget.locator(".hv-diagram .hv-replaced").count() == 1
     backward_hook = lab.notebook.execute(
         "print([k + 1 for k, f in enumerate(timeline.sequence) if f.kind == 'backward'][0])"

@@ -26,6 +26,7 @@ class BuiltSite:
 
     root: Path
     pages: tuple[str, ...]  # every .html file, e.g. "walkthrough/01-module-tree-and-apply.html"
+    log: str | None = None  # what the build printed (None for a site built earlier)
 
     def walkthrough(self) -> list[str]:
         return [p for p in self.pages if p.startswith("walkthrough/")]
@@ -40,14 +41,15 @@ def built_site(tmp_path_factory) -> BuiltSite:
 
     The command, not build_site(): its worker processes end with it."""
     reuse = os.environ.get(REUSE_SITE)
+    log = None
     if reuse:  # working on these tests: a site built earlier by `hookviz site --out DIR`
         out = Path(reuse).resolve()
         assert (out / "index.html").is_file(), f"{REUSE_SITE}={reuse} holds no built site"
     else:
         out = tmp_path_factory.mktemp("built") / "site"
-        build_site_command(REPO, out)
+        log = build_site_command(REPO, out)
     pages = tuple(sorted(p.relative_to(out).as_posix() for p in out.rglob("*.html")))
-    return BuiltSite(out, pages)
+    return BuiltSite(out, pages, log)
 
 
 @pytest.fixture(scope="package")

@@ -78,6 +78,8 @@ def ids_of(site: Path, page: str) -> set[str]:
 
 
 def srcset_urls(value: str) -> list[str]:
+    if value.strip().startswith("data:"):  # one data: URI (its commas are its own)
+        return [value.split()[0]]
     return [item.split()[0] for item in value.split(",") if item.strip()]
 
 

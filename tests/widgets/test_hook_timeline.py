@@ -126,6 +126,19 @@ def test_custom_loss_is_used():
     )
 
 
+def test_the_title_says_the_backward_starts_from_the_sum_of_the_outputs():
+    model = hv.examples.mlp((4, 3))
+    expected = model(torch.ones(2, 4)).sum().item()
+    widget = hv.HookTimeline(model, torch.ones(2, 4))
+    assert widget.title == (
+        "Sequential: one forward and backward pass, backward from the sum of the outputs "
+        f"({float(f'{expected:.4g}')})"
+    )
+    assert "loss" not in widget.title
+    forward_only = hv.HookTimeline(model, torch.ones(2, 4), backward=False)
+    assert forward_only.title == "Sequential: one forward pass"
+
+
 @pytest.mark.parametrize(
     ("args", "kwargs", "error", "message"),
     [
@@ -180,8 +193,13 @@ def test_the_browser_gets_every_kind_and_its_legend_from_the_table():
             "colour": row.colour,
         }
     # the legend names each hook kind the model's own hooks fired as, and one torch marker
-    legend_kinds = [kind for _, kind in widget.legend]
+    legend_kinds = [kind for _, kind, *_ in widget.legend]
     assert {k for k in shown if KINDS[k].target != TORCH} <= set(legend_kinds)
+    # in the course's words, torch's names in the tooltip
+    for words, kind, tooltip in widget.legend:
+        assert "_" not in words, words
+        if KINDS[kind].target != TORCH:
+            assert f"{kind}: " in tooltip and ".register_" in tooltip, tooltip
     assert [KINDS[k].target for k in legend_kinds].count(TORCH) == 1
     assert set(legend_kinds) <= set(widget.kinds)
 

@@ -1,5 +1,6 @@
 // hookviz site: copy buttons, the contents menu on small screens, "/" to search, and the
-// search page (lunr.js over the index built at build time). No request leaves the site.
+// search page (search-core.js over the sections' text, indexed when the page loads). No
+// request leaves the site.
 "use strict";
 
 function copyButtons() {
@@ -54,9 +55,16 @@ function escapeHtml(text) {
   );
 }
 
+function markedHtml(pieces) {
+  return pieces
+    .map((p) => (p.mark ? `<mark>${escapeHtml(p.text)}</mark>` : escapeHtml(p.text)))
+    .join("");
+}
+
 function searchPage() {
   const list = document.getElementById("search-results");
-  if (!list || !window.HOOKVIZ_SEARCH || !window.lunr) return;
+  const engine = window.HookvizSearch;
+  if (!list || !window.HOOKVIZ_SEARCH || !engine) return;
   const status = document.getElementById("search-status");
   const box = document.getElementById("search-page-box");
   const query = new URLSearchParams(window.location.search).get("q") || "";
@@ -66,43 +74,29 @@ function searchPage() {
     status.textContent = "Type a few words, then press Enter.";
     return;
   }
-  const index = window.lunr.Index.load(window.HOOKVIZ_SEARCH.index);
-  // Each word as typed, and as a prefix: "post-order" finds post-order, "hook" finds hooks.
-  const words = query
-    .toLowerCase()
-    .split(/[\s-]+/)
-    .filter(Boolean)
-    .map((w) => w.replace(/[:~^+*]/g, ""));
-  let hits = [];
-  try {
-    hits = index.query((q) => {
-      for (const word of words) {
-        q.term(word, { boost: 10 });
-        q.term(word, {
-          boost: 1,
-          wildcard: window.lunr.Query.wildcard.TRAILING,
-          usePipeline: false,
-        });
-      }
-    });
-  } catch (error) {
-    hits = [];
-  }
-  const docs = window.HOOKVIZ_SEARCH.docs;
+  const index = engine.buildIndex(window.HOOKVIZ_SEARCH.docs);
+  const { results } = engine.search(index, query);
   const root = document.body.dataset.root || "";
+  const shown = results.slice(0, engine.MAX_RESULTS);
   list.replaceChildren(
-    ...hits.slice(0, 50).map((hit) => {
-      const doc = docs[hit.ref];
+    ...shown.map((hit) => {
+      const doc = hit.doc;
       const item = document.createElement("li");
+      const page = doc.page && doc.page !== doc.title ? doc.page : "";
       item.innerHTML =
-        `<a href="${escapeHtml(root + doc.url)}">${escapeHtml(doc.title)}</a>` +
-        `<span class="site-muted"> · ${escapeHtml(doc.page)}</span><p>${escapeHtml(doc.snippet)}…</p>`;
+        `<a href="${escapeHtml(root + doc.url)}">${markedHtml(engine.highlight(doc.title, hit.titleMarks))}</a>` +
+        (page ? `<span class="site-muted"> · ${escapeHtml(page)}</span>` : "") +
+        `<p>${markedHtml(engine.snippet(doc.text, hit.marks, hit.byUnit))}</p>`;
       return item;
     }),
   );
-  status.textContent = hits.length
-    ? `${hits.length} section${hits.length === 1 ? "" : "s"} match “${query}”${hits.length > 50 ? " (the first 50 shown)" : ""}.`
-    : `Nothing matches “${query}”.`;
+  const count = results.length;
+  status.textContent = count
+    ? `${count} section${count === 1 ? "" : "s"} match “${query}”` +
+      (count > shown.length ? ` (the first ${shown.length} shown).` : ".") +
+      " Every word must match; put a phrase in quotes."
+    : `Nothing matches “${query}”: every word must match. Try fewer words.`;
+  performance.mark("hookviz-search-results"); // bench/bench_site.py reads when this happened
 }
 
 document.addEventListener("DOMContentLoaded", () => {

@@ -105,13 +105,24 @@ function headerView(model, onFollow) {
 }
 
 // The module tree. What it shows is kept between frames, so that one step repaints a few rows,
-// not all. `onToggle` redraws after a subtree was opened or closed by hand.
-function treeView(nodes, applyNumber, onToggle) {
+// not all. `onToggle` redraws after a subtree was opened or closed by hand; `onPick(i)` jumps
+// to module i's visit when its row is clicked.
+function treeView(nodes, applyNumber, onToggle, onPick) {
   const tree = treeState(nodes);
   const node = scrollable(
-    h("div", { class: "hv-tree", role: "tree" }, treeNode(tree, nodes[0], applyNumber, onToggle)),
+    h(
+      "div",
+      // A big tree lays out only the rows in view; a small one is drawn whole (print, capture).
+      { class: `hv-tree${nodes.length > AUTO_COLLAPSE ? " hv-big" : ""}`, role: "tree" },
+      treeNode(tree, nodes[0], applyNumber, onToggle),
+    ),
     "module tree",
   );
+  node.addEventListener("click", (event) => {
+    if (event.target.closest(".hv-caret")) return;
+    const row = event.target.closest(".hv-row");
+    if (row && row.dataset.index) onPick(Number(row.dataset.index));
+  });
   if (nodes.length > AUTO_COLLAPSE)
     for (const n of nodes) if (n.depth >= 1 && n.children.length) setOpen(tree, n, false);
   for (const n of nodes) if (n.children.length && isOpen(tree, n)) setOpen(tree, n, true);
@@ -196,13 +207,13 @@ function treeNode(tree, node, applyNumber, onToggle) {
       class: "hv-row",
       role: "treeitem",
       "data-path": node.path,
+      "data-index": String(node.i),
       style: `padding-left:${node.depth * 16}px`,
     },
     caret,
     tree.badgeOf[node.i],
     h("span", { class: "hv-name", text: node.parent < 0 ? node.type : node.name }),
-    node.parent < 0 ? null : h("span", { class: "hv-type", text: node.type }),
-    node.params ? h("span", { class: "hv-params", text: node.params }) : null,
+    // the tag before the type and parameters, which give way first in a narrow pane
     node.shared
       ? h("span", {
           class: "hv-tag hv-shared",
@@ -210,10 +221,12 @@ function treeNode(tree, node, applyNumber, onToggle) {
           title: "reached through more than one parent",
         })
       : null,
+    node.parent < 0 ? null : h("span", { class: "hv-type", text: node.type }),
+    node.params ? h("span", { class: "hv-params", text: node.params }) : null,
     tree.countOf[node.i],
   );
   row.title = applyNumber.has(node.i)
-    ? `apply() visits ${node.label} at #${applyNumber.get(node.i)}`
+    ? `apply() visits ${node.label} at #${applyNumber.get(node.i)} (click to go there)`
     : node.label;
   tree.rowOf[node.i] = row;
   const box = h("div", { class: "hv-node" }, row);
@@ -504,7 +517,15 @@ function render({ model, el }) {
   });
   const controls = transport(model, player, "steps");
   const header = headerView(model, () => show(player.step));
-  const tree = treeView(nodes, applyNumber, () => show(player.step));
+  // A click on a row goes to that module's visit (the next one, for a module visited twice).
+  const pick = (i) => {
+    const seq = sequence();
+    const at = seq.map((n, k) => [n, k]).filter(([n]) => n === i);
+    if (!at.length) return;
+    const next = at.find(([, k]) => k + 1 > player.step) || at[0];
+    player.go(next[1] + 1);
+  };
+  const tree = treeView(nodes, applyNumber, () => show(player.step), pick);
   const side = sideView(nodes, visits, applyNumber, tree.visited);
   const strip = stripView(nodes, applyOrder, preorder);
   const live = announcer();

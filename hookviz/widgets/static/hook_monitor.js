@@ -420,6 +420,8 @@ function headerView(model, hasHeat, onFreeze) {
   let shownFrozen = false;
   const draw = (snap, view, frozen, warnings) => {
     status.textContent = `${snap.running ? "● recording" : "■ stopped"} · ${snap.steps || 0} steps${frozen ? " · view frozen" : ""}`;
+    // An ended recording does not change: there is nothing to freeze (a page, a finished loop).
+    freeze.hidden = !snap.running && !frozen;
     note.textContent = snap.note ? `≈ ${snap.note}` : "";
     viewTabs.forEach((tab) => {
       tab.setAttribute("aria-selected", tab.dataset.view === view ? "true" : "false");
@@ -437,7 +439,7 @@ function headerView(model, hasHeat, onFreeze) {
       ? `⚠ ${warnings} module${warnings === 1 ? "" : "s"} with warnings`
       : "";
   };
-  return { node, draw, setView };
+  return { node, draw, setView, canFreeze: () => !freeze.hidden };
 }
 
 // How a column's cell shows its row, by the column's key. Which columns there are, their
@@ -482,13 +484,15 @@ const LIVE_CELLS = {
   warnings: (cell, row) => {
     const warning = warningText(row);
     cell.textContent = warning;
-    cell.className = warning ? "hv-warn" : "";
+    cell.className = `hv-c-warnings${warning ? " hv-warn" : ""}`;
   },
 };
 
 // The table: one row per module, cells updated in place.
 function tableView(modules, columns, onPick) {
-  const numeric = (c) => (c.numeric ? "hv-num" : "");
+  // Each cell carries its column's key as a class: a narrow panel hides columns by priority
+  // (hook_monitor.css), never the module, the gradient norm or the warnings.
+  const numeric = (c) => `hv-c-${c.key}${c.numeric ? " hv-num" : ""}`;
   const cellsOf = [];
   const rowsEl = modules.map((shown, i) => {
     const cells = columns.map((c) => {
@@ -654,16 +658,19 @@ function gradientsView(model, modules) {
   return { node, draw };
 }
 
-// The keys, shown under the monitor.
+// The keys, shown under the monitor; space (freeze) only while there is something to freeze.
 function keysLine(hasHeat) {
-  return h("div", {
-    class: "hv-keys",
-    text:
-      "click a row or use ↑/↓ for details · space: freeze/resume the view" +
-      (hasHeat
-        ? " · V: table/heat map · G: outputs/gradients · ←/→, Home/End: scrub the heat map's steps"
-        : ""),
-  });
+  const freeze = h("span", { text: " · space: freeze/resume the view" });
+  const node = h(
+    "div",
+    { class: "hv-keys" },
+    "click a row or use ↑/↓ for details",
+    freeze,
+    hasHeat
+      ? " · V: table/heat map · G: outputs/gradients · ←/→, Home/End: scrub the heat map's steps"
+      : "",
+  );
+  return { node, draw: (canFreeze) => (freeze.hidden = !canFreeze) };
 }
 
 // The monitor's keys: ↑/↓ choose a module, space freezes, V and G switch, ←/→ scrub.
@@ -682,7 +689,7 @@ function monitorKeys(model, modules, hasHeat, { heat, header, toggleFreeze }) {
   const step = (delta) =>
     heat.scrub((at, columns) => (at < 0 ? (delta > 0 ? 0 : columns - 1) : at + delta));
   return {
-    " ": () => toggleFreeze(),
+    " ": () => header.canFreeze() && toggleFreeze(),
     ArrowDown: () => move(1),
     ArrowUp: () => move(-1),
     ArrowRight: () => {
@@ -737,7 +744,8 @@ function render({ model, el }) {
     text: "Nothing recorded yet: run your training loop inside `with monitor:` (or call monitor.start()).",
   });
   const lower = h("div", { class: "hv-lower" }, grads.node, detail.node);
-  root.append(header.node, empty, table.node, lower, heat.box, keysLine(hasHeat));
+  const keysHelp = keysLine(hasHeat);
+  root.append(header.node, empty, table.node, lower, heat.box, keysHelp.node);
   el.append(root);
 
   function draw() {
@@ -754,6 +762,7 @@ function render({ model, el }) {
     if (view === "heatmap") heat.draw(selected);
     const warnings = table.draw(rows, selected);
     header.draw(snap, view, frozen, warnings);
+    keysHelp.draw(header.canFreeze());
     detail.draw(rows[selected], selected, snap.note);
     grads.draw(rows);
   }

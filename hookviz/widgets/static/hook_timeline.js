@@ -12,7 +12,9 @@ import {
   widgetRoot,
 } from "./common.js";
 
-const COL = 18;
+const COL = 18; // a firing's column: at least this wide, wider when the diagram has room
+const COL_MAX = 44;
+let col = COL; // the column of the diagram being built (set by build, read while it draws)
 const ROW = 22;
 const GUTTER = 150;
 const TOP = 22;
@@ -49,13 +51,19 @@ function symbol(...shapes) {
   );
 }
 
-// The legend's entries ([label, kind]) come from Python in the "legend" trait.
+// The legend's entries ([label, kind, torch's name]) come from Python in the "legend" trait:
+// the course's words, and torch's names in a tooltip.
 function legendView(legend, kinds) {
   return h(
     "div",
     { class: "hv-legend" },
-    legend.map(([label, k]) =>
-      h("span", { class: "hv-legend-item" }, symbol(markShape(k, kinds, 0, 0)), ` ${label}`),
+    legend.map(([label, k, torchName]) =>
+      h(
+        "span",
+        { class: "hv-legend-item", title: torchName || k },
+        symbol(markShape(k, kinds, 0, 0)),
+        ` ${label}`,
+      ),
     ),
     h(
       "span",
@@ -91,7 +99,7 @@ function headerView(model) {
 }
 
 // Where firing k's column and a lane's row are drawn.
-const colX = (k) => GUTTER + k * COL + COL / 2;
+const colX = (k) => GUTTER + k * col + col / 2;
 const laneY = (lane) => TOP + lane * ROW + ROW / 2;
 
 // The forward and backward bands behind the firings, each labelled.
@@ -99,11 +107,11 @@ function phaseBands(svg, seq, backward, height) {
   const firstBack = seq.findIndex((f) => backward.has(f.kind));
   const split = firstBack < 0 ? seq.length : firstBack;
   svg.append(
-    s("rect", { x: GUTTER, y: 0, width: split * COL, height, class: "hv-band hv-band-forward" }),
+    s("rect", { x: GUTTER, y: 0, width: split * col, height, class: "hv-band hv-band-forward" }),
     s("rect", {
-      x: GUTTER + split * COL,
+      x: GUTTER + split * col,
       y: 0,
-      width: (seq.length - split) * COL,
+      width: (seq.length - split) * col,
       height,
       class: "hv-band hv-band-backward",
     }),
@@ -114,7 +122,7 @@ function phaseBands(svg, seq, backward, height) {
     return t;
   };
   if (split > 0) svg.append(label("forward", GUTTER + 4));
-  if (split < seq.length) svg.append(label("backward", GUTTER + split * COL + 4));
+  if (split < seq.length) svg.append(label("backward", GUTTER + split * col + 4));
 }
 
 // forward() as an interval on its lane, from the start marker to the return marker:
@@ -153,7 +161,7 @@ function firingMark(f, k, lanes, meaning, kinds) {
 }
 
 // The diagram: one lane per module, one column per firing, forward() as an interval on its lane.
-function diagramView(lanes, meaning, backward, kinds, onPick) {
+function diagramView(lanes, meaning, backward, kinds, onPick, onResize) {
   const node = scrollable(
     h("div", { class: "hv-diagram" }),
     "hook firings, modules down and time across",
@@ -161,10 +169,17 @@ function diagramView(lanes, meaning, backward, kinds, onPick) {
   let marks = [];
   let intervals = []; // [index of forward() starting, bar]
   let cursor = null;
+  let svg = null;
+  let ownCol = COL; // this diagram's column width
+  let builtFor = 0; // the box's width when it was built
   function build(seq) {
-    const width = GUTTER + Math.max(1, seq.length) * COL + 20;
+    // The columns spend the box's width: a short pass is spread out, a long one scrolls.
+    builtFor = node.clientWidth;
+    const room = (builtFor - GUTTER - 20) / Math.max(1, seq.length);
+    col = ownCol = builtFor > 0 ? Math.max(COL, Math.min(COL_MAX, Math.floor(room))) : COL;
+    const width = GUTTER + Math.max(1, seq.length) * col + 20;
     const height = TOP + lanes.length * ROW + 6;
-    const svg = s("svg", {
+    svg = s("svg", {
       class: "hv-svg",
       width,
       height,
@@ -186,7 +201,7 @@ function diagramView(lanes, meaning, backward, kinds, onPick) {
     cursor = s("rect", {
       x: 0,
       y: TOP - 4,
-      width: COL,
+      width: col,
       height: lanes.length * ROW + 8,
       class: "hv-cursor",
     });
@@ -201,19 +216,30 @@ function diagramView(lanes, meaning, backward, kinds, onPick) {
   }
 
   function draw(step) {
+    // Before the first step, the whole pass at full strength; then what is to come, faint.
+    svg.classList.toggle("hv-overview", step === 0);
     marks.forEach((g, k) => {
       g.classList.toggle("hv-future", k >= step);
       g.classList.toggle("hv-now", k === step - 1);
     });
     for (const [from, bar] of intervals) bar.classList.toggle("hv-future", from >= step);
-    cursor.setAttribute("x", GUTTER + (step - 1) * COL);
+    cursor.setAttribute("x", GUTTER + (step - 1) * ownCol);
     cursor.style.display = step ? "" : "none";
   }
 
   const reveal = (step) => {
     if (step) revealIn(node, marks[step - 1].getBoundingClientRect(), "x");
   };
-  return { node, build, draw, reveal };
+  // Built before it was in the page (0 wide), or the page changed width: build again.
+  const resized =
+    typeof ResizeObserver === "function"
+      ? new ResizeObserver(() => {
+          if (Math.abs(node.clientWidth - builtFor) > 8) onResize();
+        })
+      : null;
+  if (resized) resized.observe(node);
+  const dispose = () => resized && resized.disconnect();
+  return { node, build, draw, reveal, dispose };
 }
 
 // The same firings as a numbered list, the current one highlighted.
@@ -267,11 +293,11 @@ function explainView(lanes, meaning, backward) {
         .reverse()
         .find(([g]) => g.lane === f.lane && g.kind === "forward_return");
       return ret
-        ? `${lane}.forward() had already returned at #${ret[1] + 1}.`
-        : `It ran after ${lane}.forward() returned.`;
+        ? `It runs after forward() of module ${lane} returned (firing ${ret[1] + 1}).`
+        : `It runs after forward() of module ${lane} returned.`;
     }
     if (f.who === "user" && f.kind === "forward_pre")
-      return `${lane}.forward() has not started yet.`;
+      return `forward() of module ${lane} has not started yet.`;
     if (f.who === "user" && (f.kind === "backward" || f.kind === "backward_pre")) {
       const later = seq.slice(k + 1).filter((g) => backward.has(g.kind)).length;
       return later
@@ -342,7 +368,17 @@ function render({ model, el }) {
   });
   const controls = transport(model, player, "firings");
   const header = headerView(model);
-  const diagram = diagramView(lanes, meaning, backward, kinds, (step) => player.go(step));
+  const diagram = diagramView(
+    lanes,
+    meaning,
+    backward,
+    kinds,
+    (step) => player.go(step),
+    () => {
+      diagram.build(sequence());
+      show(player.step);
+    },
+  );
   const explain = explainView(lanes, meaning, backward);
   const list = listView(lanes, meaning, (step) => player.go(step));
   const live = announcer();
@@ -395,6 +431,7 @@ function render({ model, el }) {
     () => player.dispose(),
     controls.dispose,
     live.dispose,
+    diagram.dispose,
     () => model.off("change:show_torch", onFilter),
     onKeys(root, playerKeys(player, model)),
   ];
