@@ -439,3 +439,8 @@ def _specification(output: str) -> list[str]:
         )
         out.append(f"#  - {claim}{where}")
     return out
+
+
+# What `hookviz build` does to a check cell for the student's copy, in order: the merge derives
+# the source a student got through the same steps, so a packed cell is recognised as unedited.
+STUDENT_CHECK_STEPS: tuple[Step, ...] = (remove_hidden_tests, guard_check_cells, pack_check_cells)
