@@ -56,15 +56,12 @@ def show(last_line: str | None = None) -> None:
     if not text:
         return
     shell = _shell()
-    if shell is None:
+    if shell is None or not lines:  # nothing for a card: the sentinel alone prints, as it did
         print(text)
         return
     from IPython.display import display
 
-    data = {"text/plain": text}
-    if lines:
-        data["text/html"] = card_html(lines)
-    display(data, raw=True)
+    display({"text/plain": text, "text/html": card_html(lines)}, raw=True)
 
 
 def _after_cell(result: Any = None) -> None:
