@@ -1,4 +1,4 @@
-"""What a student sees of a check in JupyterLab: the card drawn from the check's output.
+"""What a student sees of a check in JupyterLab (and Notebook 7): the card drawn from its output.
 
 A student's copy of assignment 01 (from exercises/, as `hookviz build` made it) with a wrong
 answer in every answer cell is run in a real JupyterLab: each check draws a card whose ✗ has the
@@ -15,6 +15,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from conftest import open_notebook
+from jupyter_ui import JupyterServer
 
 from tests.course.test_exercises_mutants import CATALOGUES
 
@@ -118,3 +119,30 @@ def test_the_saved_output_keeps_the_plain_text_nbval_compares(checked, jupyter_s
         marks = sum(1 for line in lines if line[:2] in ("✓ ", "✗ ", "○ "))
         card = shown[0].data["text/html"]
         assert card.count('<li class="hv-') == marks, f"{grade_id}: the card and the text differ"
+
+
+@pytest.fixture(scope="module")
+def notebook7_server(tmp_path_factory):
+    """``jupyter notebook`` (Notebook 7), as students also start it."""
+    server = JupyterServer(tmp_path_factory.mktemp("notebook7-home"), app="notebook").start()
+    yield server
+    server.stop()
+
+
+def test_notebook7_draws_the_same_card(chromium, notebook7_server):
+    nbformat.write(wrong_copy(), notebook7_server.root / NAME)
+    session = open_notebook(chromium, notebook7_server, NAME, ui="notebook")
+    try:
+        session.notebook.run_all(timeout=240_000)
+        failed = session.page.locator(".jp-OutputArea-output .hv-card li.hv-fail").first
+        failed.scroll_into_view_if_needed()
+        mark = failed.locator(".hv-mark")
+        assert mark.text_content() == "✗" and mark.is_visible()
+        red, green, blue = colour(mark)
+        assert red > green + 60 and red > blue + 60, (red, green, blue)
+        details = failed.locator("details").first
+        assert details.locator("summary").first.inner_text() == "Hint"
+        assert details.evaluate("(el) => el.open") is False
+    finally:
+        session.page.context.close()
+        notebook7_server.delete_sessions()
