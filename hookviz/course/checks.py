@@ -47,7 +47,7 @@ from typing import Any
 
 import torch
 
-from . import diagnose, inspections
+from . import card, diagnose, inspections
 from .conventions import FAIL_MARK, NOT_DONE_MARK, PASS_MARK, HiddenTestFailed, sentinel_line
 from .diagnose import Hint
 from .hint_files import CODE_LEVEL, hint_lines, load_hints
@@ -86,6 +86,7 @@ __all__ = [  # what check cells use: checks.Check, checks.difference, ...
     "load_hints",
     "multiset_difference",
     "same_values",
+    "run_check",
     "sentinel",
     "setup_ran",
     "try_it",
@@ -237,6 +238,16 @@ def capture(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Captured:
     return Captured(result, out.getvalue(), [f"{w.category.__name__}: {w.message}" for w in caught])
 
 
+def run_check(packed: str) -> None:
+    """Run a check cell's own code, which `hookviz build` packed into the student's copy (the
+    cell shows what it checks; the machinery and the reference answers stay out of sight). It
+    runs among the notebook's names, as the instructor's cell does."""
+    from .content import unpack_text
+
+    names = sys._getframe(1).f_globals
+    exec(compile(unpack_text(packed), "<this check's code>", "exec"), names)  # noqa: S102
+
+
 def sentinel(grade_id: str) -> None:
     """Print the check cell's last line, ``[hookviz] <grade_id>: finished``.
 
@@ -248,11 +259,12 @@ def sentinel(grade_id: str) -> None:
     if os.environ.get("NBGRADER_EXECUTION"):
         unfinished = [check.answer for check in made if check.failed or check.stopped]
         if unfinished:
+            card.show()  # what the checks said, before nbgrader's traceback
             raise AssertionError(
                 f"{grade_id}: the checks of {', '.join(unfinished)} did not all pass "
                 "(the ✗ and ○ lines above say why)"
             )
-    print(line)
+    card.show(line)
 
 
 def not_done_line(root: BaseException, answer: str) -> str | None:
@@ -272,21 +284,21 @@ def try_it(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         root = root_cause(error)
         not_done = not_done_line(root, "your answer")
         if not_done is not None:
-            print(not_done)
+            card.say(not_done)
         elif type(root) is NameError and unknown_name(root):
-            print(
+            card.say(
                 f"{NOT_DONE} {unknown_name(root)} is not defined yet: run the cell where you "
                 "write it, then run this cell again."
             )
         else:
-            print(
+            card.say(
                 without_addresses(
                     f"{FAILED} {failing_function(root, 'your answer')} raised {raised_text(error)}"
                 )
             )
             found = diagnose.explain_error(root)
             if found is not None:
-                print(without_addresses(f"    {found.problem}\n    Hint: {found.hint.nudge}"))
+                card.say(without_addresses(f"    {found.problem}\n    Hint: {found.hint.nudge}"))
         return None
 
 
@@ -340,7 +352,7 @@ class Lines:
         if problem is None:
             self.passed += 1
             if self.hidden is None:
-                print(f"{PASSED} {claim}" + (f"\n    Why: {explanation}" if explanation else ""))
+                card.say(f"{PASSED} {claim}" + (f"\n    Why: {explanation}" if explanation else ""))
             return True
         if stop:
             self.stopped = True
@@ -361,7 +373,7 @@ class Lines:
             lines.append(
                 f'    Stuck? checks.hint("{self.answer}") shows code, as does the 3rd failed run of this check.'
             )
-        print(without_addresses("\n".join(lines)))
+        card.say(without_addresses("\n".join(lines)))
         return False
 
     def _count(self, claim: str, found: Hint) -> int:
@@ -381,7 +393,7 @@ class Lines:
         if self.hidden is not None:
             self.hidden.append(line.splitlines()[0].lstrip(f"{NOT_DONE}{FAILED} "))
             return
-        print(without_addresses(line))
+        card.say(without_addresses(line))
 
 
 class Check:

@@ -82,6 +82,22 @@ def pack(hints: dict[str, str], predictions: dict[str, dict[str, Any]]) -> str:
     return base64.b64encode(zlib.compress(data.encode("utf-8"), 9)).decode("ascii")
 
 
+def pack_text(text: str) -> str:
+    """``text`` as one line of base64 (zlib): what a check cell's packed code is."""
+    return base64.b64encode(zlib.compress(text.encode("utf-8"), 9)).decode("ascii")
+
+
+def unpack_text(packed: str) -> str:
+    """What ``pack_text`` packed."""
+    try:
+        return zlib.decompress(base64.b64decode(packed.encode("ascii"))).decode("utf-8")
+    except (ValueError, zlib.error) as error:
+        raise ContentError(
+            "this check cell's packed code is damaged: take the cell from the course's copy of "
+            "the notebook (the exercise as handed out)."
+        ) from error
+
+
 def unpack(packed: str) -> tuple[dict[str, str], dict[str, dict[str, Any]]]:
     """What ``pack`` packed."""
     try:

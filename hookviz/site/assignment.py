@@ -9,12 +9,14 @@ output of the solution is shown: a "try it" cell's output would give the answer 
 from __future__ import annotations
 
 import copy
+import re
 from pathlib import Path
 from typing import Any
 
 from ..course.format.notebooks import read_notebook
 
 EXAMPLE_KEY = "hookviz_site_example"  # in a cell's metadata: its outputs are a worked example
+_PACKED_CODE = re.compile(r"""checks\.run_check\(\s*(["'])[A-Za-z0-9+/=\s]*\1\s*\)""")
 
 
 def _grade_id(cell: Any) -> str | None:
@@ -23,13 +25,23 @@ def _grade_id(cell: Any) -> str | None:
 
 
 def check_outputs(solution: Any) -> dict[str, list]:
-    """Each check cell's stored outputs in the solution, by grade_id (streams only)."""
+    """Each check cell's stored outputs in the solution, by grade_id: its printed text and its
+    card (``display_data``); no result or error."""
     outputs = {}
     for cell in solution.cells:
         gid = _grade_id(cell)
         if cell.cell_type == "code" and gid:
-            outputs[gid] = [o for o in cell.get("outputs", []) if o.get("output_type") == "stream"]
+            outputs[gid] = [
+                o
+                for o in cell.get("outputs", [])
+                if o.get("output_type") in ("stream", "display_data")
+            ]
     return outputs
+
+
+def shorten_packed_code(source: str) -> str:
+    """``source`` with a check's packed code shown as ``checks.run_check(…)``."""
+    return _PACKED_CODE.sub("checks.run_check(…)", source)
 
 
 def exercise_for_page(exercise_path: Path, solution_path: Path | None) -> Any:
@@ -41,6 +53,8 @@ def exercise_for_page(exercise_path: Path, solution_path: Path | None) -> Any:
             continue
         cell.outputs = []  # an exercise has none; make sure no stale one is shown
         gid = _grade_id(cell)
+        if gid:
+            cell.source = shorten_packed_code(cell.source)
         if gid in examples and examples[gid]:
             cell.outputs = copy.deepcopy(examples[gid])
             cell.metadata[EXAMPLE_KEY] = True

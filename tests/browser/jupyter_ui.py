@@ -234,11 +234,16 @@ class NotebookPage:
             self.wait_cells_done(timeout)
 
     def wait_cells_done(self, timeout: float = 120_000) -> None:
-        """Wait until no cell is queued or running and every code cell has an execution count."""
+        """Wait until no cell is queued or running and every code cell has an execution count.
+
+        Read from the cells' models: a cell whose input is collapsed (the content cell `hookviz
+        build` stamps) shows no prompt text."""
         self.page.wait_for_function(
             """() => {
-                const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')];
-                return prompts.length > 0 && prompts.every(p => /\\[\\d+\\]/.test(p.textContent));
+                const panel = window.jupyterapp.shell.currentWidget;
+                const cells = panel && panel.content && panel.content.widgets
+                  ? panel.content.widgets.filter(cell => cell.model.type === 'code') : [];
+                return cells.length > 0 && cells.every(cell => cell.model.executionCount !== null);
             }""",
             timeout=timeout,
         )

@@ -23,6 +23,8 @@ import pytest
 
 from hookviz.cli import main as hookviz_main
 from hookviz.course.checks import FAILED, NOT_DONE, PASSED
+from hookviz.course.content import unpack_text
+from hookviz.course.conventions import outputs_text
 from tests.course.test_exercises_mutants import CATALOGUES
 from tests.helpers import notebook_runner
 
@@ -50,8 +52,13 @@ def grading(cell) -> dict:
 
 
 def stdout_of(cell) -> str:
-    return "".join(
-        o.text for o in cell.get("outputs", []) if o.output_type == "stream" and o.name == "stdout"
+    """What a cell said, as nbval and the grader read it: stdout, and the text of its card."""
+    return outputs_text(
+        [
+            o
+            for o in cell.get("outputs", [])
+            if not (o.output_type == "stream" and o.name != "stdout")
+        ]
     )
 
 
@@ -128,6 +135,58 @@ def test_check_cells_follow_the_contract(solution: Path):
         ), f"{grade_id}: the instructor's stored output must be only ✓ lines:\n{stdout_of(cell)}"
     answers = [c for c in nb.cells if grading(c).get("solution")]
     assert answers and all("### BEGIN SOLUTION" in c.source for c in answers)
+
+
+RUN_CHECK_LINE = re.compile(r'^checks\.run_check\("([A-Za-z0-9+/=]+)"\)$')
+GUARD_LINES = ("from hookviz.course import checks  #", "checks.setup_ran(")
+
+
+def without_hidden_tests(source: str) -> str:
+    return re.sub(r"### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS\n?", "", source, flags=re.S)
+
+
+@pytest.mark.parametrize("solution", SOLUTIONS, ids=ids)
+def test_exercise_check_cells_read_as_a_specification(solution: Path):
+    """A student's check cell: comments saying what is checked on which models, the guard, one
+    packed line. No line of the check's code (helpers, reference answers) is readable in it, and
+    the packed line runs exactly the solution's check, hidden tests left out."""
+    exercise = nbformat.read(REPO / "exercises" / solution.name, as_version=4)
+    instructor = {
+        grading(c)["grade_id"]: c for c in check_cells(nbformat.read(solution, as_version=4))
+    }
+    packed = [
+        c
+        for c in check_cells(exercise)
+        if "checks.sentinel(" in instructor[grading(c)["grade_id"]].source
+    ]
+    assert packed, "no hookviz check cell in the exercise"
+    for cell in packed:
+        grade_id = grading(cell)["grade_id"]
+        lines = [line for line in cell.source.splitlines() if line.strip()]
+        *visible, last = lines
+        found = RUN_CHECK_LINE.match(last)
+        assert found, f"{grade_id}: the last line must be checks.run_check(...):\n{cell.source}"
+        assert all(line.startswith(("#", *GUARD_LINES)) for line in visible), (
+            f"{grade_id}: only comments and the guard may be readable:\n{cell.source}"
+        )
+        solution_cell = instructor[grade_id]
+        code = without_hidden_tests(solution_cell.source).strip("\n").split("\n")
+        while code and code[0].startswith("#"):
+            code.pop(0)
+        payload = unpack_text(found.group(1))
+        assert payload == "\n".join(code).strip("\n"), (
+            f"{grade_id}: the packed code is not the solution's check"
+        )
+        assert "HIDDEN TESTS" not in payload and "check.hidden(" not in payload, grade_id
+        # the specification: every claim of the instructor's ✓ lines, once, in the comments
+        comments = "\n".join(line for line in visible if line.startswith("#"))
+        assert "# What it checks" in comments, f"{grade_id}:\n{cell.source}"
+        for line in stdout_of(solution_cell).splitlines():
+            if line.startswith(PASSED + " "):
+                claim = re.sub(r" \([^()]*(?:\([^()]*\)[^()]*)*\)$", "", line[2:])
+                assert f"#  - {claim}" in comments, (
+                    f"{grade_id}: {claim!r} not in the spec:\n{comments}"
+                )
 
 
 @pytest.mark.parametrize("solution", SOLUTIONS, ids=ids)

@@ -35,10 +35,9 @@ from ..format.notebooks import (
     same_content,
 )
 from ..format.steps import (
+    STUDENT_CHECK_STEPS,
     Context,
     Step,
-    guard_check_cells,
-    remove_hidden_tests,
     run_steps,
     validate_grading_metadata,
     validate_stored_outputs,
@@ -117,8 +116,7 @@ def mark_generated(notebook: Any, context: Context) -> None:
 EXERCISE_STEPS: tuple[Step, ...] = (
     validate_grading_metadata,
     replace_solutions,
-    remove_hidden_tests,
-    guard_check_cells,
+    *STUDENT_CHECK_STEPS,
     clear_outputs,
     lock_cells,
     add_checksums,

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..conventions import (
     CHECK_MARKS,
+    PASS_MARK,
     ends_with_sentinel,
     outputs_text,
     sentinel_grade_id,
@@ -377,3 +378,69 @@ def run_steps(notebook: Any, steps: tuple[Step, ...], context: Context) -> Any:
     for step in steps:
         step(result, context)
     return result
+
+
+# -- the student's view of a check cell ---------------------------------------------------------
+
+RUN_CHECK = "checks.run_check("
+_CLAIM_ON = re.compile(r"^(?P<claim>.*\S) \((?P<on>[^()]*(?:\([^()]*\)[^()]*)*)\)$")
+
+
+def pack_check_cells(notebook: Any, context: Context) -> None:
+    """Each hookviz check cell of the student copy says what it checks, and runs its code packed.
+
+    A student reads the cell as a specification: its first comment, then the claims its ✓
+    lines make for a correct answer (from the solution's stored output), grouped with the
+    models they are checked on. The code (helpers, reference answers, the checks) is packed by
+    ``content.pack_text`` into one ``checks.run_check(...)`` line after the guard; the grader
+    runs the instructor's cell, never this one.
+    """
+    from ..content import pack_text
+
+    for cell in notebook.cells:
+        if not (is_check(cell) and "checks.sentinel(" in cell.source) or RUN_CHECK in cell.source:
+            continue
+        lines = cell.source.split("\n")
+        comment = []
+        while lines and lines[0].startswith("#"):
+            comment.append(lines.pop(0))
+        guard = []
+        while lines and lines[0].startswith((SETUP_GUARD, "checks.setup_ran(")):
+            guard.append(lines.pop(0))
+        spec = _specification(outputs_text(cell.get("outputs", [])))
+        code = "\n".join(lines).strip("\n")
+        cell.source = "\n".join([*comment, *spec, *guard, f'{RUN_CHECK}"{pack_text(code)}")'])
+
+
+def _specification(output: str) -> list[str]:
+    """Comment lines: what the ✓ lines of a correct answer claim, and on which models."""
+    claims: dict[str, list[str]] = {}
+    for line in output.splitlines():
+        if not line.startswith(f"{PASS_MARK} "):
+            continue
+        text = line[2:].strip()
+        match = _CLAIM_ON.match(text)
+        claim, on = (match["claim"], match["on"]) if match else (text, "")
+        found = claims.setdefault(claim, [])
+        if on and on not in found:
+            found.append(on)
+    if not claims:
+        return []
+    models = list(dict.fromkeys(on for found in claims.values() for on in found))
+    if len(models) <= 1:
+        out = ["# What it checks" + (f", on {models[0]}" if models else "") + ":"]
+        return out + [f"#  - {claim}" for claim in claims]
+    out = ["# What it checks, on " + "; ".join(f"({i}) {m}" for i, m in enumerate(models, 1)) + ":"]
+    for claim, on in claims.items():
+        where = (
+            ""
+            if len(on) in (0, len(models))
+            else f"  [{', '.join(str(models.index(m) + 1) for m in on)}]"
+        )
+        out.append(f"#  - {claim}{where}")
+    return out
+
+
+# What `hookviz build` does to a check cell for the student's copy, in order: the merge derives
+# the source a student got through the same steps, so a packed cell is recognised as unedited.
+STUDENT_CHECK_STEPS: tuple[Step, ...] = (remove_hidden_tests, guard_check_cells, pack_check_cells)

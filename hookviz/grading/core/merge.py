@@ -32,6 +32,7 @@ from ...course.format.notebooks import (
     unchanged_since_release,
 )
 from ...course.format.steps import (
+    STUDENT_CHECK_STEPS,
     Context,
     bare_check,
     guard_check_cells,
@@ -238,14 +239,18 @@ def load_assignment(path: Path) -> Assignment:
 
 
 def _released_check_sources(notebook: Any, context: Context) -> dict[str, frozenset[str]]:
-    """Each check cell's source as a student got it: from `nbgrader generate_assignment` (hidden
-    tests removed) or from `hookviz build` (which also guards it), normalised."""
-    built = run_steps(notebook, (remove_hidden_tests, guard_check_cells), context)
+    """Each check cell's source as a student got it, normalised: from `nbgrader
+    generate_assignment` (hidden tests removed), from `hookviz build` (the same steps it runs:
+    guarded, then packed into a specification and one ``checks.run_check`` line), or from a
+    build before check cells were packed (guarded only: the same check, shown in full)."""
+    guarded = run_steps(notebook, (remove_hidden_tests, guard_check_cells), context)
+    built = run_steps(notebook, STUDENT_CHECK_STEPS, context)
     return {
-        grade_id(theirs): frozenset(
-            {_normalized(regions.remove_hidden_tests(ours.source)), _normalized(theirs.source)}
+        grade_id(ours): frozenset(
+            _normalized(source)
+            for source in (regions.remove_hidden_tests(ours.source), old.source, new.source)
         )
-        for ours, theirs in zip(notebook.cells, built.cells, strict=True)
+        for ours, old, new in zip(notebook.cells, guarded.cells, built.cells, strict=True)
         if is_check(ours)
     }
 

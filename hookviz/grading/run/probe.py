@@ -30,6 +30,8 @@ GUARDED_MODULES = (
     "IPython.core.interactiveshell",
     "IPython.core.displayhook",
     "IPython.core.ultratb",
+    "IPython.core.display_functions",  # a check's card goes out through display()
+    "IPython.core.displaypub",
     "ipykernel.iostream",
     "ipykernel.zmqshell",
     "ipykernel.ipkernel",

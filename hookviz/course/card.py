@@ -1,0 +1,187 @@
+"""What a check cell shows: its lines, kept while the cell runs, then shown once as a card.
+
+The text is exactly what the checks say, line for line: nbval and the grader compare it (the
+output's ``text/plain``), and a terminal or nbgrader's feedback shows it. The card
+(``text/html``) draws the same lines for a person: each ✓, ✗ or ○ with its colour (the mark
+itself is what a colour-blind reader goes by), the problem under its claim, the hint folded
+behind "Hint", a sharper one behind "More", the code behind "Code", and "Stuck?" last. The
+sentinel line ends the text and is left off the card: it is for the grader.
+
+Outside IPython (a script, pytest) every line is printed at once, as before.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass, field
+from typing import Any
+
+from .conventions import FAIL_MARK as FAILED
+from .conventions import NOT_DONE_MARK as NOT_DONE
+from .conventions import PASS_MARK as PASSED
+
+__all__ = ["card_html", "say", "show"]
+
+_MARKS = {PASSED: "pass", FAILED: "fail", NOT_DONE: "todo"}
+_pending: list[str] = []  # what the running cell said, not shown yet
+_hooked: list[Any] = []  # the shell whose post_run_cell shows what a failed cell said
+
+
+def _shell() -> Any:
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - hookviz's students have IPython
+        return None
+    shell = get_ipython()
+    return shell if shell is not None and getattr(shell, "kernel", None) is not None else None
+
+
+def say(text: str) -> None:
+    """One line (or block) of the cell's feedback: kept for the card in a notebook, else printed."""
+    shell = _shell()
+    if shell is None:
+        print(text)
+        return
+    if not _hooked or _hooked[0] is not shell:
+        # A cell that stops before its sentinel (an error in it) still shows what it said.
+        shell.events.register("post_run_cell", _after_cell)
+        _hooked[:] = [shell]
+    _pending.append(text)
+
+
+def show(last_line: str | None = None) -> None:
+    """Show what the cell said as one output, ``last_line`` (the sentinel's) ending its text."""
+    lines, _pending[:] = list(_pending), []
+    text = "\n".join(lines + ([last_line] if last_line else []))
+    if not text:
+        return
+    shell = _shell()
+    if shell is None or not lines:  # nothing for a card: the sentinel alone prints, as it did
+        print(text)
+        return
+    from IPython.display import display
+
+    display({"text/plain": text, "text/html": card_html(lines)}, raw=True)
+
+
+def _after_cell(result: Any = None) -> None:
+    if _pending:
+        show()
+
+
+# -- the card ------------------------------------------------------------------------------
+
+
+@dataclass
+class _Item:
+    """One ✓, ✗ or ○ and what follows it, or a plain block of text."""
+
+    kind: str  # "pass", "fail", "todo" or "text"
+    head: str
+    fields: list[tuple[str, list[str]]] = field(default_factory=list)  # (label, lines)
+
+
+_LABELS = ("Why:", "Hint:", "More:", "Code:", "Stuck?")
+
+
+def _items(lines: list[str]) -> list[_Item]:
+    items: list[_Item] = []
+    for line in "\n".join(lines).split("\n"):
+        if line[:1] in _MARKS and line[1:2] == " ":
+            items.append(_Item(_MARKS[line[:1]], line[2:]))
+            continue
+        if not items or items[-1].kind == "text":  # before any mark: plain text
+            if not items:
+                items.append(_Item("text", ""))
+            items[-1].fields.append(("", [line]))
+            continue
+        item = items[-1]
+        if line.startswith("    "):
+            body = line[4:]
+            label = next((lab for lab in _LABELS if body.startswith(lab)), None)
+            if label is not None:
+                rest = body[len(label) :].strip()
+                item.fields.append((label, [rest] if rest else []))
+            elif item.fields and item.fields[-1][0] == "Code:" and body.startswith("    "):
+                item.fields[-1][1].append(body[4:])
+            else:
+                item.fields.append(("", [body]))
+        elif item.fields:  # a hint's text that runs over several lines
+            item.fields[-1][1].append(line)
+        else:
+            item.head += "\n" + line
+    return items
+
+
+_STYLE = """<style>
+.hv-card{font-family:var(--jp-content-font-family,system-ui,sans-serif);font-size:13px;
+line-height:1.45;color:var(--jp-content-font-color1,#1f1f1f);margin:2px 0;max-width:100%;
+overflow-wrap:break-word}
+.hv-card ul{list-style:none;margin:0;padding:0}
+.hv-card li{display:grid;grid-template-columns:1.4em 1fr;column-gap:.3em;padding:2px 0}
+.hv-card .hv-mark{font-weight:700;text-align:center}
+.hv-card .hv-pass .hv-mark{color:var(--jp-success-color1,#1b7f3a)}
+.hv-card .hv-fail .hv-mark{color:var(--jp-error-color1,#c62828)}
+.hv-card .hv-todo .hv-mark{color:var(--jp-warn-color1,#a15c00)}
+.hv-card .hv-fail{background:var(--jp-error-color3,#fdecea);border-radius:4px}
+.hv-card .hv-todo{background:var(--jp-warn-color3,#fff4e0);border-radius:4px}
+.hv-card .hv-body>div,.hv-card details{margin-top:2px}
+.hv-card summary{cursor:pointer;font-weight:600}
+.hv-card pre{margin:2px 0;padding:4px 6px;background:var(--jp-layout-color2,#f3f3f3);
+border-radius:3px;overflow-x:auto;white-space:pre;font-size:12px}
+.hv-card .hv-muted{color:var(--jp-content-font-color2,#555)}
+.hv-card .hv-text{white-space:pre-wrap;font-family:var(--jp-code-font-family,monospace);
+font-size:12px}
+@media (prefers-color-scheme:dark){body:not([data-jp-theme-light]) .hv-card{color:#e8e8e8}
+body:not([data-jp-theme-light]) .hv-card .hv-fail{background:#4a1f1f}
+body:not([data-jp-theme-light]) .hv-card .hv-todo{background:#4a3a1f}
+body:not([data-jp-theme-light]) .hv-card pre{background:#2b2b2b}}
+</style>"""
+
+
+def card_html(lines: list[str]) -> str:
+    """The card of ``lines`` (what checks said), as self-contained HTML (deterministic)."""
+    parts = [_STYLE, '<div class="hv-card" role="group" aria-label="check results"><ul>']
+    for item in _items(lines):
+        if item.kind == "text":
+            text = "\n".join(line for _, block in item.fields for line in block)
+            parts.append(f'<li><span></span><div class="hv-text">{html.escape(text)}</div></li>')
+            continue
+        mark = next(m for m, k in _MARKS.items() if k == item.kind)
+        body = [f"<div>{html.escape(item.head)}</div>"]
+        hint: list[str] = []
+        for label, block in item.fields:
+            text = html.escape("\n".join(block))
+            if label == "Why:":
+                body.append(f'<div class="hv-muted">Why: {text}</div>')
+            elif label == "Hint:":
+                if text == "as above.":
+                    body.append('<div class="hv-muted">Hint: as above.</div>')
+                else:
+                    hint.append(f"<details><summary>Hint</summary><div>{text}</div>")
+            elif label == "More:":
+                hint.append(f"<details><summary>More</summary><div>{text}</div></details>")
+            elif label == "Code:":
+                hint.append(f"<details><summary>Code</summary><pre>{text}</pre></details>")
+            elif label == "Stuck?":
+                if hint:
+                    body.append("".join(hint) + "</details>")
+                    hint = []
+                body.append(f'<div class="hv-muted">Stuck? {text}</div>')
+            else:
+                body.append(f"<div>{text}</div>")
+        if hint:
+            opened = hint[0].startswith("<details><summary>Hint")
+            body.append("".join(hint) + ("</details>" if opened else ""))
+        parts.append(
+            f'<li class="hv-{item.kind}"><span class="hv-mark" aria-hidden="true">{mark}</span>'
+            f'<div class="hv-body">{_spoken(item.kind)}' + "".join(body) + "</div></li>"
+        )
+    parts.append("</ul></div>")
+    return "".join(parts)
+
+
+def _spoken(kind: str) -> str:
+    """What a screen reader says for a mark (the mark itself is hidden from it)."""
+    word = {"pass": "passed", "fail": "failed", "todo": "not done yet"}[kind]
+    return f'<span style="position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)">{word}: </span>'

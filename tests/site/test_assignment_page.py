@@ -1,0 +1,41 @@
+"""An assignment's page shows a check as a student reads it: the specification, the packed code
+shortened, and what a correct answer gets, drawn as the card a notebook draws."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+
+from hookviz.site.article import Links, notebook_article
+from hookviz.site.assignment import exercise_for_page, shorten_packed_code
+
+ROOT = Path(__file__).resolve().parents[2]
+EXERCISES = sorted((ROOT / "exercises").glob("*.ipynb"))
+
+
+def test_only_a_checks_packed_code_is_shortened():
+    source = 'from x import y\nchecks.run_check("eNrLSM3JyVcozy/KSQEAGgQEXQ==")\nrun_check("keep")'
+    assert shorten_packed_code(source) == 'from x import y\nchecks.run_check(…)\nrun_check("keep")'
+    assert shorten_packed_code("checks.run_check(code)") == "checks.run_check(code)"
+
+
+@pytest.mark.parametrize("exercise", EXERCISES, ids=lambda p: p.stem)
+def test_an_assignment_page_shows_the_specification_not_the_packed_code(exercise: Path):
+    source, page = f"exercises/{exercise.name}", f"assignments/{exercise.stem}.html"
+    links = Links({source: page}, "https://github.com/o/n/blob/main", ROOT)
+    notebook = exercise_for_page(exercise, ROOT / "solutions" / exercise.name)
+    soup = BeautifulSoup(notebook_article(notebook, {}, source, page, links).html, "html.parser")
+    code = "\n".join(block.get_text() for block in soup.select(".site-input"))
+    assert "What it checks" in code
+    assert "checks.run_check(…)" in code
+    assert re.search(r"[A-Za-z0-9+/=]{60,}", code) is None, "a packed payload is on the page"
+    examples = soup.select(".site-outputs:has(.site-example-label)")
+    assert examples, "no check shows what a correct answer gets"
+    for example in examples:  # the card, with ✓ marks only, and no sentinel line on it
+        card = example.select_one(".hv-card")
+        assert card is not None, example.get_text()[:200]
+        assert card.select(".hv-pass .hv-mark") and not card.select(".hv-fail, .hv-todo")
+        assert "finished" not in card.get_text()
