@@ -16,6 +16,7 @@ from typing import Any
 from ..course.format.notebooks import read_notebook
 
 EXAMPLE_KEY = "hookviz_site_example"  # in a cell's metadata: its outputs are a worked example
+COPY_KEY = "hookviz_site_copy"  # in a cell's metadata: what Copy copies, when not what is shown
 _PACKED_CODE = re.compile(r"""checks\.run_check\(\s*(["'])[A-Za-z0-9+/=\s]*\1\s*\)""")
 
 
@@ -54,7 +55,10 @@ def exercise_for_page(exercise_path: Path, solution_path: Path | None) -> Any:
         cell.outputs = []  # an exercise has none; make sure no stale one is shown
         gid = _grade_id(cell)
         if gid:
-            cell.source = shorten_packed_code(cell.source)
+            shown = shorten_packed_code(cell.source)
+            if shown != cell.source:  # Copy gives the cell that runs, not the shortened line
+                cell.metadata[COPY_KEY] = cell.source
+            cell.source = shown
         if gid in examples and examples[gid]:
             cell.outputs = copy.deepcopy(examples[gid])
             cell.metadata[EXAMPLE_KEY] = True

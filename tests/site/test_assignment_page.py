@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
+from hookviz.course.format.notebooks import read_notebook
 from hookviz.site.article import Links, notebook_article
 from hookviz.site.assignment import exercise_for_page, shorten_packed_code
 
@@ -32,6 +33,14 @@ def test_an_assignment_page_shows_the_specification_not_the_packed_code(exercise
     assert "What it checks" in code
     assert "checks.run_check(…)" in code
     assert re.search(r"[A-Za-z0-9+/=]{60,}", code) is None, "a packed payload is on the page"
+    # Copy gives the cell that runs: the exercise's own check cell, payload and all
+    sources = {cell.source for cell in read_notebook(exercise).cells if cell.cell_type == "code"}
+    copies = [button["data-copy"] for button in soup.select(".site-copy[data-copy]")]
+    assert copies and all(copy in sources and 'checks.run_check("' in copy for copy in copies)
+    shortened = [
+        block for block in soup.select(".site-input") if "checks.run_check(…)" in block.get_text()
+    ]
+    assert len(copies) == len(shortened)
     examples = soup.select(".site-outputs:has(.site-example-label)")
     assert examples, "no check shows what a correct answer gets"
     for example in examples:  # the card, with ✓ marks only, and no sentinel line on it

@@ -340,7 +340,8 @@ def guard_check_cells(notebook: Any, context: Context) -> None:
         if needs:
             arguments.append("needs=(" + "".join(f'"{name}", ' for name in needs).rstrip() + ")")
         lines = cell.source.split("\n")
-        at = 1 if lines and lines[0].startswith("#") else 0  # after the cell's first comment
+        at = next((i for i, line in enumerate(lines) if not line.startswith("#")), len(lines))
+        # after the cell's opening comment, all of it: the student reads it above the spec
         guard = [SETUP_GUARD, f"checks.setup_ran({', '.join(arguments)})"]
         cell.source = "\n".join(lines[:at] + guard + lines[at:])
 

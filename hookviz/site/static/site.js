@@ -7,7 +7,8 @@ function copyButtons() {
   for (const button of document.querySelectorAll(".site-copy")) {
     button.addEventListener("click", async () => {
       const code = button.parentElement.querySelector("pre");
-      const text = code ? code.innerText : "";
+      // A check cell shows its packed code shortened; data-copy holds the cell that runs.
+      const text = button.dataset.copy ?? (code ? code.innerText : "");
       try {
         await navigator.clipboard.writeText(text);
         button.textContent = "Copied";
