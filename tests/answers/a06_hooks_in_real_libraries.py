@@ -100,6 +100,24 @@ ANSWERS = [
     # -- grad_cam ------------------------------------------------------------------------------
     wrong(
         "grad_cam",
+        "the ReLU on each channel's term, before the sum",
+        "wrong formula",
+        cam(result='F.relu(weights * kept["activation"]).sum(dim=1)'),
+        "✗ each map is the ReLU of the channels weighted",
+        "The ReLU comes last, on the weighted sum over the channels",
+    ),
+    wrong(
+        "grad_cam",
+        "clamp on each weighted channel in a loop, then the sum",
+        "wrong formula",
+        cam(
+            result='sum((weights[:, c] * kept["activation"][:, c]).clamp(min=0) for c in range(weights.shape[1]))'
+        ),
+        "✗ each map is the ReLU of the channels weighted",
+        "The ReLU comes last, on the weighted sum over the channels",
+    ),
+    wrong(
+        "grad_cam",
         "a full backward hook",
         "the wrong hook kind",
         """
