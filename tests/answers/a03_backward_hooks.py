@@ -525,6 +525,14 @@ def doubled_gradients():
     ),
     correct(
         "doubled_gradients",
+        "a frozenset",
+        """
+def doubled_gradients():
+    return frozenset(["0.weight", "0.bias", "2.weight", "2.bias"])
+""",
+    ),
+    correct(
+        "doubled_gradients",
         "a comprehension",
         """
 def doubled_gradients():
