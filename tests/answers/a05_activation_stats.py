@@ -562,6 +562,35 @@ def where_signal_dies(stats, threshold=1e-3):
     ),
     wrong(
         "where_signal_dies",
+        "<= where the spec says below",
+        "wrong formula",
+        """
+def where_signal_dies(stats, threshold=1e-3):
+    for path, rows in stats.items():
+        if statistics.mean(std for _, std, _ in rows) <= threshold:
+            return path
+    return None
+""",
+        "✗ where_signal_dies finds the first layer whose average std is below 0.25 (a layer exactly at the threshold of 0.25)",
+        "the result is '2', expected '4'",
+        "strictly less than it",
+    ),
+    wrong(
+        "where_signal_dies",
+        "not above the threshold, with torch",
+        "wrong formula",
+        """
+def where_signal_dies(stats, threshold=1e-3):
+    for path, rows in stats.items():
+        if not torch.tensor([std for _, std, _ in rows]).mean() > threshold:
+            return path
+    return None
+""",
+        "✗ where_signal_dies finds the first layer whose average std is below 0.25",
+        "strictly less than it",
+    ),
+    wrong(
+        "where_signal_dies",
         "1e-3 by heart",
         "hard-coded to the visible model",
         """
@@ -628,7 +657,7 @@ def where_signal_dies(stats, threshold=1e-3):
         "the visible answers by heart",
         """
 def where_signal_dies(stats, threshold=1e-3):
-    return {"9": "5", "13": "9", "2": None}.get(list(stats)[-1])
+    return {"9": "5", "13": "9", "2": None, "6": "4"}.get(list(stats)[-1])
 """,
     ),
     # -- gradient_norms_three_ways -------------------------------------------------------------
