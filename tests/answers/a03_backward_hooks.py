@@ -42,6 +42,18 @@ ANSWERS = [
     ),
     wrong(
         "gradient_norms",
+        "grad_input, skipping the layer where it is None",
+        "wrong argument",
+        _GRAD_NORMS.format(value="grad_input[0].norm().item()").replace(
+            "                    norms[path] =",
+            "                    if grad_input[0] is not None:\n                        norms[path] =",
+        ),
+        "✗ one entry per nn.Linear",
+        "missing '0'",
+        "The gradient that arrives at a layer is the gradient with respect to its output",
+    ),
+    wrong(
+        "gradient_norms",
         "never removes its hooks",
         "a hook never removed",
         """
@@ -510,6 +522,14 @@ def doubled_gradients():
         "✗ doubled_gradients returns a set of names",
         "it is a dict of 0 items, expected a set",
         "{} alone is an empty dict",
+    ),
+    correct(
+        "doubled_gradients",
+        "a frozenset",
+        """
+def doubled_gradients():
+    return frozenset(["0.weight", "0.bias", "2.weight", "2.bias"])
+""",
     ),
     correct(
         "doubled_gradients",

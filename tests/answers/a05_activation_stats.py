@@ -322,6 +322,29 @@ class ActivationStats:
     ),
     wrong(
         "initialisations",
+        "kaiming_uniform_ instead of kaiming_normal_ (the same std)",
+        "wrong formula",
+        inits(kaiming=_KAIMING.replace("kaiming_normal_", "kaiming_uniform_")),
+        "✗ kaiming_init: the weights are drawn from a normal distribution",
+        "has no value beyond 2 std",
+        "whose values trail off on both sides",
+    ),
+    wrong(
+        "initialisations",
+        "uniform with the std asked for (limits std * sqrt(3))",
+        "wrong formula",
+        inits(
+            init_with=_INIT_WITH.replace(
+                "nn.init.normal_(module.weight, mean=0.0, std=std)",
+                "nn.init.uniform_(module.weight, -std * math.sqrt(3), std * math.sqrt(3))",
+            )
+        ),
+        "✗ init_with(0.01): the weights are drawn from a normal distribution",
+        "as in a uniform draw",
+        "whose values trail off on both sides",
+    ),
+    wrong(
+        "initialisations",
         "uniform instead of normal",
         "wrong formula",
         inits(
@@ -426,7 +449,7 @@ class ActivationStats:
     ),
     correct(
         "initialisations",
-        "by hand under no_grad, Kaiming uniform",
+        "by hand under no_grad, constant_ for the bias",
         """
 def init_with(std):
     @torch.no_grad()
@@ -440,7 +463,7 @@ def init_with(std):
 
 def kaiming_init(module):
     if isinstance(module, nn.Linear):
-        nn.init.kaiming_uniform_(module.weight, nonlinearity="relu")
+        nn.init.kaiming_normal_(module.weight, mode="fan_in", nonlinearity="relu")
         nn.init.constant_(module.bias, 0.0)
 """,
     ),
@@ -539,6 +562,35 @@ def where_signal_dies(stats, threshold=1e-3):
     ),
     wrong(
         "where_signal_dies",
+        "<= where the spec says below",
+        "wrong formula",
+        """
+def where_signal_dies(stats, threshold=1e-3):
+    for path, rows in stats.items():
+        if statistics.mean(std for _, std, _ in rows) <= threshold:
+            return path
+    return None
+""",
+        "✗ where_signal_dies finds the first layer whose average std is below 0.25 (a layer exactly at the threshold of 0.25)",
+        "the result is '2', expected '4'",
+        "strictly less than it",
+    ),
+    wrong(
+        "where_signal_dies",
+        "not above the threshold, with torch",
+        "wrong formula",
+        """
+def where_signal_dies(stats, threshold=1e-3):
+    for path, rows in stats.items():
+        if not torch.tensor([std for _, std, _ in rows]).mean() > threshold:
+            return path
+    return None
+""",
+        "✗ where_signal_dies finds the first layer whose average std is below 0.25",
+        "strictly less than it",
+    ),
+    wrong(
+        "where_signal_dies",
         "1e-3 by heart",
         "hard-coded to the visible model",
         """
@@ -605,7 +657,7 @@ def where_signal_dies(stats, threshold=1e-3):
         "the visible answers by heart",
         """
 def where_signal_dies(stats, threshold=1e-3):
-    return {"9": "5", "13": "9", "2": None}.get(list(stats)[-1])
+    return {"9": "5", "13": "9", "2": None, "6": "4"}.get(list(stats)[-1])
 """,
     ),
     # -- gradient_norms_three_ways -------------------------------------------------------------

@@ -100,6 +100,24 @@ ANSWERS = [
     # -- grad_cam ------------------------------------------------------------------------------
     wrong(
         "grad_cam",
+        "the ReLU on each channel's term, before the sum",
+        "wrong formula",
+        cam(result='F.relu(weights * kept["activation"]).sum(dim=1)'),
+        "✗ each map is the ReLU of the channels weighted",
+        "The ReLU comes last, on the weighted sum over the channels",
+    ),
+    wrong(
+        "grad_cam",
+        "clamp on each weighted channel in a loop, then the sum",
+        "wrong formula",
+        cam(
+            result='sum((weights[:, c] * kept["activation"][:, c]).clamp(min=0) for c in range(weights.shape[1]))'
+        ),
+        "✗ each map is the ReLU of the channels weighted",
+        "The ReLU comes last, on the weighted sum over the channels",
+    ),
+    wrong(
+        "grad_cam",
         "a full backward hook",
         "the wrong hook kind",
         """
@@ -599,6 +617,44 @@ def patch_activation(model, layer, clean, corrupted):
         ),
     ),
     # -- pruned_sparsity -----------------------------------------------------------------------
+    wrong(
+        "pruned_sparsity",
+        "pruning methods as a fixed list of classes",
+        "hard-coded to the visible model",
+        sparsity(
+            test="isinstance(hook, (prune.L1Unstructured, prune.RandomUnstructured, prune.LnStructured))"
+        ),
+        "✗ one entry per pruned tensor",
+        "test for the base class",
+    ),
+    wrong(
+        "pruned_sparsity",
+        "a list of classes with CustomFromMask, but no PruningContainer",
+        "hard-coded to the visible model",
+        sparsity(
+            test="type(hook) in (prune.L1Unstructured, prune.RandomUnstructured, prune.LnStructured, prune.CustomFromMask)"
+        ),
+        "✗ one entry per pruned tensor",
+        "test for the base class",
+    ),
+    wrong(
+        "pruned_sparsity",
+        "every buffer named *_mask",
+        "wrong place",
+        """
+def pruned_sparsity(model):
+    found = {}
+    for path, module in model.named_modules():
+        for name, buffer in module.named_buffers(recurse=False):
+            if name.endswith("_mask"):
+                tensor = name[: -len("_mask")]
+                found[f"{path}.{tensor}" if path else tensor] = (buffer == 0).float().mean().item()
+    return found
+""",
+        "✗ one entry per pruned tensor",
+        "'0.padding'",
+        "need not be pruning's",
+    ),
     wrong(
         "pruned_sparsity",
         "weight_mask by name",
