@@ -94,53 +94,17 @@ def apply_traversal(trace: ApplyTrace) -> Figure:
             cx, cy = positions[child.path]
             ax.plot([x, cx], [y - 0.18, cy + 0.18], color=GREY, linewidth=1, zorder=1)
     for node in drawn:
-        x, y = positions[node.path]
-        number = visit_number.get(node.path)
-        label = node.name if node.path else node.type_name
         hidden = (
             sum(1 for _ in node.walk()) - 1 if node.depth >= depth_limit and node.children else 0
         )
-        text = f"{label}\n{node.type_name}" if node.path else label
-        if hidden:
-            text += f"\n(+{hidden} modules)"
-        ax.text(
-            x,
-            y,
-            text,
-            ha="center",
-            va="center",
-            fontsize=9,
-            zorder=3,
-            bbox={
-                "boxstyle": "round,pad=0.3",
-                "facecolor": "#FFF4D6" if number else "white",
-                "edgecolor": ORANGE if number else GREY,
-            },
+        _draw_node(
+            ax,
+            positions[node.path],
+            node,
+            visit_number.get(node.path),
+            pre_number.get(node.path),
+            hidden,
         )
-        if number is not None:
-            ax.text(
-                x - 0.42,
-                y + 0.3,
-                str(number),
-                ha="center",
-                va="center",
-                fontsize=9,
-                color="white",
-                fontweight="bold",
-                zorder=4,
-                bbox={"boxstyle": "circle,pad=0.25", "facecolor": BLUE, "edgecolor": BLUE},
-            )
-        if node.path in pre_number:
-            ax.text(
-                x + 0.42,
-                y + 0.3,
-                str(pre_number[node.path]),
-                ha="center",
-                va="center",
-                fontsize=9,
-                color=GREEN,
-                zorder=4,
-            )
     ax.set_xlim(-0.8, max(next_x[0] - 0.2, 0.8))
     ax.set_ylim(min(y for _, y in positions.values()) - 0.6, 0.7)
     ax.axis("off")
@@ -152,6 +116,46 @@ def apply_traversal(trace: ApplyTrace) -> Figure:
     fig.tight_layout()
     plt.close(fig)
     return fig
+
+
+def _draw_node(ax, at, node: TreeNode, number: int | None, pre: int | None, hidden: int) -> None:
+    """One module's box, its apply visit number (blue) and its modules() number (green)."""
+    x, y = at
+    label = node.name if node.path else node.type_name
+    text = f"{label}\n{node.type_name}" if node.path else label
+    if hidden:
+        text += f"\n(+{hidden} modules)"
+    ax.text(
+        x,
+        y,
+        text,
+        ha="center",
+        va="center",
+        fontsize=9,
+        zorder=3,
+        bbox={
+            "boxstyle": "round,pad=0.3",
+            "facecolor": "#FFF4D6" if number else "white",
+            "edgecolor": ORANGE if number else GREY,
+        },
+    )
+    if number is not None:
+        ax.text(
+            x - 0.42,
+            y + 0.3,
+            str(number),
+            ha="center",
+            va="center",
+            fontsize=9,
+            color="white",
+            fontweight="bold",
+            zorder=4,
+            bbox={"boxstyle": "circle,pad=0.25", "facecolor": BLUE, "edgecolor": BLUE},
+        )
+    if pre is not None:
+        ax.text(
+            x + 0.42, y + 0.3, str(pre), ha="center", va="center", fontsize=9, color=GREEN, zorder=4
+        )
 
 
 def monitor(snapshot: dict[str, Any], modules: list[dict], *, title: str = "HookMonitor") -> Figure:

@@ -337,25 +337,7 @@ class Recording:
         (`kind=` is `signal`'s deprecated name.)"""
         signal = signal_or_kind(signal, kind, "Recording.histogram_history")
         phase = SIGNAL_PHASES[signal]
-        if not len(self):
-            raise ValueError(
-                "this Recording has no events yet: run the model inside `with hv.record(model) as rec:` first."
-            )
-        if "histogram" not in self.stats:
-            raise ValueError(
-                f"this Recording kept no histograms (stats={self.stats!r}); record with stats=None "
-                "(all statistics) or include 'histogram'."
-            )
-        if phase not in self._phase_ids:
-            fix = (
-                "gradients=True (the default)"
-                if signal == "gradient"
-                else "phases=None (all of them)"
-            )
-            raise ValueError(
-                f"this Recording has no {signal} histograms: they come from the {PHASES[phase]!r} phase, and it "
-                f"recorded {', '.join(self.phases)}. Record with {fix}."
-            )
+        _check_histograms_kept(self, signal, phase)
         names = [display_name(path, module) for path, module in self.targets]
         histories = from_batches(self.histogram_batches(), phase, self.targets, names, signal, bins)
         if not histories:
@@ -424,6 +406,27 @@ class Recording:
 
 
 record = Recording  # the verb users write: ``with hv.record(model) as rec:``
+
+
+def _check_histograms_kept(rec: Recording, signal: str, phase: int) -> None:
+    """A ValueError that says how to record them, when ``rec`` holds no ``signal`` histograms."""
+    if not len(rec):
+        raise ValueError(
+            "this Recording has no events yet: run the model inside `with hv.record(model) as rec:` first."
+        )
+    if "histogram" not in rec.stats:
+        raise ValueError(
+            f"this Recording kept no histograms (stats={rec.stats!r}); record with stats=None "
+            "(all statistics) or include 'histogram'."
+        )
+    if phase not in rec._phase_ids:
+        fix = (
+            "gradients=True (the default)" if signal == "gradient" else "phases=None (all of them)"
+        )
+        raise ValueError(
+            f"this Recording has no {signal} histograms: they come from the {PHASES[phase]!r} phase, and it "
+            f"recorded {', '.join(rec.phases)}. Record with {fix}."
+        )
 
 
 def check_exact(exact) -> bool:

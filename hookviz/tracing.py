@@ -242,21 +242,25 @@ def trace_apply(
         trace.complete = False
         if not failure:
             raise
-        _, path, index = failure[0]
         if not isinstance(exc, Exception):
             raise  # KeyboardInterrupt and friends pass through untouched
-        where = display_name(path, trace.visits[index].module)
-        raise ApplyFnError(
-            f"fn raised {type(exc).__name__} at visit {index + 1} ({where!r}, "
-            f"{type(trace.visits[index].module).__name__}): {exc}. "
-            f"The trace up to that visit ({index + 1} visits) is kept in this error's .trace.",
-            path=path,
-            index=index,
-            trace=trace,
-        ) from exc
+        raise _fn_error(trace, exc, *failure[0][1:]) from exc
     finally:
         _uninstall(installed)
     return trace
+
+
+def _fn_error(trace: ApplyTrace, exc: Exception, path: str, index: int) -> ApplyFnError:
+    """What trace_apply raises when ``fn`` raised at visit ``index``: where, and the trace so far."""
+    where = display_name(path, trace.visits[index].module)
+    return ApplyFnError(
+        f"fn raised {type(exc).__name__} at visit {index + 1} ({where!r}, "
+        f"{type(trace.visits[index].module).__name__}): {exc}. "
+        f"The trace up to that visit ({index + 1} visits) is kept in this error's .trace.",
+        path=path,
+        index=index,
+        trace=trace,
+    )
 
 
 # -- recursion bookkeeping ---------------------------------------------------------------

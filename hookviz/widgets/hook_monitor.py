@@ -205,15 +205,8 @@ class HookMonitor(HookvizWidget):
             raise RuntimeError(
                 "this HookMonitor is already recording; stop() it first, or use it in one `with` block."
             )
-        recording = record(
-            self._model,
-            modules=self._selector,
-            gradients=self.gradients,
-            phases=("forward", "backward_pre") if self.gradients else ("forward",),
-            stats=MONITOR_STATS,
-            every=self._every,
-            max_events=MAX_EVENTS,
-            exact=self._exact,
+        recording = _monitor_recording(
+            self._model, self._selector, self.gradients, self._every, self._exact
         )
         self._table.follow(recording.targets)
         recording.on_columns(self._take)
@@ -285,18 +278,7 @@ class HookMonitor(HookvizWidget):
             )
         if self._recording is not None:
             self._recording.flush()
-        if self._heatmap.heat is None or not self.steps:
-            raise ValueError(
-                "this HookMonitor has seen no steps yet: run your training loop inside `with monitor:` first."
-            )
-        histories = self._heatmap.histories(signal, [shown["label"] for shown in self.modules])
-        if not histories:
-            raise ValueError(
-                "no gradient has reached a watched module yet: call loss.backward() inside the with block."
-                if signal == "gradient"
-                else "no watched module's output has held a finite value yet."
-            )
-        return histories
+        return self._heatmap.histories(signal, [m["label"] for m in self.modules], self.steps)
 
     def _snapshot(self) -> dict[str, Any]:
         rows = self._table.snapshot_rows()
@@ -394,3 +376,17 @@ def _display(widget: HookvizWidget) -> None:
     shell = get_ipython()
     if shell is not None and getattr(shell, "kernel", None) is not None:
         display(widget)
+
+
+def _monitor_recording(model, selector, gradients: bool, every: int, exact: bool):
+    """The recording a monitor reads: outputs, and gradients w.r.t. them, with its statistics."""
+    return record(
+        model,
+        modules=selector,
+        gradients=gradients,
+        phases=("forward", "backward_pre") if gradients else ("forward",),
+        stats=MONITOR_STATS,
+        every=every,
+        max_events=MAX_EVENTS,
+        exact=exact,
+    )

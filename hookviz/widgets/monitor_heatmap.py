@@ -71,13 +71,25 @@ class MonitorHeatmap:
             batch.hi[keep],
         )
 
-    def histories(self, signal: str, labels: list[str]) -> list[HistogramHistory]:
-        """Each watched module's history of ``signal`` that holds values, on its live bins."""
+    def histories(self, signal: str, labels: list[str], steps: int) -> list[HistogramHistory]:
+        """Each watched module's history of ``signal`` that holds values, on its live bins; a
+        ValueError that says what to run when there is none yet."""
+        if self.heat is None or not steps:
+            raise ValueError(
+                "this HookMonitor has seen no steps yet: run your training loop inside `with monitor:` first."
+            )
         histories = [
             self.heat.history(stream, path, label, signal)
             for stream, path, label in zip(self.streams(signal), self.paths, labels, strict=True)
         ]
-        return [h for h in histories if h is not None]
+        histories = [h for h in histories if h is not None]
+        if not histories:
+            raise ValueError(
+                "no gradient has reached a watched module yet: call loss.backward() inside the with block."
+                if signal == "gradient"
+                else "no watched module's output has held a finite value yet."
+            )
+        return histories
 
     def due(self, now: float, final: bool) -> bool:
         """True when the heat map changed since it was sent and may be sent again."""

@@ -107,24 +107,7 @@ def score(
     outcomes = {c.outcome for c in checks} | {
         r.get("outcome") for r in cells.values() if r.get("grade_id") not in check_ids
     }
-    if child.timed_out:
-        status, detail = (
-            Status.TIMEOUT,
-            f"the submission ran longer than {limits.submission_timeout:g} s and was stopped",
-        )
-    elif died_in is not None:
-        where = died_in.get("grade_id") or f"code cell {died_in.get('index')}"
-        status, detail = Status.CRASHED, f"the kernel died in {where}"
-    elif not done:
-        status = Status.CRASHED
-        detail = f"the grading run stopped unexpectedly (exit code {child.returncode})"
-    elif not cells:  # the run finished but ran no cell: pytest could not collect the notebook
-        status = Status.ERROR
-        detail = f"no cell of the notebook ran (pytest exited with code {child.returncode})"
-    elif Outcome.TIMEOUT in outcomes:
-        status, detail = Status.TIMEOUT, f"a cell ran longer than {limits.cell_timeout:g} s"
-    else:
-        status, detail = Status.OK, ""
+    status, detail = _status(child, limits, died_in, done, bool(cells), outcomes)
     _explain_renamed(checks, assignment, renamed)
     result = SubmissionResult(
         student="",
@@ -144,6 +127,33 @@ def score(
     if status in (Status.CRASHED, Status.ERROR) and not cells:
         result.notes.append("The grader's log ends with: " + child.output_tail[-800:].strip())
     return result
+
+
+def _status(
+    child: ChildResult, limits: Limits, died_in: dict | None, done: bool, ran: bool, outcomes: set
+) -> tuple[Status, str]:
+    """The submission's status, and why, from how its run ended."""
+    if child.timed_out:
+        return (
+            Status.TIMEOUT,
+            f"the submission ran longer than {limits.submission_timeout:g} s and was stopped",
+        )
+    if died_in is not None:
+        where = died_in.get("grade_id") or f"code cell {died_in.get('index')}"
+        return Status.CRASHED, f"the kernel died in {where}"
+    if not done:
+        return (
+            Status.CRASHED,
+            f"the grading run stopped unexpectedly (exit code {child.returncode})",
+        )
+    if not ran:  # the run finished but ran no cell: pytest could not collect the notebook
+        return (
+            Status.ERROR,
+            f"no cell of the notebook ran (pytest exited with code {child.returncode})",
+        )
+    if Outcome.TIMEOUT in outcomes:
+        return Status.TIMEOUT, f"a cell ran longer than {limits.cell_timeout:g} s"
+    return Status.OK, ""
 
 
 def hidden_failure(outputs: list[dict], check: CheckCell) -> str:
