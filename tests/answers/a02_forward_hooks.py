@@ -246,6 +246,38 @@ def add_bias(module):
         "a buffer, stored on a module is not a parameter",
     ),
     wrong(
+        "linear_transformation",
+        "right, after a hook that forgets the transpose",
+        "wrong formula",
+        """
+def hook(module, inputs, output):
+    return inputs[0] @ module.W + module.b
+
+
+def linear_transformation(module):
+    if is_function(module):
+        module.register_forward_hook(hook)
+""",
+        "✗ the 2×2 model computes x @ W.T + b in all four Functions",
+        "because hook does",
+    ),
+    wrong(
+        "linear_transformation",
+        "right, after a hook that returns nothing",
+        "a hook's return value ignored",
+        """
+def hook(module, inputs, output):
+    output = inputs[0] @ module.W.T + module.b
+
+
+def linear_transformation(module):
+    if is_function(module):
+        module.register_forward_hook(hook)
+""",
+        "✗ the 2×2 model computes x @ W.T + b in all four Functions",
+        "fix hook first",
+    ),
+    wrong(
         "add_bias",
         "every module",
         "wrong place",

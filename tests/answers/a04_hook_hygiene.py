@@ -231,6 +231,9 @@ def register_once(module, hook):
         "✗ after three registrations of a hook named report, one copy fires: the newest",
         "the copies that fired: [1, 2, 3]",
         "remove the copy that an earlier call registered",
+        # the same root cause is not blamed again: the claims after it look at their own hooks
+        "✓ a hook with another name is kept alongside it (nn.Linear)",
+        "✓ registering on one module leaves another module's hooks alone (nn.Linear)",
     ),
     wrong(
         "register_once",
@@ -264,6 +267,7 @@ def register_once(module, hook):
 """,
         "✗ after three registrations of a hook named report, one copy fires",
         "a new function object never `is` the old one",
+        "✓ a hook of the same name that register_once did not add stays (nn.Linear)",
     ),
     wrong(
         "register_once",

@@ -482,11 +482,31 @@ def patch_activation(model, layer, clean, corrupted, cache={}):
     ),
     wrong(
         "patch_activation",
+        "a shared block's outputs handed back last first (pop())",
+        "wrong formula",
+        patch(patch="lambda module, inputs, output: recorded.pop()"),
+        "✓ it is the output on corrupted with first's output from the clean run (a residual network)",
+        "✗ it is the output on corrupted with first's outputs from the clean run (its first block shared by two call sites)",
+        "its calls got the clean run's outputs in the wrong order",
+    ),
+    wrong(
+        "patch_activation",
+        "a shared block's outputs reversed before patching",
+        "wrong formula",
+        patch().replace("replacements = iter(recorded)", "replacements = reversed(recorded)"),
+        "✗ it is the output on corrupted with first's outputs from the clean run (its first block shared by two call sites)",
+        "in the wrong order",
+    ),
+    wrong(
+        "patch_activation",
         "the other way round",
         "wrong argument",
         patch(source="corrupted", target="clean"),
         "✗ it is the output on corrupted with first's output from the clean run (a residual network)",
         "The patch went the other way",
+        # the same cause again, with another clean input: pointed back to, not blamed anew
+        "✗ called again with another clean input, it patches with that one (a residual network)",
+        "Hint: as above.",
     ),
     wrong(
         "patch_activation",
