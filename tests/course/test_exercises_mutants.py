@@ -30,7 +30,7 @@ import nbformat
 import pytest
 
 from hookviz.course.checks import FAILED, NOT_DONE
-from hookviz.course.conventions import HIDDEN_TEST_FAILED
+from hookviz.course.conventions import HIDDEN_TEST_FAILED, outputs_text
 from hookviz.course.format import regions
 from tests.answers import Answer
 from tests.helpers import notebook_runner
@@ -100,6 +100,10 @@ class Kernel:
                     outcome.stdout += content["text"]
                 else:
                     outcome.stderr += content["text"]
+            elif kind in ("display_data", "execute_result"):
+                # a check's feedback is a card: its text/plain is what nbval and the grader read
+                text = content.get("data", {}).get("text/plain", "")
+                outcome.stdout += text if text.endswith("\n") else text + "\n"
             elif kind == "error":
                 outcome.error = f"{content['ename']}: {content['evalue']}"
                 outcome.traceback = content["traceback"]
@@ -146,8 +150,8 @@ def load(path: Path) -> Assignment:
             for grade_id in pending:
                 checks[grade_id] = index
             pending = []
-            stored[index] = "".join(
-                o.text for o in cell.outputs if o.output_type == "stream" and o.name == "stdout"
+            stored[index] = outputs_text(
+                [o for o in cell.outputs if not (o.output_type == "stream" and o.name == "stderr")]
             )
     assert not pending, f"{path.name}: answer cells {pending} have no check cell after them"
     return Assignment(path.stem, cells, answers, checks, stored, lines)
