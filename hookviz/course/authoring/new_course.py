@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ..content import COURSE_FILE
 from ..format.notebooks import NotebookError, nbformat_module, notebook_text
+from .scaffold import new_notebook_metadata
 from .stamp import load_course_config, nbgrader_course, stamp_notebook
 
 FIRST_ASSIGNMENT = "01-first-steps"
@@ -204,14 +205,7 @@ def _first_page(folder: Path):
     """The walkthrough's first page: a prediction, then the cell that shows the answer."""
     v4 = nbformat_module().v4
     notebook = v4.new_notebook()
-    notebook.metadata = {
-        "kernelspec": {
-            "display_name": "Python 3 (ipykernel)",
-            "language": "python",
-            "name": "python3",
-        },
-        "language_info": {"name": "python"},
-    }
+    notebook.metadata = new_notebook_metadata()
     notebook.cells = [
         v4.new_markdown_cell(PAGE_INTRO),
         v4.new_code_cell(PAGE_SETUP),

@@ -88,6 +88,18 @@ END = """\
 - (Sum up what the exercise showed.)"""
 
 
+def new_notebook_metadata() -> dict:
+    """A new course notebook's metadata: the Python 3 kernel every hookviz course runs on."""
+    return {
+        "kernelspec": {
+            "display_name": "Python 3 (ipykernel)",
+            "language": "python",
+            "name": "python3",
+        },
+        "language_info": {"name": "python"},
+    }
+
+
 def _nbgrader(**meta) -> dict:
     return {"nbgrader": {"schema_version": 3, **meta}}
 
@@ -98,14 +110,7 @@ def scaffold(name: str, config, relative: str):
     match = NAME.match(name)
     v4 = nbformat.v4
     notebook = v4.new_notebook()
-    notebook.metadata = {
-        "kernelspec": {
-            "display_name": "Python 3 (ipykernel)",
-            "language": "python",
-            "name": "python3",
-        },
-        "language_info": {"name": "python"},
-    }
+    notebook.metadata = new_notebook_metadata()
     title = match["slug"].replace("-", " ").capitalize()
     notebook.cells = [
         v4.new_markdown_cell(INTRO.format(number=match["number"], title=title)),
