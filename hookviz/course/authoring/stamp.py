@@ -40,6 +40,7 @@ DEFAULT_INSTALL = "hookviz"
 _GITHUB = re.compile(r"^https://github\.com/(?P<owner>[\w.-]+)/(?P<name>[\w.-]+?)(?:\.git)?/?$")
 _GITLAB = re.compile(r"^https://[^/]*gitlab[^/]*/.+[^/]$")
 _ASSIGNMENT = re.compile(r"""checks\.assignment\(\s*["']([^"']+)["']""")
+_STAMP_ID = re.compile(rf"hookviz-({BADGE}|{INSTALL}|{CONTENT})(-\d+)?")
 _PREDICTION = re.compile(r"""\bpredict\(\s*["']([A-Za-z0-9][A-Za-z0-9_-]*)["']""")
 
 
@@ -317,6 +318,9 @@ def _stable_ids(notebook: Any) -> None:
         for cell in notebook.cells:
             cell.pop("id", None)
         return
+    for cell in notebook.cells:  # a stamp's id on another cell: the stamps' ids would shift
+        if not stamp_role(cell) and _STAMP_ID.fullmatch(cell.get("id") or ""):
+            cell.pop("id")
     taken = {c.get("id") for c in notebook.cells if c.get("id")}
     for cell in notebook.cells:
         if cell.get("id"):
