@@ -40,6 +40,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"wrote {path} ({reason})")
     for path in report.removed:
         print(f"removed {path} (its solution is gone)")
+    for line in report.untranslated:
+        print(f"hookviz build: note: not translated yet: {line}", file=sys.stderr)
     print(
         f"hookviz build: {len(report.changed)} written, {len(report.removed)} removed, "
         f"{len(report.unchanged)} up to date."
@@ -56,4 +58,6 @@ def _report_check(report) -> int:
         print(f"  {path}: {reason}", file=sys.stderr)
     for path in report.removed:
         print(f"  {path}: its solution is gone, so it should be removed", file=sys.stderr)
+    for line in report.untranslated:
+        print(f"  {line}", file=sys.stderr)
     return EXIT_STALE

@@ -144,8 +144,9 @@ def assignment(name: str) -> None:
     _KERNEL.assignment = name
 
 
-def hint(name: str | None = None) -> None:
-    """Print every level of help for answer ``name``: for the checks that failed, or all of them."""
+def hint(name: str | None = None, lang: str | None = None) -> None:
+    """Print every level of help for answer ``name``: for the checks that failed, or all of them;
+    in ``lang`` when given (``lang="en"`` shows a translated notebook's hints in English)."""
     if name is None:
         name = next(reversed(_KERNEL.failed), None) if _KERNEL.failed else None
         if name is None:
@@ -158,9 +159,12 @@ def hint(name: str | None = None) -> None:
             f"hint needs the name of the function you write, e.g. 'print_module', got {name!r}."
         )
     failed = _KERNEL.failed.get(name, {})
-    entries = [(claim, h) for claim, h in failed.values()]
+    hints = _KERNEL.hints
+    if lang is not None and _KERNEL.assignment:
+        hints = load_hints(_KERNEL.assignment, lang)
+    entries = [(claim, hints.get(name, {}).get(h.key, h)) for claim, h in failed.values()]
     if not entries:
-        entries = [(key, h) for key, h in _KERNEL.hints.get(name, {}).items() if h.nudge]
+        entries = [(key, h) for key, h in hints.get(name, {}).items() if h.nudge]
     if not entries:
         known = sorted(_KERNEL.hints)
         print(

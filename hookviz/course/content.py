@@ -69,12 +69,23 @@ class CourseContent:
 # prediction key -> its table.
 _loaded_hints: dict[str, str] = {}
 _loaded_predictions: dict[str, dict[str, Any]] = {}
+# lang -> {"hints": {assignment: {dotted key: text}}, "predictions": {dotted key: text}}: the
+# translations a translated notebook carries (only those that follow its English).
+_loaded_strings: dict[str, dict[str, dict[str, Any]]] = {}
 
 
-def pack(hints: dict[str, str], predictions: dict[str, dict[str, Any]]) -> str:
-    """A notebook's content as one line of text for ``load`` (deterministic: same in, same out)."""
+def pack(
+    hints: dict[str, str],
+    predictions: dict[str, dict[str, Any]],
+    strings: dict[str, dict[str, Any]] | None = None,
+) -> str:
+    """A notebook's content as one line of text for ``load`` (deterministic: same in, same out);
+    ``strings``, its translations by language (see ``_loaded_strings``)."""
+    body: dict[str, Any] = {"version": _PACKED_VERSION, "hints": hints, "predictions": predictions}
+    if strings:
+        body["strings"] = strings
     data = json.dumps(
-        {"version": _PACKED_VERSION, "hints": hints, "predictions": predictions},
+        body,
         sort_keys=True,
         ensure_ascii=False,
         separators=(",", ":"),
@@ -99,6 +110,12 @@ def unpack_text(packed: str) -> str:
 
 
 def unpack(packed: str) -> tuple[dict[str, str], dict[str, dict[str, Any]]]:
+    """What ``pack`` packed: hints and predictions (``unpack_all`` has the translations too)."""
+    data = unpack_all(packed)
+    return data["hints"], data["predictions"]
+
+
+def unpack_all(packed: str) -> dict[str, Any]:
     """What ``pack`` packed."""
     try:
         data = json.loads(zlib.decompress(base64.b64decode(packed.encode("ascii"))))
@@ -112,14 +129,54 @@ def unpack(packed: str) -> tuple[dict[str, str], dict[str, dict[str, Any]]]:
             f"this notebook's content cell was packed by another hookviz (version "
             f"{data.get('version')!r}): update hookviz, or run `hookviz build` with this one."
         )
-    return data["hints"], data["predictions"]
+    return data
 
 
-def load(packed: str) -> None:
-    """Take a notebook's hints and predictions (what ``hookviz build`` stamps it with)."""
-    hints, predictions = unpack(packed)
-    _loaded_hints.update(hints)
-    _loaded_predictions.update(predictions)
+def load(packed: str, lang: str | None = None) -> None:
+    """Take a notebook's hints and predictions (what ``hookviz build`` stamps it with); a
+    translated notebook also says its language (``lang``) and carries its translations."""
+    from .. import language
+
+    data = unpack_all(packed) if packed else {"hints": {}, "predictions": {}}
+    _loaded_hints.update(data["hints"])
+    _loaded_predictions.update(data["predictions"])
+    for code, strings in data.get("strings", {}).items():
+        mine = _loaded_strings.setdefault(code, {"hints": {}, "predictions": {}})
+        mine["hints"].update(strings.get("hints", {}))
+        mine["predictions"].update(strings.get("predictions", {}))
+    if lang is not None:
+        language.set_language(lang)
+
+
+def hint_strings(assignment: str, lang: str) -> dict[str, str]:
+    """Translations of ``assignment``'s hints into ``lang`` (dotted key -> text): from the
+    course's translation files (those that follow its hints file as it is), else packed."""
+    content = course_content()
+    if content is not None and content.hints_file(assignment).is_file():
+        return _file_strings(content, content.hints_file(assignment), lang)
+    return dict(_loaded_strings.get(lang, {}).get("hints", {}).get(assignment, {}))
+
+
+def prediction_strings(lang: str) -> dict[str, str]:
+    """Translations of every prediction into ``lang`` (``key.question`` -> text, …)."""
+    found = dict(_loaded_strings.get(lang, {}).get("predictions", {}))
+    content = course_content()
+    if content is not None and content.predictions.is_dir():
+        for path in sorted(content.predictions.glob("*.toml")):
+            found.update(_file_strings(content, path, lang))
+    return found
+
+
+def _file_strings(content: CourseContent, path: Path, lang: str) -> dict[str, str]:
+    from .i18n.apply import following, strings_for
+    from .i18n.units import table_units
+
+    try:
+        relative = path.resolve().relative_to(content.root).as_posix()
+    except ValueError:  # a content folder outside the course: no translations for it
+        return {}
+    units = table_units(tomllib.loads(path.read_text(encoding="utf-8")))
+    return following(strings_for(content.root, lang, relative), units)
 
 
 def course_content(start: Path | None = None) -> CourseContent | None:

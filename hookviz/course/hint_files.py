@@ -6,7 +6,8 @@ appears from the third run (``CODE_LEVEL``) or on request with ``checks.hint(nam
 
 from __future__ import annotations
 
-from .content import hints_text
+from .. import language
+from .content import hint_strings, hints_text
 from .diagnose import Hint
 
 try:  # Python 3.11+
@@ -17,17 +18,28 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10
 CODE_LEVEL = 3  # the failed run of one check from which its code-level hint shows
 
 
-def load_hints(assignment: str) -> dict[str, dict[str, Hint]]:
-    """Assignment ``assignment``'s hints, wherever this notebook finds them (``content``)."""
+def load_hints(assignment: str, lang: str | None = None) -> dict[str, dict[str, Hint]]:
+    """Assignment ``assignment``'s hints, wherever this notebook finds them (``content``), in
+    ``lang`` (default: the course's language) where a translation follows the English."""
     text, source = hints_text(assignment)
-    return parse_hints(text, source)
+    data = tomllib.loads(text)
+    lang = lang or language.current_language()
+    if lang != language.ENGLISH:
+        from .i18n.apply import translate_table
+
+        data = translate_table(data, hint_strings(assignment, lang))
+    return parse_hint_table(data, source)
 
 
 def parse_hints(text: str, source: str) -> dict[str, dict[str, Hint]]:
     """The hints in TOML text (from ``source``, for messages): ``[answer.key]`` tables with
     ``nudge``, ``more`` and ``code``."""
+    return parse_hint_table(tomllib.loads(text), source)
+
+
+def parse_hint_table(data: dict, source: str) -> dict[str, dict[str, Hint]]:
+    """The hints in a TOML table already read (``parse_hints``)."""
     name = source.rsplit("/", 1)[-1]
-    data = tomllib.loads(text)
     hints: dict[str, dict[str, Hint]] = {}
     for answer, table in data.items():
         if not isinstance(table, dict):

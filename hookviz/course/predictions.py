@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .. import language
 from . import content
 
 FIELDS = ("question", "choices", "answer", "why")
@@ -87,6 +88,12 @@ def load_catalogue(folder: str | Path | None = None) -> dict[str, Entry]:
         tables = content.prediction_tables(None if folder is None else Path(folder))
     except content.ContentError as error:
         raise CatalogueError(str(error)) from None
+    lang = language.current_language()
+    if lang != language.ENGLISH:  # where a translation follows the English
+        from .i18n.apply import translate_table
+
+        strings = content.prediction_strings(lang)
+        tables = {k: (translate_table({k: t}, strings)[k], s) for k, (t, s) in tables.items()}
     return {key: _entry(Path(source), key, table) for key, (table, source) in tables.items()}
 
 

@@ -143,11 +143,12 @@ class BuildReport:
     removed: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # built, but worth a look
+    untranslated: list[str] = field(default_factory=list)  # a language's units not up to date
 
     @property
     def stale(self) -> list[str]:
-        """Every path that is (or was) out of date."""
-        return [path for path, _ in self.changed] + self.removed
+        """Every path that is (or was) out of date, and each language not up to date."""
+        return [path for path, _ in self.changed] + self.removed + self.untranslated
 
 
 def course_notebooks(root: Path, folder: str) -> list[Path]:
@@ -220,6 +221,9 @@ def build_course(root: Path, *, check: bool = False) -> BuildReport:
             else f"{len(problems)} problems; nothing was written:\n" + "\n".join(problems)
         )
 
+    for lang in config.languages:
+        orphans += _plan_language(root, config, lang, planned, report)
+
     for path, (wanted, reason) in planned.items():
         relative = relative_posix(path, root)
         if path.exists():
@@ -234,22 +238,50 @@ def build_course(root: Path, *, check: bool = False) -> BuildReport:
         if not check:
             atomic_write_text(path, notebook_text(wanted))
 
+    folders = [EXERCISES] + [
+        f"{lang}/{f}" for lang in config.languages for f in (SOLUTIONS, EXERCISES)
+    ]
     for source in assignment_files(root):  # data and helper modules ship with the exercise
-        target = root / EXERCISES / source.relative_to(root / SOLUTIONS)
-        relative = relative_posix(target, root)
-        if target.is_file() and target.read_bytes() == source.read_bytes():
-            report.unchanged.append(relative)
-            continue
-        report.changed.append((relative, f"{relative_posix(source, root)} changed"))
-        if not check:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(source, target)
+        for folder in folders:
+            target = root / folder / source.relative_to(root / SOLUTIONS)
+            relative = relative_posix(target, root)
+            if target.is_file() and target.read_bytes() == source.read_bytes():
+                report.unchanged.append(relative)
+                continue
+            report.changed.append((relative, f"{relative_posix(source, root)} changed"))
+            if not check:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(source, target)
 
     for path in orphans:
         report.removed.append(relative_posix(path, root))
         if not check:
             path.unlink()
     return report
+
+
+def _plan_language(root: Path, config: CourseConfig, lang: str, planned: dict, report) -> list:
+    """Add the ``lang`` version of every English notebook planned to ``planned``; return the
+    translated notebooks whose English is gone, and note what is not translated yet."""
+    from ..i18n.status import UP_TO_DATE, course_status
+    from .translate import translated_notebook, translated_orphans
+
+    for path, (wanted, _) in list(planned.items()):
+        target, notebook = translated_notebook(root, config, path, wanted, lang)
+        planned[target] = (
+            notebook,
+            f"it differs from what {relative_posix(path, root)} and translations/{lang}/ give",
+        )
+    states: dict[str, int] = {}
+    for unit in course_status(root, lang):
+        if unit.state != UP_TO_DATE:
+            states[unit.state] = states.get(unit.state, 0) + 1
+    if states:
+        counts = ", ".join(f"{n} {state}" for state, n in sorted(states.items()))
+        report.untranslated.append(
+            f"translations/{lang}: {counts} (`hookviz i18n status --lang {lang}` lists them)"
+        )
+    return translated_orphans(root, lang, set(planned))
 
 
 def assignment_files(root: Path) -> list[Path]:

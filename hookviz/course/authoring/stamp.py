@@ -56,6 +56,7 @@ class CourseConfig:
     colab: bool = False  # stamp an Open-in-Colab badge and an install cell ([colab] enabled)
     install: str = DEFAULT_INSTALL  # what the install cell gives pip ([colab] install)
     content: CourseContent | None = field(default=None, compare=False)  # hints/, predictions/
+    languages: tuple[str, ...] = ()  # [i18n] languages: built into <lang>/ from translations/
     defaults: str = ""  # when there was no course.toml: what was assumed, for a one-line note
 
     @property
@@ -182,6 +183,7 @@ def load_course_config(root: Path) -> CourseConfig:
         content = content_of(Path(root))
     except ContentError as error:
         raise NotebookError(str(error)) from None
+    languages = _languages(path, data.get("i18n", {}))
     return CourseConfig(
         repository,
         branch,
@@ -191,7 +193,22 @@ def load_course_config(root: Path) -> CourseConfig:
         colab=enabled,
         install=install.strip(),
         content=content,
+        languages=languages,
     )
+
+
+def _languages(path: Path, table: Any) -> tuple[str, ...]:
+    """``[i18n] languages``: the languages the course is built in besides English."""
+    from ... import language
+
+    languages = table.get("languages", []) if isinstance(table, dict) else None
+    known = [code for code in language.LANGUAGES if code != language.ENGLISH]
+    if not isinstance(languages, list) or any(code not in known for code in languages):
+        raise NotebookError(
+            f"{path}: [i18n] languages must list the languages to build besides English, from "
+            f'{known}, such as languages = ["ko"]; got {languages!r}.'
+        )
+    return tuple(languages)
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -237,19 +254,22 @@ def install_source(config: CourseConfig) -> str:
     )
 
 
-def content_source(packed: str) -> str:
-    """The content cell: the notebook's hints and predictions, loaded and nothing printed."""
+def content_source(packed: str, lang: str = "en") -> str:
+    """The content cell: the notebook's hints and predictions, loaded and nothing printed; a
+    translated notebook's also says its language."""
+    says = "" if lang == "en" else f', lang="{lang}"'
     return "\n".join(
         [
             CONTENT_FIRST_LINE,
-            f'import hookviz.course.content; hookviz.course.content.load("{packed}")',
+            f'import hookviz.course.content; hookviz.course.content.load("{packed}"{says})',
         ]
     )
 
 
-def notebook_content(notebook: Any, content: CourseContent | None) -> str | None:
+def notebook_content(notebook: Any, content: CourseContent | None, lang: str = "en") -> str | None:
     """What ``notebook`` reads of the course, packed: the hints of the assignment its cells name
-    (``checks.assignment("...")``) and the predictions they show; None when it reads none."""
+    (``checks.assignment("...")``) and the predictions they show, with their translations into
+    ``lang``; None when it reads none."""
     if content is None:
         return None
     sources = [c.source for c in notebook.cells if c.cell_type == "code" and not stamp_role(c)]
@@ -271,10 +291,17 @@ def notebook_content(notebook: Any, content: CourseContent | None) -> str | None
         predictions = {key: tables[key][0] for key in keys if key in tables}
     if not hints and not predictions:
         return None
-    return pack(hints, predictions)
+    strings = None
+    if lang != "en":
+        from ..i18n.apply import content_strings
+
+        strings = {lang: content_strings(content, lang, list(hints), list(predictions))}
+    return pack(hints, predictions, strings)
 
 
-def stamp_notebook(notebook: Any, config: CourseConfig, relative_path: str) -> None:
+def stamp_notebook(
+    notebook: Any, config: CourseConfig, relative_path: str, lang: str = "en"
+) -> None:
     """Put the badge first, then the install cell and the content cell before the first code
     cell, each only when it is wanted (idempotent).
 
@@ -284,12 +311,13 @@ def stamp_notebook(notebook: Any, config: CourseConfig, relative_path: str) -> N
     old = {stamp_role(c): c for c in notebook.cells if stamp_role(c)}
     cells = [c for c in notebook.cells if not stamp_role(c)]
     notebook.cells = cells
-    packed = notebook_content(notebook, config.content)
+    packed = notebook_content(notebook, config.content, lang)
     wanted = []  # the code cells to put before the first code cell, in order
     if config.colab:
         wanted.append(_stamped(old.get(INSTALL), "code", install_source(config), INSTALL))
-    if packed is not None:
-        cell = _stamped(old.get(CONTENT), "code", content_source(packed), CONTENT)
+    if packed is not None or lang != "en":  # a translated notebook says its language there
+        source = content_source(packed or "", lang)
+        cell = _stamped(old.get(CONTENT), "code", source, CONTENT)
         cell.metadata.update({"jupyter": {"source_hidden": True}, "editable": False})
         wanted.append(cell)
     first_code = next((i for i, c in enumerate(cells) if c.cell_type == "code"), len(cells))
