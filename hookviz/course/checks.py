@@ -47,10 +47,13 @@ from typing import Any
 
 import torch
 
+from .. import language
 from . import card, diagnose, inspections
+from .content import message_strings
 from .conventions import FAIL_MARK, NOT_DONE_MARK, PASS_MARK, HiddenTestFailed, sentinel_line
 from .diagnose import Hint
 from .hint_files import CODE_LEVEL, hint_lines, load_hints
+from .i18n.catalogue import translate
 from .tracebacks import failing_function, is_stub, raised_text, root_cause, unknown_name
 from .values import (
     article,
@@ -125,6 +128,7 @@ class _Kernel:
 
     assignment: str = ""
     hints: dict[str, dict[str, Hint]] = field(default_factory=dict)  # answer -> key -> Hint
+    messages: dict[str, str] = field(default_factory=dict)  # a check's English -> translation
     failures: dict[str, int] = field(default_factory=dict)  # "answer/key" -> failed runs
     failed: dict[str, dict[str, tuple[str, Hint]]] = field(
         default_factory=dict
@@ -141,6 +145,8 @@ def assignment(name: str) -> None:
     if type(name) is not str or not name:
         raise TypeError(f"assignment needs the assignment's name, e.g. '01-apply', got {name!r}.")
     _KERNEL.hints = load_hints(name)
+    lang = language.current_language()
+    _KERNEL.messages = {} if lang == language.ENGLISH else message_strings(name, lang)
     _KERNEL.assignment = name
 
 
@@ -350,6 +356,7 @@ class Lines:
         stop: bool = False,
     ) -> bool:
         found = self.resolve(hint)
+        claim, problem = translated(claim), translated(problem) if problem else problem
         explanation = self.resolve(why).why if why is not None else ""
         if why is not None and not explanation:
             raise LookupError(f"the hint [{self.answer}.{why}] has no why to print under a ✓.")
@@ -398,6 +405,11 @@ class Lines:
             self.hidden.append(line.splitlines()[0].lstrip(f"{NOT_DONE}{FAILED} "))
             return
         card.say(without_addresses(line))
+
+
+def translated(message: str) -> str:
+    """A check's message in the course's language (the English when it has no translation)."""
+    return translate(message, _KERNEL.messages) if _KERNEL.messages else message
 
 
 class Check:

@@ -69,8 +69,9 @@ class CourseContent:
 # prediction key -> its table.
 _loaded_hints: dict[str, str] = {}
 _loaded_predictions: dict[str, dict[str, Any]] = {}
-# lang -> {"hints": {assignment: {dotted key: text}}, "predictions": {dotted key: text}}: the
-# translations a translated notebook carries (only those that follow its English).
+# lang -> {"hints": {assignment: {dotted key: text}}, "predictions": {dotted key: text},
+# "messages": {assignment: {English message: text}}}: the translations a translated notebook
+# carries (only those that follow its English).
 _loaded_strings: dict[str, dict[str, dict[str, Any]]] = {}
 
 
@@ -141,9 +142,9 @@ def load(packed: str, lang: str | None = None) -> None:
     _loaded_hints.update(data["hints"])
     _loaded_predictions.update(data["predictions"])
     for code, strings in data.get("strings", {}).items():
-        mine = _loaded_strings.setdefault(code, {"hints": {}, "predictions": {}})
-        mine["hints"].update(strings.get("hints", {}))
-        mine["predictions"].update(strings.get("predictions", {}))
+        mine = _loaded_strings.setdefault(code, {"hints": {}, "predictions": {}, "messages": {}})
+        for kind in mine:
+            mine[kind].update(strings.get(kind, {}))
     if lang is not None:
         language.set_language(lang)
 
@@ -155,6 +156,22 @@ def hint_strings(assignment: str, lang: str) -> dict[str, str]:
     if content is not None and content.hints_file(assignment).is_file():
         return _file_strings(content, content.hints_file(assignment), lang)
     return dict(_loaded_strings.get(lang, {}).get("hints", {}).get(assignment, {}))
+
+
+def message_strings(assignment: str, lang: str) -> dict[str, str]:
+    """Translations of the messages ``assignment``'s checks print (English -> text): from the
+    course's translation files, else packed."""
+    content = course_content()
+    if content is not None:
+        from .i18n.files import read_translation
+        from .i18n.status import TRANSLATIONS
+        from .i18n.units import MESSAGES
+
+        path = content.root / TRANSLATIONS / lang / MESSAGES / f"{assignment}.toml"
+        if path.is_file():
+            entries = read_translation(path, lang)
+            return {e.en: e.text for e in entries.values() if e.text.strip() and e.honest}
+    return dict(_loaded_strings.get(lang, {}).get("messages", {}).get(assignment, {}))
 
 
 def prediction_strings(lang: str) -> dict[str, str]:

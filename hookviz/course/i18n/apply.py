@@ -66,7 +66,7 @@ def following(strings: dict[str, tuple[str, str]], units: dict[str, str]) -> dic
 def content_strings(content: Any, lang: str, assignments: list[str], keys: list[str]) -> dict:
     """The translations a notebook packs beside its English content: its assignments' hints
     and its predictions (dotted key -> text), only where they follow today's English."""
-    from .units import table_units
+    from .units import MESSAGES, table_units
 
     def file_strings(path: Path) -> dict[str, str]:
         relative = path.resolve().relative_to(content.root).as_posix()
@@ -78,4 +78,15 @@ def content_strings(content: Any, lang: str, assignments: list[str], keys: list[
     wanted = tuple(f"{key}." for key in keys)
     for path in sorted(content.predictions.glob("*.toml")) if keys else []:
         predictions.update({k: t for k, t in file_strings(path).items() if k.startswith(wanted)})
-    return {"hints": {a: s for a, s in hints.items() if s}, "predictions": predictions}
+    messages = {}
+    for assignment in assignments:
+        path = content.root / TRANSLATIONS / lang / MESSAGES / f"{assignment}.toml"
+        entries = read_translation(path, lang)
+        found = {e.en: e.text for e in entries.values() if e.text.strip() and e.honest}
+        if found:
+            messages[assignment] = found
+    return {
+        "hints": {a: s for a, s in hints.items() if s},
+        "predictions": predictions,
+        "messages": messages,
+    }

@@ -21,6 +21,7 @@ _SPAN = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.S)
 _LINK = re.compile(r"\]\(([^)\s]+)[^)]*\)|\b(?:href|src)=\"([^\"]+)\"")
 _MATH = re.compile(r"\$\$.+?\$\$|\$[^$\n]+\$", re.S)
 _HEADING = re.compile(r"^#{1,6} ", re.M)
+_PLACEHOLDER = re.compile(r"(?<!\{)\{[^{}\s][^{}]*\}(?!\})")
 
 
 def load_glossary(path: Path) -> list[tuple[str, str, re.Pattern[str]]]:
@@ -35,22 +36,24 @@ def load_glossary(path: Path) -> list[tuple[str, str, re.Pattern[str]]]:
     ]
 
 
-def code_parts(text: str) -> tuple[list[str], set[str], set[str], set[str], int]:
-    """What a translation keeps of ``text``: fenced blocks, code spans, links, math, headings."""
+def code_parts(text: str) -> tuple[list[str], set[str], set[str], set[str], set[str], int]:
+    """What a translation keeps of ``text``: fenced blocks, code spans, links, math, a check
+    message's placeholders, headings."""
     fences = [m.group(0) for m in _FENCE.finditer(text)]
     prose = _FENCE.sub("", text)
     spans = {m.group(2).strip() for m in _SPAN.finditer(prose)}
     without_spans = _SPAN.sub("", prose)
     links = {a or b for a, b in _LINK.findall(without_spans)}
     math = {m.group(0) for m in _MATH.finditer(without_spans)}
-    return fences, spans, links, math, len(_HEADING.findall(prose))
+    placeholders = set(_PLACEHOLDER.findall(_MATH.sub("", without_spans)))
+    return fences, spans, links, math, placeholders, len(_HEADING.findall(prose))
 
 
 def lint(english: str, translation: str, glossary=()) -> list[str]:
     """What is wrong with ``translation`` of ``english``; [] when nothing is."""
     problems = []
     en, tr = code_parts(english), code_parts(translation)
-    names = ("fenced code blocks", "code spans", "link targets", "math", "headings")
+    names = ("fenced code blocks", "code spans", "link targets", "math", "placeholders", "headings")
     for name, a, b in zip(names, en, tr, strict=True):
         if a == b:
             continue

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .files import Entry, english_sha, read_translation, write_translation
-from .units import Source, course_sources
+from .units import MESSAGES, Source, course_sources
 
 UP_TO_DATE, STALE, MISSING, ORPHAN = "up to date", "STALE", "MISSING", "ORPHAN"
 TRANSLATIONS = "translations"  # beside course.toml: translations/<lang>/...
@@ -31,9 +31,11 @@ class UnitStatus:
     key: str
     state: str
     diff: str = ""  # for STALE: how the English changed since it was translated
+    english: str = ""  # for a check's message: the message itself (its key is a hash)
 
     def line(self) -> str:
-        return f"{self.state:<10} {self.source} [{self.key}]"
+        said = f" {self.english!r}" if self.english else ""
+        return f"{self.state:<10} {self.source} [{self.key}]{said}"
 
 
 def translation_path(root: Path, lang: str, source: Source) -> Path:
@@ -64,10 +66,15 @@ def course_status(root: Path, lang: str) -> list[UnitStatus]:
     found = []
     for source in course_sources(root):
         entries = read_translation(translation_path(root, lang, source), lang)
+        said = source.kind == MESSAGES
         for key, english in source.units.items():
             state, diff = unit_state(english, entries.get(key))
-            found.append(UnitStatus(source.path, key, state, diff))
-        found += [UnitStatus(source.path, k, ORPHAN) for k in entries if k not in source.units]
+            found.append(UnitStatus(source.path, key, state, diff, english if said else ""))
+        found += [
+            UnitStatus(source.path, k, ORPHAN, english=e.en if said else "")
+            for k, e in entries.items()
+            if k not in source.units
+        ]
     return found
 
 

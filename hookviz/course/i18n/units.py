@@ -13,6 +13,7 @@ from typing import Any
 
 from ..content import COURSE_FILE
 from ..format.notebooks import NotebookError, read_notebook, stamp_role
+from .messages import notebook_messages
 
 try:  # Python 3.11+
     import tomllib
@@ -21,6 +22,7 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10
 
 UNTRANSLATED_KEYS = frozenset({"code", "answer"})  # code, and a short answer's accepted tokens
 NOTEBOOK_FOLDERS = ("notebooks", "solutions")  # exercises/ are generated from solutions/
+MESSAGES = "messages"  # translations/<lang>/messages/<assignment>.toml: its checks' messages
 
 
 @dataclass(frozen=True)
@@ -29,10 +31,13 @@ class Source:
 
     path: str  # relative to the course root, with forward slashes
     units: dict[str, str]
+    kind: str = ""  # "messages": the messages of a solution's check cells
 
     @property
     def translation_name(self) -> str:
         """Where its translation lives, relative to ``translations/<lang>``."""
+        if self.kind == MESSAGES:
+            return f"{MESSAGES}/{Path(self.path).stem}.toml"
         return str(Path(self.path).with_suffix(".toml").as_posix())
 
 
@@ -94,7 +99,10 @@ def course_sources(root: Path) -> list[Source]:
         base = root / folder
         for path in sorted(base.glob("*.ipynb")) if base.is_dir() else []:
             relative = path.relative_to(root).as_posix()
-            sources.append(Source(relative, notebook_units(read_notebook(path), relative)))
+            notebook = read_notebook(path)
+            sources.append(Source(relative, notebook_units(notebook, relative)))
+            if folder == "solutions":
+                sources.append(Source(relative, notebook_messages(notebook), MESSAGES))
     for folder in content_folders(root):
         for path in sorted(folder.glob("*.toml")) if folder.is_dir() else []:
             relative = path.relative_to(root).as_posix()

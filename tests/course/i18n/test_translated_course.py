@@ -30,7 +30,8 @@ def hookviz(*args: str) -> tuple[int, str, str]:
 
 
 def fill(root: Path, english: str, translate=lambda en: "번역: " + en) -> dict[str, str]:
-    """Translate every unit of one English file (as a translator would), returning key -> text."""
+    """Translate every unit of one translation file (as a translator would): ``english`` is the
+    English file it follows, or ``messages/<assignment>.toml``; returns key -> text."""
     path = root / "translations" / KO / Path(english).with_suffix(".toml")
     entries = read_translation(path, KO)
     done = {k: e.__class__(e.en_sha, e.en, translate(e.en)) for k, e in entries.items()}
@@ -62,6 +63,7 @@ def course(initialised: Path, tmp_path: Path, monkeypatch) -> Path:
         "solutions/01-first-steps.ipynb",
         "hints/01-first-steps.toml",
         "predictions/00-start-here.toml",
+        "messages/01-first-steps.toml",
     ):
         fill(root, english)
     return root

@@ -1,0 +1,65 @@
+"""Printing a check's messages in the course's language: a printed line, matched to a template.
+
+A check cell is code, the same in every language: its claims are formatted in English before
+they reach the card. ``translate`` finds the template a line was made from (the most specific
+one that matches, placeholders taking any text), and fills the translated template with what
+the placeholders held, each itself translated when it is a message too (a model's name).
+Imports nothing beyond the standard library: it runs in a student's kernel.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+_PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([^{}]+)\}")
+
+
+@lru_cache(maxsize=4096)
+def _pattern(template: str) -> tuple[re.Pattern[str], tuple[str, ...], int]:
+    """The regex of a template, its placeholders in order, and how much literal text it has."""
+    parts, names, literal, last = [], [], 0, 0
+    for match in _PLACEHOLDER.finditer(template):
+        text = template[last : match.start()]
+        parts.append(re.escape(text))
+        literal += len(text)
+        if match.group(1) is None:  # an escaped brace
+            parts.append(re.escape(match.group(0)[0]))
+            literal += 1
+        else:
+            parts.append("(.+?)")
+            names.append(match.group(1))
+        last = match.end()
+    parts.append(re.escape(template[last:]))
+    literal += len(template) - last
+    return re.compile("".join(parts), re.S), tuple(names), literal
+
+
+def translate(text: str, table: dict[str, str]) -> str:
+    """``text`` in the table's language when a template of ``table`` (English -> translation)
+    made it; else ``text`` as it is."""
+    if not table or not text:
+        return text
+    if text in table:
+        return _plain(table[text])
+    best = None
+    for english, translated in table.items():
+        if "{" not in english:
+            continue
+        pattern, names, literal = _pattern(english)
+        found = pattern.fullmatch(text)
+        if found and (best is None or literal > best[0]):
+            best = (literal, names, found.groups(), translated)
+    if best is None:
+        return text
+    _, names, values, translated = best
+    filled = dict(zip(names, (table.get(v, v) for v in values), strict=True))
+    return _PLACEHOLDER.sub(
+        lambda m: m.group(0)[0] if m.group(1) is None else filled.get(m.group(1), m.group(0)),
+        translated,
+    )
+
+
+def _plain(template: str) -> str:
+    """A translation without placeholders, its escaped braces undone."""
+    return template.replace("{{", "{").replace("}}", "}")
