@@ -45,8 +45,9 @@ def template(node: ast.AST) -> str | None:
 
 def is_message(text: str) -> bool:
     """A sentence, not a key, a name or a piece of code (placeholders aside)."""
-    literal = re.sub(r"\{[^{}]*\}", "", text).strip()
-    return " " in literal and any(c.isalpha() for c in literal) and "\n" not in text.strip()
+    literal = re.sub(r"\{[^{}]*\}", "", text)
+    spaced = literal if literal != text else literal.strip()  # "{n} samples" is a phrase
+    return " " in spaced and any(c.isalpha() for c in literal) and "\n" not in text.strip()
 
 
 def cell_messages(source: str) -> list[str]:
