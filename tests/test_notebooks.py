@@ -1,4 +1,5 @@
-"""The walkthrough (notebooks/) and the assignments (solutions/) pass ``pytest --nbval`` strictly.
+"""The walkthrough (notebooks/) and the assignments (solutions/) pass ``pytest --nbval`` strictly,
+in English and in Korean (ko/).
 
 Each notebook runs in its own pytest subprocess, so a cell whose output changed fails its test
 with nbval's report. ``make test-colab`` runs this file again in the Colab-pinned environment
@@ -21,7 +22,10 @@ from tests.helpers import notebook_runner
 REPO = Path(__file__).resolve().parent.parent
 WALKTHROUGH = sorted((REPO / "notebooks").glob("*.ipynb"))
 SOLUTIONS = sorted((REPO / "solutions").glob("*.ipynb"))
-CHECKED = WALKTHROUGH + SOLUTIONS
+KOREAN = sorted((REPO / "ko" / "notebooks").glob("*.ipynb")) + sorted(
+    (REPO / "ko" / "solutions").glob("*.ipynb")
+)
+CHECKED = WALKTHROUGH + SOLUTIONS + KOREAN
 
 pytestmark = pytest.mark.notebook
 
@@ -41,6 +45,8 @@ def test_the_course_has_its_notebooks():
     assert [p.name[:2] for p in WALKTHROUGH] == [f"{n:02}" for n in range(10)]
     assert WALKTHROUGH[0].name == "00-start-here.ipynb"
     assert len(SOLUTIONS) >= 4
+    english = [p.relative_to(REPO).as_posix() for p in WALKTHROUGH + SOLUTIONS]
+    assert [p.relative_to(REPO / "ko").as_posix() for p in KOREAN] == english  # and in Korean
 
 
 @pytest.fixture(scope="module")

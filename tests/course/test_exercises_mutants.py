@@ -23,13 +23,14 @@ import ast
 import importlib
 import queue
 import re
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
 import pytest
 
-from hookviz.course.checks import FAILED, NOT_DONE
+from hookviz.course.checks import FAILED, NOT_DONE, PASSED
 from hookviz.course.conventions import HIDDEN_TEST_FAILED, outputs_text
 from hookviz.course.format import regions
 from tests.answers import Answer
@@ -241,7 +242,7 @@ def test_every_exercise_has_a_full_catalogue():
 def test_answer_meets_its_check(kernels, name: str, answer: Answer):
     """The check cell's verdict on this answer is the one its kind calls for."""
     assignment = ASSIGNMENTS[name]
-    outcome = run_answer(kernels(name), assignment, answer)
+    outcome = both_languages(kernels, name, answer)[0]
     printed = outcome.stdout
     sentinel = f"[hookviz] check_{answer.exercise}: finished"
     where = f"\n--- the check printed:\n{printed}\n--- raised: {outcome.error or 'nothing'}"
@@ -414,3 +415,67 @@ def test_no_first_level_hint_contains_a_line_of_the_solution():
         if isinstance(value, diagnose.Hint):
             leaked = [line for line in all_lines if line in value.nudge]
             assert not leaked, f"diagnose.{name} nudge holds {leaked}"
+
+
+# -- the same answers in Korean -----------------------------------------------------------------
+# ko/solutions/ has the same code cells, its outputs stored in Korean; its content cell makes
+# its kernel Korean. Each language has its own kernel, so hint levels never carry over.
+KOREAN = {path.stem: load(path) for path in sorted((REPO / "ko" / "solutions").glob("*.ipynb"))}
+_RUNS: dict[tuple[str, str], tuple[Outcome, Outcome]] = {}  # (English, Korean) per answer
+
+
+def both_languages(kernels, name: str, answer: Answer) -> tuple[Outcome, Outcome]:
+    """The answer run in its English and its Korean kernel at once (one core each)."""
+    if (name, answer.id) not in _RUNS:
+        english, korean = kernels(name), kernels(f"{name}.ko")  # started here, not in threads
+        with ThreadPoolExecutor(2) as pool:
+            runs = pool.map(
+                lambda job: run_answer(*job, answer),
+                [(english, ASSIGNMENTS[name]), (korean, KOREAN[name])],
+            )
+            _RUNS[(name, answer.id)] = tuple(runs)
+    return _RUNS[(name, answer.id)]
+
+
+def marks(printed: str) -> list[str]:
+    """The ✓, ✗ and ○ of each line that has one, in order: what the grader goes by."""
+    return [line[0] for line in printed.splitlines() if line[:1] in (PASSED, FAILED, NOT_DONE)]
+
+
+def hints_shown(printed: str, hints: dict) -> set[str]:
+    """The keys of the hints whose nudge ``printed`` shows."""
+    return {key for key, found in hints.items() if found.nudge and found.nudge in printed}
+
+
+def test_the_korean_edition_has_every_assignment():
+    assert sorted(KOREAN) == sorted(ASSIGNMENTS)
+    for name, assignment in KOREAN.items():
+        english = ASSIGNMENTS[name]
+        assert [c.source for c in assignment.cells if "hookviz.course.content" not in c.source] == [
+            c.source for c in english.cells if "hookviz.course.content" not in c.source
+        ], f"{name}: the Korean code cells must be the English ones"
+
+
+@pytest.mark.parametrize(("name", "answer"), CASES, ids=[f"{n}: {a.id}" for n, a in CASES])
+def test_answer_gets_the_same_verdict_in_korean(kernels, name: str, answer: Answer):
+    """Same marks, same error, same hint (in Korean), and a correct answer's output is the
+    Korean solution's stored one: the language changes what a student reads, not the grade."""
+    from hookviz.course import checks
+
+    english, korean = both_languages(kernels, name, answer)
+    where = f"\n--- English:\n{english.stdout}\n--- Korean:\n{korean.stdout}"
+    assert marks(korean.stdout) == marks(english.stdout), where
+    assert korean.error.split(":")[0] == english.error.split(":")[0], where
+    assert not korean.stderr, korean.stderr
+    if answer.kind == "correct":
+        assert korean.stdout == KOREAN[name].stored[KOREAN[name].checks[answer.exercise]], where
+    function, _ = hint_keys_used(
+        ASSIGNMENTS[name].cells[ASSIGNMENTS[name].checks[answer.exercise]].source
+    )
+    en_hints = checks.load_hints(name, "en").get(function, {})
+    ko_hints = checks.load_hints(name, "ko").get(function, {})
+    shown = hints_shown(english.stdout, en_hints)
+    assert hints_shown(korean.stdout, ko_hints) == shown, where
+    for key in shown:  # the Korean card shows the Korean hint, not the English one
+        if ko_hints[key].nudge != en_hints[key].nudge:
+            assert en_hints[key].nudge not in korean.stdout, where
