@@ -19,7 +19,7 @@ from fontTools.ttLib import TTFont
 
 SOURCE = Path("/usr/share/fonts/truetype/nanum/NanumGothic.ttf")
 TARGET = Path(__file__).resolve().parents[1] / "hookviz" / "fonts" / "HookvizHangul.ttf"
-FAMILY = "Hookviz Hangul"  # the hookviz.plot_fonts.FAMILY the plots ask for
+FAMILY = "Hookviz Hangul"  # the hookviz.fonts.FAMILY the plots ask for
 POSTSCRIPT = "HookvizHangul-Regular"
 RESERVED = ("nanum", "나눔")  # the Reserved Font Names, in either script: none may remain
 UNICODES = [
@@ -52,7 +52,8 @@ def subset_font(source: Path, target: Path) -> None:
     options.hinting = False
     options.drop_tables += ["TSI0", "TSI1", "TSI2", "TSI3", "TSI5"]
     options.name_IDs = [0, 1, 2, 3, 4, 5, 6, 13, 14, 16, 17]
-    options.name_languages = [0x409, 0]  # English names only: the Korean ones are the reserved 나눔고딕
+    # English names only: the Korean ones are 나눔고딕, a Reserved Font Name in Hangul.
+    options.name_languages = [0x409, 0]
     options.notdef_outline = True
     font = TTFont(source)
     subsetter = subset.Subsetter(options)
