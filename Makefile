@@ -63,12 +63,14 @@ $(COLAB_STAMP): pyproject.toml constraints/torch-cpu.txt constraints/colab.txt
 	$(COLAB_PY) $(PIP) -c constraints/colab.txt -e ".[colab-test]"
 	@touch $(COLAB_STAMP)
 
-# Chromium drives the browser tests; bubblewrap sandboxes graded submissions.
+# Chromium drives the browser tests; bubblewrap sandboxes graded submissions; fonts-nanum gives
+# Chromium a Korean font for the Korean pages' screenshots.
+KOREAN_FONT := /usr/share/fonts/truetype/nanum/NanumGothic.ttf
 system-deps:
-	@if ! command -v chromium >/dev/null 2>&1 || ! command -v bwrap >/dev/null 2>&1; then \
+	@if ! command -v chromium >/dev/null 2>&1 || ! command -v bwrap >/dev/null 2>&1 || [ ! -e $(KOREAN_FONT) ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium bubblewrap >/dev/null; \
-	  else echo "The tests need Chromium and bubblewrap: sudo apt-get install chromium bubblewrap"; exit 1; fi; fi
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium bubblewrap fonts-nanum >/dev/null; \
+	  else echo "The tests need Chromium, bubblewrap and a Korean font: sudo apt-get install chromium bubblewrap fonts-nanum"; exit 1; fi; fi
 
 # Ratios measured in one run each (bench_record.py alone takes about 35 minutes on 2 cores);
 # figures in bench/README.md.

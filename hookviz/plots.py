@@ -2,7 +2,9 @@
 
 Each function returns a closed ``matplotlib.figure.Figure``: a notebook shows it once (as the
 cell's value) and nothing is left open in pyplot. Colours are the Okabe-Ito palette (safe for
-colour-blind readers), and every mark also carries a number, a symbol or a word.
+colour-blind readers), and every mark also carries a number, a symbol or a word. The words
+are in the course's language (`hookviz.language`); Hangul is drawn with the Korean font the
+package ships, so a Korean plot needs no font installed.
 """
 
 from __future__ import annotations
@@ -15,8 +17,10 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import NullFormatter
 
+from .fonts import hangul_fallback, with_fallback
 from .histogram_history import signal_or_kind
 from .hook_kinds import BACKWARD, CIRCLE, DIAMOND, KINDS, SQUARE, TORCH
+from .plot_labels import label
 from .timeline import HookTrace
 from .tracing import ApplyTrace
 from .tree import TreeNode, module_tree, preorder
@@ -45,6 +49,7 @@ MAX_TREE_NODES = 60  # bigger trees are drawn to the depth that fits; deeper lev
 MAX_TREE_LEVEL = 30  # nor more than this many boxes side by side
 
 
+@hangul_fallback()
 def apply_traversal(trace: ApplyTrace) -> Figure:
     """The module tree with the number of each `apply` visit (post-order) and `modules()`' order.
 
@@ -108,11 +113,8 @@ def apply_traversal(trace: ApplyTrace) -> Figure:
     ax.set_xlim(-0.8, max(next_x[0] - 0.2, 0.8))
     ax.set_ylim(min(y for _, y in positions.values()) - 0.6, 0.7)
     ax.axis("off")
-    ax.set_title(
-        f"{type(trace.model).__name__}.apply({'no-op' if trace.fn_name == 'None' else trace.fn_name})\n"
-        "blue: apply's visit number (post-order) · green: modules() order (pre-order)",
-        fontsize=9,
-    )
+    fn = label("no_op") if trace.fn_name == "None" else trace.fn_name
+    ax.set_title(label("apply_title", model=type(trace.model).__name__, fn=fn), fontsize=9)
     fig.tight_layout()
     plt.close(fig)
     return fig
@@ -121,10 +123,10 @@ def apply_traversal(trace: ApplyTrace) -> Figure:
 def _draw_node(ax, at, node: TreeNode, number: int | None, pre: int | None, hidden: int) -> None:
     """One module's box, its apply visit number (blue) and its modules() number (green)."""
     x, y = at
-    label = node.name if node.path else node.type_name
-    text = f"{label}\n{node.type_name}" if node.path else label
+    name = node.name if node.path else node.type_name
+    text = f"{name}\n{node.type_name}" if node.path else name
     if hidden:
-        text += f"\n(+{hidden} modules)"
+        text += "\n" + label("hidden_modules", count=hidden)
     ax.text(
         x,
         y,
@@ -158,6 +160,7 @@ def _draw_node(ax, at, node: TreeNode, number: int | None, pre: int | None, hidd
         )
 
 
+@hangul_fallback()
 def monitor(snapshot: dict[str, Any], modules: list[dict], *, title: str = "HookMonitor") -> Figure:
     """Output mean ± std and output-gradient norm per module, from a HookMonitor snapshot.
 
@@ -208,20 +211,23 @@ def monitor(snapshot: dict[str, Any], modules: list[dict], *, title: str = "Hook
             if flagged:
                 right.text(norm, y, f"  {row['flag']}", va="center", color=VERMILLION, fontsize=9)
     left.set_yticks(positions, labels, fontsize=9)
-    left.set_xlabel("output mean ± std (latest)")
+    left.set_xlabel(label("monitor_mean"))
     left.axvline(0, color=GREY, linewidth=0.8)
     right.set_xscale("log")
     right.xaxis.set_minor_formatter(NullFormatter())
-    right.set_xlabel("norm of the gradient w.r.t. the output (latest, log scale)")
+    right.set_xlabel(label("monitor_norm"))
     note = snapshot.get("note")  # set when min, max and NaN/Inf are estimates (exact=False)
     fig.suptitle(
-        f"{title} · {snapshot.get('steps', 0)} steps" + (f"\n≈ {note}" if note else ""), fontsize=10
+        label("monitor_title", title=title, steps=snapshot.get("steps", 0))
+        + (f"\n≈ {note}" if note else ""),
+        fontsize=10,
     )
     fig.tight_layout()
     plt.close(fig)
     return fig
 
 
+@hangul_fallback()
 def activation_heatmap(source: Any, signal: str = "output", *, kind: str | None = None) -> Figure:
     """Each module's histogram over training steps, one panel per module.
 
@@ -278,32 +284,28 @@ def activation_heatmap(source: Any, signal: str = "output", *, kind: str | None 
         mesh = ax.pcolormesh(
             history.step_edges, history.value_edges, shade, cmap=colours, vmin=0.0, vmax=top
         )
-        ax.set_title(history.name, fontsize=9, family="monospace")
+        ax.set_title(history.name, fontsize=9, family=with_fallback("monospace"))
         ax.tick_params(labelsize=7)
         if k % columns == 0:
-            ax.set_ylabel(f"{signal} value", fontsize=9)
+            ax.set_ylabel(label(f"heatmap_value_{signal}"), fontsize=9)
         if k // columns == rows - 1 or k + columns >= len(histories):
-            ax.set_xlabel("step", fontsize=9)
+            ax.set_xlabel(label("heatmap_step"), fontsize=9)
             ax.xaxis.set_tick_params(labelbottom=True)
     for k in range(len(histories), rows * columns):
         axes[k // columns][k % columns].set_visible(False)
-    fig.colorbar(mesh, ax=axes, shrink=0.9, label="log(1 + values per step in the bin)")
+    fig.colorbar(mesh, ax=axes, shrink=0.9, label=label("heatmap_colour"))
     first = min(h.step_edges[0] for h in histories)
     last = max(h.step_edges[-1] for h in histories) - 1
-    what = "outputs" if signal == "output" else "gradients w.r.t. the outputs"
+    title = label(f"heatmap_title_{signal}", first=first, last=last)
     # With exact=False each event's bins span its sample's range, not the tensor's: say so.
-    estimated = (
-        "\n(≈ each event's range from its sample: exact=False)"
-        if getattr(source, "exact", True) is False
-        else ""
-    )
-    fig.suptitle(
-        f"Histogram of each module's {what} over steps {first}–{last}{estimated}", fontsize=10
-    )
+    if getattr(source, "exact", True) is False:
+        title += "\n" + label("heatmap_estimated")
+    fig.suptitle(title, fontsize=10)
     plt.close(fig)
     return fig
 
 
+@hangul_fallback()
 def timeline(trace: HookTrace) -> Figure:
     """Modules down, time across: each hook firing a mark, forward() calls as bars, backward shaded.
 
@@ -331,8 +333,9 @@ def timeline(trace: HookTrace) -> Figure:
     first_backward = next((k for k, f in enumerate(trace.firings) if f.kind in BACKWARD), n)
     if first_backward < n:
         ax.axvspan(first_backward - 0.5, n - 0.5, color=ORANGE, alpha=0.08, linewidth=0)
-        ax.text(first_backward - 0.3, len(lanes) - 0.4, "backward", fontsize=9, color=GREY)
-    ax.text(-0.3, len(lanes) - 0.4, "forward", fontsize=9, color=GREY)
+        backward = label("timeline_backward")
+        ax.text(first_backward - 0.3, len(lanes) - 0.4, backward, fontsize=9, color=GREY)
+    ax.text(-0.3, len(lanes) - 0.4, label("timeline_forward"), fontsize=9, color=GREY)
     started: dict[str, int] = {}
     for k, firing in enumerate(trace.firings):
         y = lane_y[firing.label]
@@ -369,7 +372,7 @@ def timeline(trace: HookTrace) -> Figure:
                 zorder=3,
             )
             ax.annotate(
-                f"replaced {firing.replaced}",
+                label("timeline_replaced", what=firing.replaced),
                 (k, y),
                 xytext=(6, 8),
                 textcoords="offset points",
@@ -379,13 +382,10 @@ def timeline(trace: HookTrace) -> Figure:
     ax.set_yticks(list(lane_y.values()), list(lane_y), fontsize=9)
     ax.set_xlim(-0.8, max(n - 0.2, 1))
     ax.set_ylim(-0.7, len(lanes) - 0.1)
-    ax.set_xlabel(
-        "order of events (circles: forward hooks, squares: backward hooks, diamonds: torch)"
-    )
+    ax.set_xlabel(label("timeline_axis"))
     users = len(trace.user_firings())
-    ax.set_title(
-        f"{type(trace.model).__name__}: {n} events, {users} from the model's own hooks", fontsize=10
-    )
+    title = label("timeline_title", model=type(trace.model).__name__, events=n, users=users)
+    ax.set_title(title, fontsize=10)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
     fig.tight_layout()

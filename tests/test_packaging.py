@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
+
+import pytest
 
 try:
     import tomllib
@@ -101,3 +105,40 @@ def test_the_package_data_ships_every_file_the_site_is_built_from():
         path.name for path in needed
     }
     assert needed <= shipped, sorted(str(p.relative_to(package)) for p in needed - shipped)
+
+
+@pytest.mark.slow
+def test_the_wheel_ships_the_korean_font_and_its_licence(tmp_path):
+    """The plots draw Hangul from hookviz/fonts: a wheel without it (or its OFL) is broken.
+
+    Built without isolation, from the setuptools already in the venv (torch requires it)."""
+    source = tmp_path / "source"
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    shutil.copytree(
+        ROOT / "hookviz", source / "hookviz", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path / "dist"),
+            str(source),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    (wheel,) = (tmp_path / "dist").glob("hookviz-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+        metadata = archive.read(next(n for n in names if n.endswith(".dist-info/METADATA")))
+    assert {"hookviz/fonts/HookvizHangul.ttf", "hookviz/fonts/OFL.txt"} <= names
+    assert {"hookviz/fonts/__init__.py", "hookviz/plot_labels.py"} <= names
+    assert b"SIL Open Font License" in metadata  # the licence notes name the font's licence
