@@ -12,6 +12,7 @@ import traceback
 from pathlib import Path
 
 from ...course.conventions import Flag, Status
+from ..core.languages import assignment_in, submission_language
 from ..core.merge import Assignment, merge
 from ..core.results import SubmissionResult, empty_result, manual_checks
 from ..core.submissions import Submission, SubmissionError, file_sha256, read_submission
@@ -73,7 +74,8 @@ def _grade(
         except OSError:
             sha = ""
         return empty_result(submission, assignment, Status(error.status), str(error), sha)
-    merged = merge(assignment, student_notebook)
+    graded = assignment_in(assignment, submission_language(student_notebook))  # its language
+    merged = merge(graded, student_notebook)
     notes = ([submission.note] if submission.note else []) + merged.notes
     flags = merged.flags + ([Flag("notebook-renamed")] if submission.note else [])
     present = merged.present
@@ -98,10 +100,11 @@ def _grade(
 
     workdir = scratch / f"{slot}-{secrets.token_hex(6)}"
     try:
-        child = run_notebook(merged.notebook, assignment, sandbox, settings, slot, workdir)
+        child = run_notebook(merged.notebook, graded, sandbox, settings, slot, workdir)
     finally:
         remove_tree(workdir)
-    result = score(assignment, child, settings.limits, merged.renamed)
+    result = score(graded, child, settings.limits, merged.renamed)
+    result.assignment_sha256 = assignment.sha256  # one assignment, whichever its language
     result.student = submission.student
     result.submission = str(submission.path)
     result.submission_sha256 = sha
