@@ -170,12 +170,21 @@ def test_stored_outputs_are_deterministic(path: Path):
 PREDICT = re.compile(r"""predict\(\s*["']([^"']+)["']""")
 
 
-@pytest.mark.parametrize("path", WALKTHROUGH, ids=relative)
-def test_walkthrough_asks_a_prediction_whose_saved_output_keeps_the_answer_hidden(path: Path):
+KOREAN_WALKTHROUGH = [p for p in KOREAN if p.parent.name == "notebooks"]
+
+
+@pytest.mark.parametrize("path", WALKTHROUGH + KOREAN_WALKTHROUGH, ids=relative)
+def test_walkthrough_asks_a_prediction_whose_saved_output_keeps_the_answer_hidden(
+    path: Path, monkeypatch
+):
     """Each walkthrough notebook has a predict-then-run cell; its saved output names the question
     only, with the answer and the why inside a collapsed <details> (for pages without a kernel)."""
     from hookviz.course.predictions import entry
 
+    korean = path in KOREAN_WALKTHROUGH
+    monkeypatch.setenv(
+        "HOOKVIZ_LANG", "ko" if korean else "en"
+    )  # the why in the notebook's language
     cells = [cell for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "code"]
     asked = [(cell, key) for cell in cells for key in PREDICT.findall(cell.source)]
     assert asked, f"{relative(path)} asks no prediction"
@@ -192,7 +201,9 @@ def test_walkthrough_asks_a_prediction_whose_saved_output_keeps_the_answer_hidde
         assert " ".join(why) not in re.sub(r"<[^>]+>|\s+", " ", closed[0]), (
             f"{key}: the why shows before <details>"
         )
-        if found.choices:  # every choice is shown; which one is right is only said inside <details>
+        if found.choices and not korean:  # which choice is right is only said inside <details>
             assert "right" not in closed[0].lower() and "correct" not in closed[0].lower(), key
+        elif found.choices:
+            assert "정답" not in closed[0] and "맞습니다" not in closed[0], key
         else:
             assert answer not in closed[0], f"{key}: the accepted answer shows before <details>"
