@@ -175,6 +175,9 @@ class Prediction(HookvizWidget):
         The catalogue key it came from (empty when made directly).
     theme : str
         `"auto"` (follow JupyterLab), `"light"` or `"dark"`.
+    lang : str or None
+        The language of its words (`"en"` or `"ko"`); None follows
+        `hookviz.language.current_language()`.
 
     Examples
     --------
