@@ -167,9 +167,10 @@ REGISTERED_BY = MappingProxyType(
 )
 
 
-def label(name: str) -> str:
-    """A kind in the course's words: its meaning's first part ("forward pre-hook")."""
-    return KINDS[name].meaning.split(":")[0].split(" (")[0]
+def label(name: str, meaning: str | None = None) -> str:
+    """A kind in the course's words: its meaning's first part ("forward pre-hook"); ``meaning``
+    (a translation of the kind's) instead of the English one."""
+    return (KINDS[name].meaning if meaning is None else meaning).split(":")[0].split(" (")[0]
 
 
 def acting_as(name: str) -> str:

@@ -10,7 +10,14 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["ENGLISH", "LANGUAGES", "LANG_ENV", "current_language", "set_language"]
+__all__ = [
+    "ENGLISH",
+    "LANGUAGES",
+    "LANG_ENV",
+    "check_language",
+    "current_language",
+    "set_language",
+]
 
 ENGLISH = "en"
 LANGUAGES = ("en", "ko")  # the languages hookviz's own messages and widgets have tables for
@@ -25,6 +32,11 @@ def _checked(lang: str, where: str) -> str:
             "(or leave it out for English)."
         )
     return lang
+
+
+def check_language(lang: str, where: str = "lang") -> str:
+    """Return ``lang`` if hookviz speaks it; otherwise a ValueError that names the choices."""
+    return _checked(lang, where)
 
 
 def set_language(lang: str | None) -> None:

@@ -12,6 +12,7 @@ from ..tracing import ApplyTrace, trace_apply
 from ..tree import check_model, module_tree, preorder
 from . import static_html
 from .base import PlayedWidget, check_speed, front_end
+from .messages import say, widget_language
 
 ORDERS = ("apply", "modules")
 MAX_PRINTED = 2_000  # characters of fn's output kept per visit
@@ -41,6 +42,9 @@ class ApplyTraversal(PlayedWidget):
         `"auto"` (follow JupyterLab), `"light"` or `"dark"`.
     echo : bool
         Print what `fn` prints while the trace is recorded.
+    lang : str or None
+        The language of its words (`"en"` or `"ko"`); None follows
+        `hookviz.language.current_language()`.
 
     Examples
     --------
@@ -48,6 +52,7 @@ class ApplyTraversal(PlayedWidget):
     >>> hv.ApplyTraversal(hv.examples.model(), print)  # doctest: +SKIP
     """
 
+    _vocabulary = ("apply",)  # its keys in the message tables (messages/*.json)
     _front_end = "apply_traversal"  # static/apply_traversal.js and .css
     _esm, _css = front_end(_front_end)
 
@@ -67,8 +72,10 @@ class ApplyTraversal(PlayedWidget):
         speed: float = 2.0,
         theme: str = "auto",
         echo: bool = False,
+        lang: str | None = None,
     ):
         """Trace ``model.apply(fn)`` (``fn=None``: a no-op) and show it; ``echo`` also prints fn's output."""
+        lang = widget_language(lang)
         _check_order(order)
         check_speed(speed)
         if isinstance(model, ApplyTrace):
@@ -85,7 +92,7 @@ class ApplyTraversal(PlayedWidget):
             pre = [index[p] for p in preorder(model)]
             trace = trace_apply(model, fn, echo=echo)
         self._trace = trace
-        visits = _visits(trace, nodes, index)
+        visits = _visits(trace, nodes, index, lang)
         self._node_paths = [node.pop() for node in nodes]  # the path travels as the last field
         fn_text = "no-op" if trace.fn_name == "None" else trace.fn_name
         super().__init__(
@@ -97,6 +104,7 @@ class ApplyTraversal(PlayedWidget):
             order=order,
             speed=float(speed),
             theme=theme,
+            lang=lang,
         )
 
     # -- validation ------------------------------------------------------------------------
@@ -178,17 +186,22 @@ class ApplyTraversal(PlayedWidget):
                         else ""
                     )
                     + (" " + static_html.tag("span", params, cls="hvs-muted") if params else "")
-                    + (" " + static_html.tag("span", "shared", cls="hvs-tag") if shared else ""),
+                    + (
+                        " " + static_html.tag("span", self.say("apply.shared"), cls="hvs-tag")
+                        if shared
+                        else ""
+                    ),
                     cls=" ".join(classes),
                     style=f"padding-left:{depth * 18}px",
                     raw=True,
                 )
             )
-        label = "modules() pre-order" if self.order == "modules" else "apply() post-order"
+        label = self.say("apply.order_modules" if self.order == "modules" else "apply.order_apply")
         order_line = " → ".join(self._label(n) for n in sequence)
+        where = self.say("apply.static_step", order=label, step=step, total=self.total)
         body = (
             static_html.tag("div", self.title, cls="hvs-title")
-            + static_html.tag("div", f"{label}, step {step} of {self.total}", cls="hvs-muted")
+            + static_html.tag("div", where, cls="hvs-muted")
             + static_html.tag("div", "".join(rows), cls="hvs-tree", raw=True)
             + static_html.tag("div", f"{label}: {order_line}", cls="hvs-order")
         )
@@ -238,7 +251,7 @@ def _nodes(model: nn.Module) -> tuple[list[list], dict[str, int]]:
     return nodes, index
 
 
-def _visits(trace: ApplyTrace, nodes: list[list], index: dict[str, int]) -> list[list]:
+def _visits(trace: ApplyTrace, nodes: list[list], index: dict[str, int], lang: str) -> list[list]:
     """Each visit as [node, stack of node indices, printed text, change descriptions]."""
     stacks = {call.visit: call.stack for call in trace.calls if call.kind == "visit"}
     rows = []
@@ -247,12 +260,11 @@ def _visits(trace: ApplyTrace, nodes: list[list], index: dict[str, int]) -> list
         stack = [_node_for(p, None, nodes, index) for p in stacks.get(visit.index, (visit.path,))]
         printed = visit.stdout
         if len(printed) > MAX_PRINTED:
-            printed = (
-                printed[:MAX_PRINTED] + f"\n… ({len(visit.stdout) - MAX_PRINTED} more characters)"
-            )
+            more = say(lang, "apply.more_characters", count=len(visit.stdout) - MAX_PRINTED)
+            printed = f"{printed[:MAX_PRINTED]}\n{more}"
         changes = [c.describe() for c in visit.changes[:MAX_CHANGES]]
         if len(visit.changes) > MAX_CHANGES:
-            changes.append(f"… and {len(visit.changes) - MAX_CHANGES} more")
+            changes.append(say(lang, "apply.more_changes", count=len(visit.changes) - MAX_CHANGES))
         rows.append([node, stack, printed, changes])
     return rows
 

@@ -22,6 +22,8 @@ from typing import Any
 import anywidget
 import traitlets
 
+from . import messages
+
 STATIC = Path(__file__).parent / "static"
 THEMES = ("auto", "light", "dark")
 MAX_SPEED = 1_000.0  # steps per second, for the widgets that play
@@ -94,10 +96,40 @@ def check_speed(speed: Any) -> float:
 
 
 class HookvizWidget(anywidget.AnyWidget):
-    """Base class: a synced ``theme`` ('auto' follows the notebook's theme, or 'light' / 'dark')."""
+    """Base class: a synced ``theme`` ('auto' follows the notebook's theme, or 'light' / 'dark'),
+    and the language it speaks: ``lang`` and its message table, synced so that a saved widget
+    state (what the site replays) keeps its words."""
 
     _front_end: str = ""  # the name of its files in static/ (each subclass sets it)
+    # the groups of the message tables it speaks ("apply": the keys "apply.*"), beside "common"
+    _vocabulary: tuple[str, ...] = ()
     theme = traitlets.Unicode("auto").tag(sync=True)
+    lang = traitlets.Unicode("en").tag(sync=True)
+    messages = traitlets.Dict().tag(sync=True)  # its part of the table of `lang`: key -> text
+
+    def __init__(self, *, lang: str | None = None, **traits: Any):
+        """Make the widget in ``lang`` (None: the course's language, `current_language()`)."""
+        lang = messages.widget_language(lang)
+        super().__init__(lang=lang, messages=self._words_in(lang), **traits)
+
+    def _words_in(self, lang: str) -> dict[str, str]:
+        """The words of this widget in ``lang``: the common ones and its own groups'."""
+        return messages.table(lang, ("common", *self._vocabulary))
+
+    def say(self, key: str, **params: Any) -> str:
+        """The text of ``key`` in the widget's language, its placeholders filled."""
+        return messages.say(self.lang, key, **params)
+
+    @traitlets.validate("lang")
+    def _valid_lang(self, proposal):
+        try:
+            return messages.widget_language(proposal["value"])
+        except ValueError as error:
+            raise traitlets.TraitError(str(error)) from None
+
+    @traitlets.observe("lang")
+    def _lang_changed(self, change):
+        self.messages = self._words_in(change["new"])
 
     def offline_state(self) -> dict[str, Any]:
         """The synced state a page without a kernel replays: traits the view reads, as JSON."""

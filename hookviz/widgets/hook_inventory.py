@@ -19,6 +19,7 @@ from ..inventory import (
 from ..tree import check_model
 from . import static_html
 from .base import HookvizWidget, front_end
+from .messages import widget_language
 
 ACTIONS = ("remove", "remove_duplicates", "remove_all", "refresh")
 
@@ -39,8 +40,12 @@ class HookInventory(HookvizWidget):
         Also list the global module hooks.
     theme : str
         `"auto"` (follow JupyterLab), `"light"` or `"dark"`.
+    lang : str or None
+        The language of its words (`"en"` or `"ko"`); None follows
+        `hookviz.language.current_language()`.
     """
 
+    _vocabulary = ("inventory",)  # its keys in the message tables (messages/*.json)
     _front_end = "hook_inventory"  # static/hook_inventory.js and .css
     _esm, _css = front_end(_front_end)
 
@@ -48,13 +53,22 @@ class HookInventory(HookvizWidget):
     hooks = traitlets.List().tag(sync=True)  # one dict per hook, see _row
     status = traitlets.Unicode("").tag(sync=True)
 
-    def __init__(self, model: nn.Module, *, include_globals: bool = True, theme: str = "auto"):
+    def __init__(
+        self,
+        model: nn.Module,
+        *,
+        include_globals: bool = True,
+        theme: str = "auto",
+        lang: str | None = None,
+    ):
         """List the hooks on ``model`` (and the global module hooks, unless ``include_globals=False``)."""
+        lang = widget_language(lang)
         check_model(model, what="HookInventory's model")
         self._model = model
         self._include_globals = bool(include_globals)
         self._infos: list[HookInfo] = []
-        super().__init__(title=f"Hooks on {type(model).__name__}", theme=theme)
+        super().__init__(theme=theme, lang=lang)
+        self.title = self.say("inventory.title", name=type(model).__name__)
         self.on_msg(self._on_message)
         self.refresh()
 
@@ -80,7 +94,7 @@ class HookInventory(HookvizWidget):
                 f"handle_id must be a hook's handle id (an int, as in handle.id), got {handle_id!r}."
             )
         info = remove_hook(self._model, handle_id)
-        self.status = f"removed {_describe(info, self._model)}"
+        self.status = self.say("inventory.status_removed", what=self._describe(info))
         self.refresh()
         return info
 
@@ -91,7 +105,8 @@ class HookInventory(HookvizWidget):
             for handle_id in duplicate.handle_ids[1:]:
                 remove_hook(self._model, handle_id)
                 removed += 1
-        self.status = f"removed {removed} duplicate hook{'s' if removed != 1 else ''}"
+        key = "inventory.status_duplicates_one" if removed == 1 else "inventory.status_duplicates"
+        self.status = self.say(key, count=removed)
         self.refresh()
         return removed
 
@@ -121,13 +136,15 @@ class HookInventory(HookvizWidget):
                 self.remove_all()
             elif action == "refresh":
                 self.refresh()
-                self.status = (
-                    f"refreshed: {len(self._infos)} hook{'s' if len(self._infos) != 1 else ''}"
-                )
+                count = len(self._infos)
+                key = "inventory.status_refreshed" + ("_one" if count == 1 else "")
+                self.status = self.say(key, count=count)
             else:
-                self.status = f"unknown action {action!r}; expected one of {', '.join(ACTIONS)}"
+                self.status = self.say(
+                    "common.status_unknown", action=repr(action), actions=", ".join(ACTIONS)
+                )
         except (TypeError, ValueError) as error:  # e.g. a hook removed in the meantime
-            self.status = f"could not {action}: {error}"
+            self.status = self.say("common.status_failed", action=action, error=error)
             self.refresh()
 
     # -- reading ---------------------------------------------------------------------------
@@ -147,7 +164,11 @@ class HookInventory(HookvizWidget):
         rows = []
         for n, row in enumerate(self.hooks, 1):
             dup = (
-                static_html.tag("span", f"duplicate ×{row['copies']}", cls="hvs-warn")
+                static_html.tag(
+                    "span",
+                    self.say("inventory.static_duplicate", count=row["copies"]),
+                    cls="hvs-warn",
+                )
                 if row["copies"] > 1
                 else ""
             )
@@ -166,14 +187,28 @@ class HookInventory(HookvizWidget):
             static_html.tag("div", self.title, cls="hvs-title")
             + static_html.tag("div", repr(self), cls="hvs-muted")
             + (
-                static_html.table(
-                    ["#", "where", "kind", "hook", "defined at", "flags", ""], rows, numeric={0}
-                )
+                static_html.table(["#", *self._headings(), ""], rows, numeric={0})
                 if rows
-                else static_html.tag("div", "no hooks", cls="hvs-muted")
+                else static_html.tag("div", self.say("inventory.static_none"), cls="hvs-muted")
             )
         )
         return static_html.page("inventory", body)
+
+    def _headings(self) -> list[str]:
+        """The static table's column headings, in the widget's language."""
+        return [
+            self.say(f"inventory.column_{c}") for c in ("where", "kind", "hook", "source", "flags")
+        ]
+
+    def _describe(self, info: HookInfo) -> str:
+        """One hook in the status line: where, what kind, which function, its handle id."""
+        return self.say(
+            "inventory.describe",
+            where=info.where,
+            kind=info.kind,
+            name=info.name,
+            id=info.handle_id,
+        )
 
 
 def _row(info: HookInfo, model: nn.Module, copies: int, first: bool) -> dict[str, Any]:
@@ -188,10 +223,6 @@ def _row(info: HookInfo, model: nn.Module, copies: int, first: bool) -> dict[str
         "copies": copies,
         "first": first,
     }
-
-
-def _describe(info: HookInfo, model: nn.Module) -> str:
-    return f"{info.where}: {info.kind} hook {info.name} (id {info.handle_id})"
 
 
 def _short_source(source: str) -> str:

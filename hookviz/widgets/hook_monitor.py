@@ -17,11 +17,12 @@ import traitlets
 from torch import nn
 
 from ..histogram_history import SIGNALS, HistogramHistory, check_signal, signal_or_kind
-from ..recording import ESTIMATED_NOTE, Recording, check_every, check_exact, record
+from ..recording import Recording, check_every, check_exact, record
 from ..tree import ModuleSelector, check_model, display_name
 from .base import HookvizWidget, front_end
+from .messages import widget_language
 from .monitor_heatmap import LEVEL_ALPHABET, LEVEL_SCALE, MonitorHeatmap
-from .monitor_table import TABLE_COLUMNS, TREND, ModuleSummary, ModuleTable
+from .monitor_table import TABLE_COLUMNS, TREND, ModuleSummary, ModuleTable, table_columns
 
 __all__ = ["LEVEL_ALPHABET", "LEVEL_SCALE", "MAX_EVENTS", "TABLE_COLUMNS", "TREND", "HookMonitor"]
 
@@ -29,6 +30,24 @@ __all__ = ["LEVEL_ALPHABET", "LEVEL_SCALE", "MAX_EVENTS", "TABLE_COLUMNS", "TREN
 MONITOR_STATS = ("mean", "std", "min", "max", "norm", "nan", "inf", "histogram", "values")
 MAX_EVENTS = 512  # record()'s own buffer: the monitor reads events as they come, it never re-reads
 VIEWS = ("table", "heatmap")
+
+
+def _heatmap_kind(monitor: Any, *signal: str) -> str | None:
+    """HookMonitor.heatmap_kind, read or set (deprecated: heatmap_signal)."""
+    _warn_heatmap_kind()
+    if signal:
+        monitor.heatmap_signal = signal[0]
+        return None
+    return monitor.heatmap_signal
+
+
+def _warn_heatmap_kind() -> None:
+    warnings.warn(
+        "HookMonitor.heatmap_kind is now HookMonitor.heatmap_signal, 'output' or 'gradient' "
+        "(heatmap_kind will be removed in a later release).",
+        DeprecationWarning,
+        stacklevel=3,
+    )
 
 
 class HookMonitor(HookvizWidget):
@@ -63,6 +82,9 @@ class HookMonitor(HookvizWidget):
         the key V away).
     theme : str
         `"auto"` (follow JupyterLab), `"light"` or `"dark"`.
+    lang : str or None
+        The language of its words (`"en"` or `"ko"`); None follows
+        `hookviz.language.current_language()`.
 
     Examples
     --------
@@ -71,6 +93,7 @@ class HookMonitor(HookvizWidget):
     ...         train_step(x, y)
     """
 
+    _vocabulary = ("monitor",)  # its keys in the message tables (messages/*.json)
     _front_end = "hook_monitor"  # static/hook_monitor.js and .css
     _esm, _css = front_end(_front_end)
 
@@ -88,11 +111,9 @@ class HookMonitor(HookvizWidget):
     heatmap = traitlets.Dict().tag(sync=True)
     # the characters of the heat map's cells, level 0 first: the browser decodes with these
     level_alphabet = traitlets.Unicode(LEVEL_ALPHABET, read_only=True).tag(sync=True)
-    # the table view's columns, {"key", "label", "numeric"} each, in order (see TABLE_COLUMNS)
-    table_columns = traitlets.List(
-        [{"key": k, "label": label, "numeric": numeric} for k, label, numeric in TABLE_COLUMNS],
-        read_only=True,
-    ).tag(sync=True)
+    # the table view's columns, {"key", "label", "numeric"} each, in order (see TABLE_COLUMNS),
+    # their headings in the widget's language
+    table_columns = traitlets.List(read_only=True).tag(sync=True)
 
     def __init__(
         self,
@@ -108,8 +129,10 @@ class HookMonitor(HookvizWidget):
         heatmap: bool = True,
         view: str = "table",
         theme: str = "auto",
+        lang: str | None = None,
     ):
         """Prepare the dashboard (no hook is added until ``with`` or ``start()``)."""
+        lang = widget_language(lang)
         check_model(model, what="HookMonitor's model")
         self._model = model
         self._selector = modules
@@ -138,7 +161,9 @@ class HookMonitor(HookvizWidget):
             gradients=bool(gradients),
             view=view,
             theme=theme,
+            lang=lang,
         )
+        self.set_trait("table_columns", table_columns(lang))
         self.snapshot = self._snapshot()
         # {}: the browser offers no heat map
         self.heatmap = self._heatmap.as_json(self.steps) if self._heatmap else {}
@@ -173,16 +198,7 @@ class HookMonitor(HookvizWidget):
             )
         return signal
 
-    @property
-    def heatmap_kind(self) -> str:
-        """Deprecated: `heatmap_signal`."""
-        _warn_heatmap_kind()
-        return self.heatmap_signal
-
-    @heatmap_kind.setter
-    def heatmap_kind(self, signal: str) -> None:
-        _warn_heatmap_kind()
-        self.heatmap_signal = signal
+    heatmap_kind = property(_heatmap_kind, _heatmap_kind, doc="Deprecated: `heatmap_signal`.")
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -287,7 +303,7 @@ class HookMonitor(HookvizWidget):
             "steps": self.steps,
             "running": self.running,
             "exact": self._exact,
-            "note": "" if self._exact else ESTIMATED_NOTE,
+            "note": "" if self._exact else self.say("monitor.estimated"),
             "rows": rows,
         }
 
@@ -317,8 +333,9 @@ class HookMonitor(HookvizWidget):
 
     def to_html(self) -> str:
         """A self-contained HTML table of the latest numbers (no scripts)."""
-        note = "" if self._exact else f" · {ESTIMATED_NOTE}"
-        return self._table.static_page(self.title, f"{self.steps} steps{note}", self.modules)
+        note = "" if self._exact else f" · {self.say('monitor.estimated')}"
+        subtitle = f"{self.say('monitor.steps', count=self.steps)}{note}"
+        return self._table.static_page(self.title, subtitle, self.modules, self.lang)
 
     def plot(self, view: str = "table", signal: str = "output", *, kind: str | None = None):
         """A matplotlib Figure (needs matplotlib) of the table view (output mean ± std and gradient
@@ -355,15 +372,6 @@ def _check_heatmap(heatmap: Any, view: str) -> bool:
             "view='heatmap' needs heatmap=True: a monitor made with heatmap=False keeps no histograms."
         )
     return heatmap
-
-
-def _warn_heatmap_kind() -> None:
-    warnings.warn(
-        "HookMonitor.heatmap_kind is now HookMonitor.heatmap_signal, 'output' or 'gradient' "
-        "(heatmap_kind will be removed in a later release).",
-        DeprecationWarning,
-        stacklevel=3,
-    )
 
 
 def _display(widget: HookvizWidget) -> None:

@@ -14,15 +14,31 @@ from ..timeline import HookTrace, trace_hooks
 from ..tree import check_model, display_name
 from . import static_html
 from .base import PlayedWidget, check_speed, front_end, number
+from .messages import say, table, widget_language
 
-# The legend under the diagram: each hook kind a timeline shows in the course's words, with
-# how torch registers it as a tooltip, then one of torch's markers (hook_kinds.TIMELINE is the
-# order; the words and marks come with the kinds).
-LEGEND = [
-    [label(name), name, f"{name}: {REGISTERED_BY[name]}"]
-    for name in TIMELINE
-    if KINDS[name].target != TORCH
-] + [["torch's moments", "forward_call", "forward() starts and returns, gradients become ready"]]
+
+def meanings(lang: str) -> dict[str, str]:
+    """What each kind a timeline shows means, in ``lang`` (the table's ``kind.<name>``)."""
+    words = table(lang)
+    return {name: words[f"kind.{name}"] for name in TIMELINE}
+
+
+def legend(lang: str) -> list[list[str]]:
+    """The legend under the diagram: each hook kind a timeline shows in the course's words
+    (its meaning's first part, as `hook_kinds.label` cuts it), with how torch registers it as a
+    tooltip, then one of torch's markers (hook_kinds.TIMELINE is the order)."""
+    meaning = meanings(lang)
+    return [
+        [label(name, meaning[name]), name, f"{name}: {REGISTERED_BY[name]}"]
+        for name in TIMELINE
+        if KINDS[name].target != TORCH
+    ] + [
+        [
+            say(lang, "timeline.legend_torch"),
+            "forward_call",
+            say(lang, "timeline.legend_torch_title"),
+        ]
+    ]
 
 
 class HookTimeline(PlayedWidget):
@@ -53,8 +69,12 @@ class HookTimeline(PlayedWidget):
         Firings per second while playing.
     theme : str
         `"auto"` (follow JupyterLab), `"light"` or `"dark"`.
+    lang : str or None
+        The language of its words (`"en"` or `"ko"`); None follows
+        `hookviz.language.current_language()`.
     """
 
+    _vocabulary = ("timeline", "kind")  # its keys in the message tables (messages/*.json)
     _front_end = "hook_timeline"  # static/hook_timeline.js and .css
     _esm, _css = front_end(_front_end)
 
@@ -77,8 +97,10 @@ class HookTimeline(PlayedWidget):
         show_torch: bool = True,
         speed: float = 4.0,
         theme: str = "auto",
+        lang: str | None = None,
     ):
         """Run one pass of ``model`` on ``inputs`` (and ``kwargs``) and show its hooks."""
+        lang = widget_language(lang)
         check_model(model, what="HookTimeline's model")
         if isinstance(inputs, nn.Module):
             raise TypeError(
@@ -97,23 +119,25 @@ class HookTimeline(PlayedWidget):
             [lane_of[f.label], f.kind, f.who, f.name if f.who == "user" else "", f.replaced or ""]
             for f in trace.firings
         ]
+        meaning = meanings(lang)
         super().__init__(
-            title=_title(model, trace, custom_loss=loss_fn is not None),
+            title=_title(model, trace, lang, custom_loss=loss_fn is not None),
             lanes=lanes,
             firings=firings,
             kinds={
                 name: {
-                    "meaning": KINDS[name].meaning,
+                    "meaning": meaning[name],
                     "backward": KINDS[name].backward,
                     "shape": KINDS[name].shape,
                     "colour": KINDS[name].colour,
                 }
                 for name in TIMELINE
             },
-            legend=LEGEND,
+            legend=legend(lang),
             show_torch=bool(show_torch),
             speed=float(speed),
             theme=theme,
+            lang=lang,
         )
 
     @traitlets.observe("show_torch")
@@ -158,14 +182,18 @@ class HookTimeline(PlayedWidget):
         for position, firing in enumerate(self.sequence, 1):
             if firing.kind in BACKWARD and not backward_started:
                 backward_started = True
-                rows.append([static_html.tag("b", "backward"), "", "", "", ""])
+                rows.append(
+                    [static_html.tag("b", self.say("timeline.band_backward")), "", "", "", ""]
+                )
             who = (
                 static_html.tag("b", firing.name)
                 if firing.who == "user"
-                else static_html.escape(firing.name)
+                else static_html.escape(self.say(f"timeline.torch_{firing.kind}"))
             )
             replaced = (
-                static_html.tag("span", f"replaced {firing.replaced}", cls="hvs-warn")
+                static_html.tag(
+                    "span", self.say("timeline.replaced", what=firing.replaced), cls="hvs-warn"
+                )
                 if firing.replaced
                 else ""
             )
@@ -173,15 +201,19 @@ class HookTimeline(PlayedWidget):
                 [
                     str(position),
                     static_html.escape(firing.label),
-                    static_html.escape(KINDS[firing.kind].meaning),
+                    static_html.escape(self.kinds[firing.kind]["meaning"]),
                     who,
                     replaced,
                 ]
             )
         body = (
             static_html.tag("div", self.title, cls="hvs-title")
-            + static_html.tag("div", "hooks in bold are the model's own", cls="hvs-muted")
-            + static_html.table(["#", "module", "what happens", "hook", ""], rows, numeric={0})
+            + static_html.tag("div", self.say("timeline.static_bold"), cls="hvs-muted")
+            + static_html.table(
+                ["#", *(self.say(f"timeline.static_{c}") for c in ("module", "what", "hook")), ""],
+                rows,
+                numeric={0},
+            )
         )
         return static_html.page("timeline", body)
 
@@ -218,15 +250,11 @@ def _lanes(model: nn.Module, trace: HookTrace) -> tuple[list[list], dict[str, in
     return lanes, lane_of
 
 
-def _title(model: nn.Module, trace: HookTrace, *, custom_loss: bool) -> str:
+def _title(model: nn.Module, trace: HookTrace, lang: str, *, custom_loss: bool) -> str:
     """What the pass was, and what its backward started from: the loss given, or (by default)
     the sum of the outputs, which is no loss."""
     name = type(model).__name__
     if trace.loss is None:
-        return f"{name}: one forward pass"
-    if custom_loss:
-        return f"{name}: one forward and backward pass, loss {number(trace.loss)}"
-    return (
-        f"{name}: one forward and backward pass, backward from the sum of the outputs "
-        f"({number(trace.loss)})"
-    )
+        return say(lang, "timeline.title_forward", name=name)
+    key = "timeline.title_loss" if custom_loss else "timeline.title_sum"
+    return say(lang, key, name=name, loss=number(trace.loss))

@@ -22,23 +22,33 @@ from ..store import FORWARD
 from ..tree import ModuleSelector, select_modules
 from . import static_html
 from .base import number, shape_text
+from .messages import say
 
 TREND = 40  # recent values kept per module for the trend line
-# The table view's columns in order, (key, heading, numeric): the static picture reads them
-# here and the browser through the read-only table_columns trait; each side fills a cell by key.
+# The table view's columns in order, (key, numeric); each heading is the message table's
+# "monitor.column_<key>". The static picture reads them here and the browser through the
+# read-only table_columns trait (`table_columns`); each side fills a cell by key.
 TABLE_COLUMNS = (
-    ("module", "module", False),
-    ("class", "class", False),
-    ("calls", "calls", True),
-    ("output", "output", False),
-    ("mean", "mean", True),
-    ("std", "std", True),
-    ("min", "min", True),
-    ("max", "max", True),
-    ("histogram", "histogram", False),
-    ("grad_norm", "‖grad‖", True),
-    ("warnings", "warnings", False),
+    ("module", False),
+    ("class", False),
+    ("calls", True),
+    ("output", False),
+    ("mean", True),
+    ("std", True),
+    ("min", True),
+    ("max", True),
+    ("histogram", False),
+    ("grad_norm", True),
+    ("warnings", False),
 )
+
+
+def table_columns(lang: str) -> list[dict[str, Any]]:
+    """The table view's columns as the browser reads them: key, heading in ``lang``, numeric."""
+    return [
+        {"key": key, "label": say(lang, f"monitor.column_{key}"), "numeric": numeric}
+        for key, numeric in TABLE_COLUMNS
+    ]
 
 
 @dataclass
@@ -211,24 +221,27 @@ class ModuleTable:
             for summary in self.summaries.values()
         ]
 
-    def static_page(self, title: str, subtitle: str, shown: list[dict[str, Any]]) -> str:
-        """The table as a self-contained HTML page; ``shown``: each module's label and depth."""
+    def static_page(self, title: str, subtitle: str, shown: list[dict[str, Any]], lang: str) -> str:
+        """The table as a self-contained HTML page in ``lang``; ``shown``: each module's label
+        and depth."""
         rows = []
         for module, summary in zip(shown, self.summaries.values(), strict=True):
-            cells = self.static_cells(module, summary)
-            rows.append([cells[key] for key, _, _ in TABLE_COLUMNS])
+            cells = self.static_cells(module, summary, lang)
+            rows.append([cells[key] for key, _ in TABLE_COLUMNS])
         body = (
             static_html.tag("div", title, cls="hvs-title")
             + static_html.tag("div", subtitle, cls="hvs-muted")
             + static_html.table(
-                [label for _, label, _ in TABLE_COLUMNS],
+                [column["label"] for column in table_columns(lang)],
                 rows,
-                numeric={i for i, (_, _, numeric) in enumerate(TABLE_COLUMNS) if numeric},
+                numeric={i for i, (_, numeric) in enumerate(TABLE_COLUMNS) if numeric},
             )
         )
         return static_html.page("monitor", body)
 
-    def static_cells(self, shown: dict[str, Any], summary: ModuleSummary) -> dict[str, str]:
+    def static_cells(
+        self, shown: dict[str, Any], summary: ModuleSummary, lang: str
+    ) -> dict[str, str]:
         """One module's row of the static table as HTML, by column key (TABLE_COLUMNS)."""
         out = summary.output.latest
         grad = summary.grad.latest
@@ -250,7 +263,7 @@ class ModuleTable:
             "grad_norm": _text(grad.norm if grad else None, estimated=_estimated(grad)),
             "warnings": static_html.tag(
                 "span",
-                _warning_text(summary, self.flag(grad), estimated=_estimated(grad)),
+                _warning_text(summary, self.flag(grad), lang, estimated=_estimated(grad)),
                 cls="hvs-warn",
             ),
         }
@@ -284,15 +297,20 @@ def _check_thresholds(vanishing_below: Any, exploding_above: Any) -> tuple[float
     return float(vanishing_below), float(exploding_above)
 
 
-def _warning_text(summary: ModuleSummary, flag: str | None, *, estimated: bool = False) -> str:
+def _warning_text(
+    summary: ModuleSummary, flag: str | None, lang: str, *, estimated: bool = False
+) -> str:
     notes = []
     if summary.output.nan_events:
-        notes.append(f"NaN in output since step {summary.output.first_bad_step}")
+        notes.append(say(lang, "monitor.static_nan", step=summary.output.first_bad_step))
     elif summary.output.inf_events:
-        notes.append(f"Inf in output since step {summary.output.first_bad_step}")
+        notes.append(say(lang, "monitor.static_inf", step=summary.output.first_bad_step))
     if flag:
+        warning = say(lang, f"monitor.static_flag_{flag}")
         # With exact=False the norm is a sample's estimate: the flag says so.
-        notes.append(f"{flag} gradient" + (" (norm estimated from a sample)" if estimated else ""))
+        if estimated:
+            warning = say(lang, "monitor.static_norm_estimated", warning=warning)
+        notes.append(warning)
     return "; ".join(notes)
 
 

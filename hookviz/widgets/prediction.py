@@ -16,6 +16,7 @@ import traitlets
 
 from . import static_html
 from .base import HookvizWidget, check_theme, front_end
+from .messages import widget_language
 
 ACTIONS = ("choose", "answer")
 OPEN, ANSWERED = "open", "answered"
@@ -174,6 +175,9 @@ class Prediction(HookvizWidget):
         The catalogue key it came from (empty when made directly).
     theme : str
         `"auto"` (follow JupyterLab), `"light"` or `"dark"`.
+    lang : str or None
+        The language of its words (`"en"` or `"ko"`); None follows
+        `hookviz.language.current_language()`.
 
     Examples
     --------
@@ -181,6 +185,7 @@ class Prediction(HookvizWidget):
     ...                    why="A pre-hook runs before forward().")  # doctest: +SKIP
     """
 
+    _vocabulary = ("prediction",)  # its keys in the message tables (messages/*.json)
     _front_end = "prediction"  # static/prediction.js and .css
     _esm, _css = front_end(_front_end)
 
@@ -206,8 +211,10 @@ class Prediction(HookvizWidget):
         why: str,
         key: str = "",
         theme: str = "auto",
+        lang: str | None = None,
     ):
         """A prediction: ``choices`` + ``answer`` index, or ``choices=None`` + accepted answers."""
+        lang = widget_language(lang)
         question, choices, answer, why = check_prediction(question, choices, answer, why)
         if not isinstance(key, str):
             raise TypeError(
@@ -216,7 +223,7 @@ class Prediction(HookvizWidget):
         check_theme(theme)
         self._answer = answer
         self._why = why
-        super().__init__(key=key, question=question, choices=choices, theme=theme)
+        super().__init__(key=key, question=question, choices=choices, theme=theme, lang=lang)
         self.on_msg(self._on_message)
 
     # -- committing ------------------------------------------------------------------------
@@ -286,10 +293,12 @@ class Prediction(HookvizWidget):
         """The reader commits in the browser: {'action': 'choose', 'choice': 2} or {'action': 'answer', 'text': '...'}."""
         action = content.get("action") if isinstance(content, dict) else None
         if action not in ACTIONS:
-            self.status = f"unknown action {action!r}; expected one of {', '.join(ACTIONS)}"
+            self.status = self.say(
+                "common.status_unknown", action=repr(action), actions=", ".join(ACTIONS)
+            )
             return
         if self.answered:
-            self.status = "already answered: only the first answer counts"
+            self.status = self.say("prediction.status_answered")
             return
         try:
             if action == "choose":
@@ -297,7 +306,7 @@ class Prediction(HookvizWidget):
             else:
                 self.answer_with(content.get("text"))
         except (TypeError, ValueError) as error:
-            self.status = f"could not {action}: {error}"
+            self.status = self.say("common.status_failed", action=action, error=error)
 
     def offline_extras(self) -> dict[str, Any]:
         """The answer and why, for a page without a kernel (it keeps them hidden until a choice)."""
@@ -321,16 +330,15 @@ class Prediction(HookvizWidget):
             right = self._answer
             answer = f"<strong>{LETTERS[right]}.</strong> {_spans(self.choices[right])}"
         else:
-            ask = static_html.tag(
-                "div", "Write your prediction down, then open the answer.", cls="hvs-muted"
-            )
+            ask = static_html.tag("div", self.say("prediction.static_write"), cls="hvs-muted")
             answer = f"<code>{static_html.escape(self._answer[0])}</code>"
         body = (
-            static_html.tag("div", "Predict, then run", cls="hvs-title")
+            static_html.tag("div", self.say("prediction.title"), cls="hvs-title")
             + static_html.tag("div", inline_html(self.question), cls="hvs-question", raw=True)
             + ask
-            + "<details><summary>Show the answer</summary>"
-            + f"<p>Answer: {answer}</p>"
+            + "<details>"
+            + static_html.tag("summary", self.say("prediction.static_show"))
+            + f"<p>{static_html.escape(self.say('prediction.answer'))}: {answer}</p>"
             + inline_html(self._why)
             + "</details>"
         )

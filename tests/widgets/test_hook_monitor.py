@@ -22,6 +22,7 @@ from hookviz.widgets.hook_monitor import (
     TABLE_COLUMNS,
     TREND,
 )
+from hookviz.widgets.monitor_table import table_columns
 from tests.helpers import assert_no_hooks
 
 
@@ -256,8 +257,8 @@ def test_static_pictures():
     assert "<script" not in page
     assert page.count("<tr>") == 5  # header and four modules
     headings = "".join(
-        f'<th class="hvs-num">{label}</th>' if numeric else f"<th>{label}</th>"
-        for _, label, numeric in TABLE_COLUMNS
+        f'<th class="hvs-num">{c["label"]}</th>' if c["numeric"] else f"<th>{c['label']}</th>"
+        for c in table_columns("en")
     )
     assert headings in page
     assert page.count("<td") == 4 * len(TABLE_COLUMNS)
@@ -336,9 +337,8 @@ def test_the_browser_gets_the_level_alphabet_from_the_state_and_keeps_no_copy():
 
 def test_the_browser_gets_the_table_columns_from_the_state_and_keeps_no_copy():
     monitor = hv.HookMonitor(hv.examples.mlp((4, 8, 2)))
-    assert monitor.get_state()["table_columns"] == [
-        {"key": key, "label": label, "numeric": numeric} for key, label, numeric in TABLE_COLUMNS
-    ]
+    assert monitor.get_state()["table_columns"] == table_columns("en")
+    assert [c["key"] for c in table_columns("en")] == [key for key, _ in TABLE_COLUMNS]
     script = (STATIC / "hook_monitor.js").read_text(encoding="utf-8")
     assert "‖grad‖" not in script and '"warnings",' not in script  # no headings, no list of them
     with pytest.raises(traitlets.TraitError, match="read-only"):

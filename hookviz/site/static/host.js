@@ -154,6 +154,16 @@
       .filter(Boolean)
       .join(" ");
 
+  // What Python says, in the widget's words: its message table (the "messages" trait, in the
+  // state the site stored); `english` for a state saved before widgets had tables.
+  const say = (model, key, params, english) => {
+    const table = model.get("messages") || {};
+    const text = Object.hasOwn(table, key) ? table[key] : english;
+    return text.replace(/\{(\w+)\}/g, (whole, name) =>
+      Object.hasOwn(params, name) ? String(params[name]) : whole,
+    );
+  };
+
   class TypeProblem extends Error {}
   class ValueProblem extends Error {}
 
@@ -209,11 +219,21 @@
           ? content.action
           : undefined;
       if (action !== "choose" && action !== "answer") {
-        model.set("status", `unknown action ${pyRepr(action)}; expected one of choose, answer`);
+        const params = { action: pyRepr(action), actions: "choose, answer" };
+        model.set(
+          "status",
+          say(
+            model,
+            "common.status_unknown",
+            params,
+            "unknown action {action}; expected one of {actions}",
+          ),
+        );
         return;
       }
       if (answered()) {
-        model.set("status", "already answered: only the first answer counts");
+        const english = "already answered: only the first answer counts";
+        model.set("status", say(model, "prediction.status_answered", {}, english));
         return;
       }
       try {
@@ -221,14 +241,18 @@
         else answerWith(content.text);
       } catch (error) {
         if (!(error instanceof TypeProblem || error instanceof ValueProblem)) throw error;
-        model.set("status", `could not ${action}: ${error.message}`);
+        const params = { action, error: error.message };
+        model.set(
+          "status",
+          say(model, "common.status_failed", params, "could not {action}: {error}"),
+        );
       }
     };
   }
 
   // HookInventory: the hooks live on a model in a kernel; here every action only says so.
   function inventoryStandIn(model) {
-    return () => model.set("status", KERNEL_NOTE);
+    return () => model.set("status", say(model, "inventory.kernel_note", {}, KERNEL_NOTE));
   }
 
   const STAND_INS = { prediction: predictionStandIn, hook_inventory: inventoryStandIn };

@@ -10,6 +10,7 @@ import {
   scrollable,
   transport,
   widgetRoot,
+  words,
 } from "./common.js";
 
 const STRIP_PAGE = 30; // chips shown at once in the order strip of a long order
@@ -45,21 +46,16 @@ function ancestors(nodes, i) {
 }
 
 // What a screen reader hears after a step: what the tree and the "Now" panel show.
-function stepSentence(nodes, step, total, current, modules) {
-  if (current < 0) {
-    return modules
-      ? `modules(): nothing yielded yet, ${total} modules to step through`
-      : `apply(): nothing visited yet, ${total} visits to step through`;
-  }
+function stepSentence(t, nodes, step, total, current, modules) {
+  if (current < 0)
+    return t(modules ? "apply.say_modules_start" : "apply.say_apply_start", { total });
   const node = nodes[current];
   const what = node.parent >= 0 ? `${node.label}, ${node.type}` : node.label;
-  return modules
-    ? `modules() yields ${step} of ${total}: ${what}`
-    : `visit ${step} of ${total}: ${what}`;
+  return t(modules ? "apply.say_modules_step" : "apply.say_apply_step", { step, total, what });
 }
 
 // The title, the step, the order switch (which order is shown) and "follow the current module".
-function headerView(model, onFollow) {
+function headerView(t, model, onFollow) {
   const setOrder = (order) => {
     if (order === model.get("order")) return;
     model.set("step", 0);
@@ -67,18 +63,18 @@ function headerView(model, onFollow) {
     model.save_changes();
   };
   const status = h("span", { class: "hv-status" });
-  const applyButton = button("apply() post-order", () => setOrder("apply"), {
+  const applyButton = button(t("apply.order_apply"), () => setOrder("apply"), {
     cls: "hv-order-apply",
-    title: "Show the order apply() visits: children first, then the module (post-order)",
+    title: t("apply.order_apply_title"),
   });
-  const modulesButton = button("modules() pre-order", () => setOrder("modules"), {
+  const modulesButton = button(t("apply.order_modules"), () => setOrder("modules"), {
     cls: "hv-order-modules",
-    title: "Show the order modules() yields: the module first, then its children (pre-order)",
+    title: t("apply.order_modules_title"),
   });
   const follow = h("input", {
     type: "checkbox",
     checked: true,
-    "aria-label": "follow the current module",
+    "aria-label": t("apply.follow_label"),
   });
   follow.addEventListener("change", onFollow);
   const node = h(
@@ -88,14 +84,14 @@ function headerView(model, onFollow) {
     status,
     h(
       "span",
-      { class: "hv-switch", role: "group", "aria-label": "order" },
+      { class: "hv-switch", role: "group", "aria-label": t("apply.order_group") },
       applyButton,
       modulesButton,
     ),
-    h("label", { class: "hv-muted hv-follow" }, follow, " follow"),
+    h("label", { class: "hv-muted hv-follow" }, follow, ` ${t("apply.follow")}`),
   );
   const draw = (step, total, modules) => {
-    status.textContent = `step ${step} / ${total}`;
+    status.textContent = t("apply.status", { step, total });
     applyButton.classList.toggle("hv-on", !modules);
     modulesButton.classList.toggle("hv-on", modules);
     applyButton.setAttribute("aria-pressed", String(!modules)); // a switch: say which order is shown
@@ -107,8 +103,8 @@ function headerView(model, onFollow) {
 // The module tree. What it shows is kept between frames, so that one step repaints a few rows,
 // not all. `onToggle` redraws after a subtree was opened or closed by hand; `onPick(i)` jumps
 // to module i's visit when its row is clicked.
-function treeView(nodes, applyNumber, onToggle, onPick) {
-  const tree = treeState(nodes);
+function treeView(t, nodes, applyNumber, onToggle, onPick) {
+  const tree = treeState(t, nodes);
   const node = scrollable(
     h(
       "div",
@@ -116,7 +112,7 @@ function treeView(nodes, applyNumber, onToggle, onPick) {
       { class: `hv-tree${nodes.length > AUTO_COLLAPSE ? " hv-big" : ""}`, role: "tree" },
       treeNode(tree, nodes[0], applyNumber, onToggle),
     ),
-    "module tree",
+    t("apply.tree"),
   );
   node.addEventListener("click", (event) => {
     if (event.target.closest(".hv-caret")) return;
@@ -161,8 +157,9 @@ function treeView(nodes, applyNumber, onToggle, onPick) {
 }
 
 // What the tree keeps between frames: its elements by module, and what they show.
-function treeState(nodes) {
+function treeState(t, nodes) {
   return {
+    t,
     nodes,
     rowOf: new Array(nodes.length),
     boxOf: new Array(nodes.length),
@@ -189,7 +186,7 @@ function isOpen(tree, node) {
 function treeNode(tree, node, applyNumber, onToggle) {
   const caret = node.children.length
     ? button(
-        `open or close ${node.label}`,
+        tree.t("apply.toggle", { label: node.label }),
         () => {
           tree.autoOpened.delete(node.i);
           setOpen(tree, node, !isOpen(tree, node));
@@ -217,8 +214,8 @@ function treeNode(tree, node, applyNumber, onToggle) {
     node.shared
       ? h("span", {
           class: "hv-tag hv-shared",
-          text: "shared",
-          title: "reached through more than one parent",
+          text: tree.t("apply.shared"),
+          title: tree.t("apply.shared_title"),
         })
       : null,
     node.parent < 0 ? null : h("span", { class: "hv-type", text: node.type }),
@@ -226,7 +223,7 @@ function treeNode(tree, node, applyNumber, onToggle) {
     tree.countOf[node.i],
   );
   row.title = applyNumber.has(node.i)
-    ? `apply() visits ${node.label} at #${applyNumber.get(node.i)} (click to go there)`
+    ? tree.t("apply.row_title", { label: node.label, number: applyNumber.get(node.i) })
     : node.label;
   tree.rowOf[node.i] = row;
   const box = h("div", { class: "hv-node" }, row);
@@ -300,27 +297,29 @@ function refreshCounts(tree) {
   for (const i of tree.dirty) {
     const n = tree.nodes[i];
     const count =
-      n.children.length && !isOpen(tree, n) ? `${tree.doneOf[i]}/${n.size} visited` : "";
+      n.children.length && !isOpen(tree, n)
+        ? tree.t("apply.count", { done: tree.doneOf[i], size: n.size })
+        : "";
     if (tree.countOf[i].textContent !== count) tree.countOf[i].textContent = count;
   }
   tree.dirty.clear();
 }
 
 // "Now", the call stack, what fn printed and what it changed.
-function sideView(nodes, visits, applyNumber, visited) {
+function sideView(t, nodes, visits, applyNumber, visited) {
   const now = h("div", { class: "hv-now" });
   const stack = h("div", { class: "hv-stack" });
   const printed = h("div");
   const changed = h("div");
   const panel = (title, body, cls = "") =>
     h("div", { class: `hv-panel ${cls}`.trim() }, h("h4", { text: title }), body);
-  const stackPanel = panel("Call stack (innermost on top)", stack, "hv-stack-panel");
-  const printedPanel = panel("fn printed", printed);
-  const changedPanel = panel("fn changed", changed);
+  const stackPanel = panel(t("apply.stack"), stack, "hv-stack-panel");
+  const printedPanel = panel(t("apply.printed"), printed);
+  const changedPanel = panel(t("apply.changed"), changed);
   const node = h(
     "div",
     { class: "hv-side" },
-    panel("Now", now),
+    panel(t("apply.now"), now),
     stackPanel,
     printedPanel,
     changedPanel,
@@ -331,24 +330,24 @@ function sideView(nodes, visits, applyNumber, visited) {
     printedPanel.hidden = modules;
     changedPanel.hidden = modules;
     if (current < 0) {
-      now.replaceChildren(notStarted(modules));
-      stack.replaceChildren(h("span", { class: "hv-muted", text: "apply has not started." }));
+      now.replaceChildren(notStarted(t, modules));
+      stack.replaceChildren(h("span", { class: "hv-muted", text: t("apply.not_started") }));
       printed.replaceChildren();
       changed.replaceChildren();
       return;
     }
     const n = nodes[current];
     if (modules) {
-      now.replaceChildren(...modulesNow(n, step, total, applyNumber.get(current)));
+      now.replaceChildren(...modulesNow(t, n, step, total, applyNumber.get(current)));
       return;
     }
     const [, frames, text, changes] = visits[step - 1];
-    now.replaceChildren(...visitNow(n, step, total));
-    stack.replaceChildren(...stackLines(nodes, n, frames, visited));
+    now.replaceChildren(...visitNow(t, n, step, total));
+    stack.replaceChildren(...stackLines(t, nodes, n, frames, visited));
     printed.replaceChildren(
       text
-        ? scrollable(h("pre", { text }), "what fn printed")
-        : h("span", { class: "hv-muted", text: "(nothing)" }),
+        ? scrollable(h("pre", { text }), t("apply.printed_region"))
+        : h("span", { class: "hv-muted", text: t("apply.nothing_printed") }),
     );
     changed.replaceChildren(
       changes.length
@@ -357,7 +356,7 @@ function sideView(nodes, visits, applyNumber, visited) {
             { class: "hv-changes" },
             changes.map((c) => h("li", { class: "hv-mono", text: c })),
           )
-        : h("span", { class: "hv-muted", text: "(no parameter changed)" }),
+        : h("span", { class: "hv-muted", text: t("apply.nothing_changed") }),
     );
   }
 
@@ -365,68 +364,63 @@ function sideView(nodes, visits, applyNumber, visited) {
 }
 
 // "Now" before the first step.
-function notStarted(modules) {
-  return modules
-    ? h("p", {
-        text: "modules() lists a module first, then its children (pre-order). It calls nothing.",
-      })
-    : h("p", {
-        text: "Nothing visited yet. apply(fn) first calls apply(fn) on each child, and calls fn(module) only after all of them returned: children before parents (post-order).",
-      });
+function notStarted(t, modules) {
+  return h("p", { text: t(modules ? "apply.modules_intro" : "apply.apply_intro") });
 }
 
-function childCount(n) {
-  return `${n.children.length} ${n.children.length === 1 ? "child" : "children"}`;
+function childCount(t, n) {
+  const count = n.children.length;
+  return t(count === 1 ? "apply.child" : "apply.children", { count });
 }
 
 // "Now" in modules() order: what it yields, and where apply() visits it (`at`).
-function modulesNow(n, step, total, at) {
+function modulesNow(t, n, step, total, at) {
   return [
     h(
       "div",
       {},
-      h("b", { text: `modules() yields ${n.label}` }),
-      ` (${step} of ${total})`,
+      h("b", { text: t("apply.yields", { label: n.label }) }),
+      ` ${t("apply.step_of", { step, total })}`,
       n.parent >= 0 ? h("span", { class: "hv-muted", text: ` · ${n.type}` }) : null,
     ),
     h("p", {
-      text: n.children.length ? `before its ${childCount(n)}: pre-order.` : "a leaf: no children.",
+      text: n.children.length
+        ? t("apply.before_children", { children: childCount(t, n) })
+        : t("apply.leaf_modules"),
     }),
     h("p", {
       class: "hv-muted",
-      text: at
-        ? `apply() visits it at #${at}.`
-        : "apply() reaches it only through another parent path.",
+      text: at ? t("apply.visited_at", { at }) : t("apply.other_parent"),
     }),
   ];
 }
 
 // "Now" in apply() order: the visit, and why it comes when it does.
-function visitNow(n, step, total) {
+function visitNow(t, n, step, total) {
   return [
     h(
       "div",
       {},
       h("b", { text: `fn(${n.label})` }),
-      ` visit ${step} of ${total}`,
+      ` ${t("apply.visit_of", { step, total })}`,
       n.parent >= 0 ? h("span", { class: "hv-muted", text: ` · ${n.type}` }) : null,
     ),
     h("p", {
       text: n.children.length
-        ? `All ${childCount(n)} returned first, so fn sees ${n.label} after them.`
-        : "A leaf: nothing below it, so fn runs as soon as apply reaches it.",
+        ? t("apply.children_first", { children: childCount(t, n), label: n.label })
+        : t("apply.leaf_apply"),
     }),
   ];
 }
 
 // fn on top, then each apply() frame down to the root's, with its children done or waiting.
-function stackLines(nodes, n, frames, visited) {
+function stackLines(t, nodes, n, frames, visited) {
   const lines = [
     h(
       "div",
       { class: "hv-frame hv-frame-fn" },
       h("span", { class: "hv-mono", text: `fn(${n.label})` }),
-      h("span", { class: "hv-tag", text: "running" }),
+      h("span", { class: "hv-tag", text: t("apply.running") }),
     ),
   ];
   for (let k = frames.length - 1; k >= 0; k--) {
@@ -437,12 +431,13 @@ function stackLines(nodes, n, frames, visited) {
       const mark = state === "hv-kid-done" ? "✓" : state === "hv-kid-now" ? "…" : "·";
       return h("span", { class: `hv-kid ${state}`, text: `${c.name} ${mark}` });
     });
-    const what =
+    const what = t(
       inner < 0
         ? frame.children.length
-          ? "children done → fn(self)"
-          : "no children → fn(self)"
-        : "waiting for a child";
+          ? "apply.frame_done"
+          : "apply.frame_leaf"
+        : "apply.frame_waiting",
+    );
     lines.push(
       h(
         "div",
@@ -458,7 +453,7 @@ function stackLines(nodes, n, frames, visited) {
 
 // The two orders as chips. A long order shows one page of STRIP_PAGE chips around the
 // current one; chips are rebuilt only when the page changes, otherwise restyled.
-function stripView(nodes, applyOrder, preorder) {
+function stripView(t, nodes, applyOrder, preorder) {
   const lines = [
     { label: "apply()", seq: applyOrder, key: null, chips: [] },
     { label: "modules()", seq: preorder, key: null, chips: [] },
@@ -480,7 +475,10 @@ function stripView(nodes, applyOrder, preorder) {
         line.key = from;
         line.chips = [];
         const parts = [h("span", { class: "hv-line-label", text: line.label })];
-        if (from > 0) parts.push(h("span", { class: "hv-muted", text: `… ${from} before` }));
+        if (from > 0)
+          parts.push(
+            h("span", { class: "hv-muted", text: t("apply.strip_before", { count: from }) }),
+          );
         for (let k = from; k < to; k++) {
           const chip = h("span", { class: "hv-chip", text: nodes[seq[k]].label });
           line.chips.push(chip);
@@ -488,7 +486,12 @@ function stripView(nodes, applyOrder, preorder) {
           if (k + 1 < to) parts.push(h("span", { class: "hv-arrow", text: "→" }));
         }
         if (to < seq.length)
-          parts.push(h("span", { class: "hv-muted", text: `… ${seq.length - to} more` }));
+          parts.push(
+            h("span", {
+              class: "hv-muted",
+              text: t("apply.strip_more", { count: seq.length - to }),
+            }),
+          );
         line.el.replaceChildren(...parts);
       }
       line.el.classList.toggle("hv-line-active", active);
@@ -510,13 +513,14 @@ function render({ model, el }) {
   const applyNumber = new Map(applyOrder.map((n, k) => [n, k + 1]));
   const sequence = () => (model.get("order") === "modules" ? preorder : applyOrder);
 
-  const root = widgetRoot("hv-apply", "apply traversal: space plays and pauses, arrows step");
+  const t = words(model);
+  const root = widgetRoot("hv-apply", t("apply.root"), t);
   const player = createPlayer(model, {
     length: () => sequence().length,
     show: (step) => show(step),
   });
-  const controls = transport(model, player, "steps");
-  const header = headerView(model, () => show(player.step));
+  const controls = transport(model, player, t, t("apply.noun"));
+  const header = headerView(t, model, () => show(player.step));
   // A click on a row goes to that module's visit (the next one, for a module visited twice).
   const pick = (i) => {
     const seq = sequence();
@@ -525,15 +529,15 @@ function render({ model, el }) {
     const next = at.find(([, k]) => k + 1 > player.step) || at[0];
     player.go(next[1] + 1);
   };
-  const tree = treeView(nodes, applyNumber, () => show(player.step), pick);
-  const side = sideView(nodes, visits, applyNumber, tree.visited);
-  const strip = stripView(nodes, applyOrder, preorder);
+  const tree = treeView(t, nodes, applyNumber, () => show(player.step), pick);
+  const side = sideView(t, nodes, visits, applyNumber, tree.visited);
+  const strip = stripView(t, nodes, applyOrder, preorder);
   const live = announcer();
   const banner = model.get("complete")
     ? null
     : h("div", {
         class: "hv-warn hv-banner",
-        text: `fn raised at visit ${visits.length}: apply stopped there.`,
+        text: t("apply.raised", { visit: visits.length }),
       });
   root.append(
     header.node,
@@ -541,10 +545,7 @@ function render({ model, el }) {
     ...(banner ? [banner] : []),
     h("div", { class: "hv-main" }, tree.node, side.node),
     strip.node,
-    h("div", {
-      class: "hv-keys",
-      text: "space: play/pause · ←/→: step · Home/End: start/end · +/−: speed",
-    }),
+    h("div", { class: "hv-keys", text: t("common.player_keys") }),
     live.node,
   );
   el.append(root);
@@ -562,7 +563,7 @@ function render({ model, el }) {
     controls.refresh(step, seq.length);
     side.draw(step, seq.length, current, modules);
     strip.draw(step, modules);
-    const sentence = stepSentence(nodes, step, seq.length, current, modules);
+    const sentence = stepSentence(t, nodes, step, seq.length, current, modules);
     if (announced !== null && sentence !== announced) live.say(sentence);
     announced = sentence;
     tree.reveal();

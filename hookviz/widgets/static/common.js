@@ -30,6 +30,21 @@ function setAttributes(node, attrs) {
   }
 }
 
+// Words: every word a widget shows is a key of the message table Python sends in the widget's
+// language (the "messages" and "lang" traits, from hookviz/widgets/messages/<lang>.json).
+// t(key, {name: value}) is its text with each {name} filled; t.lang is the language.
+export function words(model) {
+  const table = model.get("messages") || {};
+  const t = (key, params = {}) => {
+    const text = Object.hasOwn(table, key) ? table[key] : key;
+    return text.replace(/\{(\w+)\}/g, (whole, name) =>
+      Object.hasOwn(params, name) ? String(params[name]) : whole,
+    );
+  };
+  t.lang = model.get("lang") || "en";
+  return t;
+}
+
 // Icons as inline SVG: icon fonts are not loaded everywhere (Colab), emoji fonts neither.
 const ICON_PATHS = {
   start: "M3 2h2v12H3zM14 2v12L6 8z",
@@ -67,9 +82,15 @@ export function button(label, onClick, { iconName = null, cls = "", title = labe
   return b;
 }
 
-// The root of every widget: focusable, so that its keys reach it.
-export function widgetRoot(kind, label) {
-  return h("div", { class: `hv-root ${kind}`, tabindex: 0, role: "group", "aria-label": label });
+// The root of every widget: focusable, so that its keys reach it; in the language of `t`.
+export function widgetRoot(kind, label, t) {
+  return h("div", {
+    class: `hv-root ${kind}`,
+    tabindex: 0,
+    role: "group",
+    "aria-label": label,
+    lang: t.lang,
+  });
 }
 
 // The widget's keys, taken before the notebook can read them as shortcuts. JupyterLab reads its
@@ -201,14 +222,14 @@ export function finite(x) {
 }
 
 // A 16-bin histogram as small bars.
-export function sparkline(counts, { width = 64, height = 18, cls = "hv-spark" } = {}) {
+export function sparkline(counts, t, { width = 64, height = 18, cls = "hv-spark" } = {}) {
   const box = s("svg", {
     class: cls,
     width,
     height,
     viewBox: `0 0 ${width} ${height}`,
     role: "img",
-    "aria-label": "histogram",
+    "aria-label": t("common.histogram"),
   });
   if (!counts || !counts.length) return box;
   const top = Math.max(...counts, 1);
@@ -326,16 +347,19 @@ export function createPlayer(model, { length, show }) {
 const SPEEDS = [0.5, 1, 2, 4, 8, 16, 32, 64];
 
 // The transport bar: start, back, play/pause, forward, end, speed. Returns the bar and a refresher.
-export function transport(model, player, noun) {
-  const play = button("Play", () => player.toggle(), {
+// `noun` names what is played ("steps"), in the widget's words.
+export function transport(model, player, t, noun) {
+  const play = button(t("common.play"), () => player.toggle(), {
     iconName: "play",
     cls: "hv-play",
-    title: "Play (space)",
+    title: t("common.play_title"),
   });
+  const perSecond = t("common.per_second", { noun });
+  const rate = (value) => t("common.rate", { value });
   const speed = h(
     "select",
-    { class: "hv-speed", title: `${noun} per second`, "aria-label": `${noun} per second` },
-    SPEEDS.map((v) => h("option", { value: v, text: `${v}/s` })),
+    { class: "hv-speed", title: perSecond, "aria-label": perSecond },
+    SPEEDS.map((v) => h("option", { value: v, text: rate(v) })),
   );
   speed.addEventListener("change", () => {
     model.set("speed", Number(speed.value));
@@ -344,7 +368,7 @@ export function transport(model, player, noun) {
   const onSpeed = () => {
     const value = String(model.get("speed"));
     if (![...speed.options].some((o) => o.value === value))
-      speed.append(h("option", { value, text: `${value}/s` }));
+      speed.append(h("option", { value, text: rate(value) }));
     speed.value = value;
   };
   onSpeed();
@@ -354,7 +378,7 @@ export function transport(model, player, noun) {
     class: "hv-slider",
     min: 0,
     value: player.step,
-    "aria-label": `${noun}`,
+    "aria-label": noun,
   });
   // Dragging draws each step; the kernel hears of the step the slider is let go at.
   slider.addEventListener("input", () => player.preview(Number(slider.value)));
@@ -362,22 +386,25 @@ export function transport(model, player, noun) {
   const bar = h(
     "div",
     { class: "hv-transport" },
-    button("Start", () => player.start(), { iconName: "start", title: "Jump to start (Home)" }),
-    button("Back", () => player.back(), {
+    button(t("common.start"), () => player.start(), {
+      iconName: "start",
+      title: t("common.start_title"),
+    }),
+    button(t("common.back"), () => player.back(), {
       iconName: "back",
       cls: "hv-back",
-      title: "Step back (←)",
+      title: t("common.back_title"),
     }),
     play,
-    button("Forward", () => player.forward(), {
+    button(t("common.forward"), () => player.forward(), {
       iconName: "forward",
       cls: "hv-forward",
-      title: "Step forward (→)",
+      title: t("common.forward_title"),
     }),
-    button("End", () => player.end(), {
+    button(t("common.end"), () => player.end(), {
       iconName: "end",
       cls: "hv-end",
-      title: "Jump to end (End)",
+      title: t("common.end_title"),
     }),
     slider,
     speed,
@@ -387,7 +414,7 @@ export function transport(model, player, noun) {
     if (shownPlaying !== player.playing) {
       shownPlaying = player.playing;
       play.replaceChildren(icon(shownPlaying ? "pause" : "play"));
-      play.title = shownPlaying ? "Pause (space)" : "Play (space)";
+      play.title = t(shownPlaying ? "common.pause_title" : "common.play_title");
       play.setAttribute("aria-label", play.title);
       play.setAttribute("aria-pressed", shownPlaying ? "true" : "false");
     }

@@ -1,32 +1,29 @@
 // HookInventory: a table of the hooks on a model, duplicates flagged, remove buttons.
 // A click sends one message to Python, which removes the hook and sends the new list back.
 // Offline (a static page, model.get("offline")), no Python holds the hooks: the buttons are off.
-import { button, followTheme, h, onKeys, scrollable, widgetRoot } from "./common.js";
-
-const KERNEL_NOTE =
-  "Removing or refreshing hooks needs a running kernel: open this notebook in JupyterLab or Colab and run it.";
+import { button, followTheme, h, onKeys, scrollable, widgetRoot, words } from "./common.js";
 
 // The title, how many hooks and duplicates, and the buttons that act on all of them.
-function headerView(model, send, offline) {
+function headerView(t, model, send, offline) {
   const count = h("span", { class: "hv-status" });
   const removeDuplicates = button(
-    "Remove duplicates",
+    t("inventory.remove_duplicates"),
     () => send({ action: "remove_duplicates" }),
     {
       cls: "hv-with-text hv-remove-duplicates",
       iconName: "remove",
-      title: "Keep the first copy of each duplicated hook",
+      title: t("inventory.remove_duplicates_title"),
     },
   );
-  const removeAll = button("Remove all", () => send({ action: "remove_all" }), {
+  const removeAll = button(t("inventory.remove_all"), () => send({ action: "remove_all" }), {
     cls: "hv-with-text hv-remove-all",
     iconName: "remove",
-    title: "Remove every hook on the model and its parameters",
+    title: t("inventory.remove_all_title"),
   });
-  const refresh = button("Refresh", () => send({ action: "refresh" }), {
+  const refresh = button(t("inventory.refresh"), () => send({ action: "refresh" }), {
     cls: "hv-with-text hv-refresh",
     iconName: "refresh",
-    title: "Read the hooks again (r)",
+    title: t("inventory.refresh_title"),
   });
   const node = h(
     "div",
@@ -40,7 +37,13 @@ function headerView(model, send, offline) {
       (n, row) => n + (row.first && row.copies > 1 ? row.copies - 1 : 0),
       0,
     );
-    count.textContent = `${hooks.length} hook${hooks.length === 1 ? "" : "s"}${extra ? ` · ${extra} duplicate${extra === 1 ? "" : "s"}` : ""}`;
+    const total = t(hooks.length === 1 ? "inventory.count_one" : "inventory.count", {
+      count: hooks.length,
+    });
+    const copies = t(extra === 1 ? "inventory.duplicates_one" : "inventory.duplicates", {
+      count: extra,
+    });
+    count.textContent = extra ? `${total} · ${copies}` : total;
     removeDuplicates.disabled = offline || extra === 0;
     removeAll.disabled = offline || hooks.every((row) => row.target === "global");
   };
@@ -49,10 +52,10 @@ function headerView(model, send, offline) {
 }
 
 // One row per hook, the selected one outlined, each with its own remove button.
-function tableView(send, onPick, offline) {
+function tableView(t, send, onPick, offline) {
   const body = h("tbody");
-  const headings = ["where", "kind", "hook", "defined at", "id", "flags"].map((c) =>
-    h("th", { text: c }),
+  const headings = ["where", "kind", "hook", "source", "id", "flags"].map((c) =>
+    h("th", { text: t(`inventory.column_${c}`) }),
   );
   const table = h(
     "table",
@@ -60,16 +63,21 @@ function tableView(send, onPick, offline) {
     h(
       "thead",
       {},
-      h("tr", {}, headings, h("th", {}, h("span", { class: "hv-sr-only", text: "remove" }))),
+      h(
+        "tr",
+        {},
+        headings,
+        h("th", {}, h("span", { class: "hv-sr-only", text: t("inventory.column_remove") })),
+      ),
     ),
     body,
   );
-  const node = scrollable(h("div", { class: "hv-table-panel" }, table), "hooks on the model");
+  const node = scrollable(h("div", { class: "hv-table-panel" }, table), t("inventory.region"));
   const row = (hook, i, selected) => {
-    const remove = button("Remove", () => send({ action: "remove", id: hook.id }), {
+    const remove = button(t("inventory.remove"), () => send({ action: "remove", id: hook.id }), {
       cls: "hv-with-text hv-remove",
       iconName: "remove",
-      title: `Remove ${hook.kind} hook ${hook.name} (id ${hook.id})`,
+      title: t("inventory.remove_title", { kind: hook.kind, name: hook.name, id: hook.id }),
     });
     remove.disabled = offline;
     return h(
@@ -88,8 +96,8 @@ function tableView(send, onPick, offline) {
         hook.copies > 1
           ? h("span", {
               class: "hv-tag hv-warn",
-              title: "the same hook registered more than once: it runs once per copy",
-              text: hook.first ? `×${hook.copies} (first)` : `×${hook.copies} (copy)`,
+              title: t("inventory.duplicate_title"),
+              text: t(hook.first ? "inventory.first" : "inventory.copy", { count: hook.copies }),
             })
           : null,
       ),
@@ -108,8 +116,10 @@ function render({ model, el }) {
   let selected = 0;
   const offline = Boolean(model.get("offline"));
   let note = ""; // offline: what a key that would have sent a message says instead
+  const t = words(model);
+  const kernelNote = t("inventory.kernel_note");
   const refused = ({ action }) => {
-    note = `${action === "refresh" ? "Not refreshed" : "Not removed"}. ${KERNEL_NOTE}`;
+    note = `${t(action === "refresh" ? "inventory.not_refreshed" : "inventory.not_removed")} ${kernelNote}`;
     draw();
   };
   const send = offline ? refused : (content) => model.send(content);
@@ -120,12 +130,12 @@ function render({ model, el }) {
 
   const root = widgetRoot(
     "hv-inventory",
-    offline
-      ? "hook inventory: arrows choose a hook; removing needs a running kernel"
-      : "hook inventory: arrows choose a hook, Delete removes it",
+    t(offline ? "inventory.root_offline" : "inventory.root"),
+    t,
   );
-  const header = headerView(model, send, offline);
+  const header = headerView(t, model, send, offline);
   const table = tableView(
+    t,
     send,
     (i) => {
       selected = i;
@@ -133,21 +143,15 @@ function render({ model, el }) {
     },
     offline,
   );
-  const empty = h("div", { class: "hv-muted hv-empty", text: "No hooks on this model." });
+  const empty = h("div", { class: "hv-muted hv-empty", text: t("inventory.empty") });
   const status = h("div", { class: "hv-muted hv-inv-status", role: "status" });
-  const kernelNote = offline
-    ? [h("div", { class: "hv-muted hv-kernel-note", text: KERNEL_NOTE })]
-    : [];
   root.append(
     header.node,
-    ...kernelNote,
+    ...(offline ? [h("div", { class: "hv-muted hv-kernel-note", text: kernelNote })] : []),
     table.node,
     empty,
     status,
-    h("div", {
-      class: "hv-keys",
-      text: offline ? "↑/↓: choose a hook" : "↑/↓: choose a hook · Delete: remove it · r: refresh",
-    }),
+    h("div", { class: "hv-keys", text: t(offline ? "inventory.keys_offline" : "inventory.keys") }),
   );
   el.append(root);
 

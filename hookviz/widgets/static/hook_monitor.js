@@ -12,9 +12,10 @@ import {
   scrollable,
   sparkline,
   widgetRoot,
+  words,
 } from "./common.js";
 
-const FLAG_TEXT = { vanishing: "▼ vanishing", exploding: "▲ exploding", "nan/inf": "⚠ NaN/Inf" };
+const FLAGS = ["vanishing", "exploding", "nan/inf"]; // a gradient's flags, each with its words
 
 function badTensor(t) {
   return Boolean(t && (t.nan || t.inf));
@@ -28,42 +29,42 @@ function extreme(t, k) {
 }
 
 // A gradient's flag, saying so when the norm behind it is a sample's estimate.
-function flagText(row) {
+function flagText(t, row) {
   if (!row.flag) return "";
-  const text = FLAG_TEXT[row.flag] || row.flag;
-  return row.grad && row.grad.norm_exact === false ? `${text} (norm estimated)` : text;
+  const flag = FLAGS.includes(row.flag) ? t(`monitor.flag_${row.flag}`) : row.flag;
+  return row.grad && row.grad.norm_exact === false ? t("monitor.flag_estimated", { flag }) : flag;
 }
 
-function warningText(row) {
+function warningText(t, row) {
   const notes = [];
   const out = row.out;
-  if (out && out.nan) notes.push(`⚠ NaN since step ${out.bad_step}`);
-  else if (out && out.inf) notes.push(`⚠ Inf since step ${out.bad_step}`);
-  if (row.flag) notes.push(flagText(row));
+  if (out && out.nan) notes.push(t("monitor.nan_since", { step: out.bad_step }));
+  else if (out && out.inf) notes.push(t("monitor.inf_since", { step: out.bad_step }));
+  if (row.flag) notes.push(flagText(t, row));
   return notes.join(" · ");
 }
 
 // A histogram with its value range under it.
-function bigHistogram(t, { width = 260, height = 64 } = {}) {
+function bigHistogram(t, tensor, { width = 260, height = 64 } = {}) {
   const box = h(
     "div",
     { class: "hv-bighist" },
-    sparkline(t.hist, { width, height, cls: "hv-spark hv-spark-big" }),
+    sparkline(tensor.hist, t, { width, height, cls: "hv-spark hv-spark-big" }),
   );
-  if (t.range)
+  if (tensor.range)
     box.append(
       h(
         "div",
         { class: "hv-axis" },
-        h("span", { text: fmt(t.range[0]) }),
-        h("span", { text: fmt(t.range[1]) }),
+        h("span", { text: fmt(tensor.range[0]) }),
+        h("span", { text: fmt(tensor.range[1]) }),
       ),
     );
   return box;
 }
 
 // Recent values as a line, oldest on the left.
-function trendLine(values, { width = 260, height = 40 } = {}) {
+function trendLine(t, values, { width = 260, height = 40 } = {}) {
   const points = values.map((v, i) => [i, v]).filter(([, v]) => finite(v));
   const box = s("svg", {
     class: "hv-trend",
@@ -71,7 +72,7 @@ function trendLine(values, { width = 260, height = 40 } = {}) {
     height,
     viewBox: `0 0 ${width} ${height}`,
     role: "img",
-    "aria-label": "recent values",
+    "aria-label": t("monitor.trend"),
   });
   if (points.length < 2) return box;
   const lo = Math.min(...points.map((p) => p[1]));
@@ -89,7 +90,7 @@ function trendLine(values, { width = 260, height = 40 } = {}) {
 
 // Values of a small tensor as coloured cells: blue below zero, orange above. A matrix keeps its
 // rows; a vector wraps to the panel's width (each cell's title gives its index).
-function heatmap(values) {
+function heatmap(t, values) {
   const vector = !Array.isArray(values) || !Array.isArray(values[0]) || values.length === 1;
   const rows = !Array.isArray(values)
     ? [[values]]
@@ -120,7 +121,7 @@ function heatmap(values) {
         ),
       ),
     ),
-    "values",
+    t("monitor.values"),
   );
 }
 
@@ -148,7 +149,7 @@ const VIRIDIS = [
   [181, 222, 43],
   [253, 231, 37],
 ];
-const SIGNAL_TEXT = { output: "outputs", gradient: "gradients w.r.t. the outputs" };
+const SIGNALS = ["output", "gradient"]; // what the heat map shows: monitor.signal_<signal>
 
 function viridis(t) {
   const x = Math.max(0, Math.min(1, t)) * (VIRIDIS.length - 1);
@@ -194,17 +195,18 @@ function paintHeat(canvas, panel, columns, top, levelOf) {
 
 // Which steps a heat-map column holds: "step 12 of 40", or "steps 24–25 of 40" when a column
 // is several steps wide (numbered from 0, as the heading's "steps 0–39").
-function columnText(heat, column) {
+function columnText(t, heat, column) {
   const first = column * (heat.span || 1);
   const last = Math.min(first + (heat.span || 1), heat.steps) - 1;
+  const total = heat.steps;
   return last > first
-    ? `steps ${first}–${last} of ${heat.steps}`
-    : `step ${first} of ${heat.steps}`;
+    ? t("monitor.column_steps", { first, last, total })
+    : t("monitor.column_step", { step: first, total });
 }
 
 // The scrubbing cursor: one column marked on every panel, its steps read out (and announced).
 // It holds a step, not a column, so that it stays on its steps when columns merge.
-function cursorView(markers) {
+function cursorView(t, markers) {
   const readout = h("span", { class: "hv-heat-cursor hv-mono" });
   const live = announcer();
   let step = null; // the first step of the column under the cursor; null: no cursor
@@ -220,7 +222,7 @@ function cursorView(markers) {
       marker.style.setProperty("--at", String(column / heat.columns));
       marker.style.setProperty("--wide", String(1 / heat.columns));
     });
-    readout.textContent = column < 0 ? "" : columnText(heat, column);
+    readout.textContent = column < 0 ? "" : columnText(t, heat, column);
     box.dataset.cursor = column < 0 ? "" : String(column);
   }
   // to(column, columns): where the cursor goes from `column` (-1: none yet).
@@ -229,7 +231,7 @@ function cursorView(markers) {
     const column = Math.max(0, Math.min(heat.columns - 1, to(columnOf(heat), heat.columns)));
     step = column * (heat.span || 1);
     draw(heat, box);
-    live.say(columnText(heat, column));
+    live.say(columnText(t, heat, column));
   }
   const hide = (heat, box) => {
     step = null;
@@ -266,15 +268,16 @@ function heatPanel({ label, type_name: type }, i, onPick) {
 }
 
 // The outputs / gradients switch: one button per signal.
-function signalSwitch(model) {
-  return Object.entries(SIGNAL_TEXT).map(([signal, text]) => {
+function signalSwitch(t, model) {
+  return SIGNALS.map((signal) => {
+    const text = t(`monitor.signal_${signal}`);
     const b = button(
       text,
       () => {
         model.set("heatmap_signal", signal);
         model.save_changes();
       },
-      { cls: "hv-signal hv-with-text", title: `Show ${text} (G switches)` },
+      { cls: "hv-signal hv-with-text", title: t("monitor.signal_title", { signal: text }) },
     );
     b.dataset.signal = signal;
     return b;
@@ -282,25 +285,35 @@ function signalSwitch(model) {
 }
 
 // Paint one module's panel: its histogram over the steps, its axis, its label for readers.
-function paintPanel(p, panel, { heat, signal, columns, top, levelOf }) {
+function paintPanel(t, p, panel, { heat, signal, columns, top, levelOf }) {
   paintHeat(p.canvas, panel, columns, top, levelOf);
   p.hi.textContent = panel ? fmt(panel.hi) : "";
   p.lo.textContent = panel ? fmt(panel.lo) : "";
-  p.note.textContent = panel ? "" : signal === "gradient" ? "no gradient yet" : "no output yet";
+  p.note.textContent = panel ? "" : t(`monitor.none_${signal}`);
   p.figure.dataset.filled = panel ? "true" : "false";
+  const label = p.label;
   p.canvas.setAttribute(
     "aria-label",
     panel
-      ? `${p.label}: histogram of its ${SIGNAL_TEXT[signal]} over ${heat.steps} steps, values ${fmt(panel.lo)} to ${fmt(panel.hi)}`
-      : `${p.label}: nothing yet`,
+      ? t("monitor.panel_label", {
+          label,
+          signal: t(`monitor.signal_${signal}`),
+          steps: heat.steps,
+          lo: fmt(panel.lo),
+          hi: fmt(panel.hi),
+        })
+      : t("monitor.panel_empty", { label }),
   );
 }
 
-function heatView(model, modules, onPick) {
+function heatView(t, model, modules, onPick) {
   const levelOf = levelTable(model.get("level_alphabet"));
   const panels = modules.map((module, i) => heatPanel(module, i, onPick));
-  const cursor = cursorView(panels.map((p) => p.marker));
-  const signalButtons = signalSwitch(model);
+  const cursor = cursorView(
+    t,
+    panels.map((p) => p.marker),
+  );
+  const signalButtons = signalSwitch(t, model);
   const steps = h("span", { class: "hv-muted" });
   const legendBar = h("span", { class: "hv-heat-legend-bar" });
   const legendTop = h("span", { class: "hv-mono" });
@@ -312,7 +325,7 @@ function heatView(model, modules, onPick) {
       { class: "hv-heat-head" },
       h(
         "div",
-        { class: "hv-switch", role: "group", "aria-label": "what the heat map shows" },
+        { class: "hv-switch", role: "group", "aria-label": t("monitor.signal_group") },
         signalButtons,
       ),
       steps,
@@ -326,12 +339,10 @@ function heatView(model, modules, onPick) {
     h(
       "div",
       { class: "hv-heat-legend hv-muted" },
-      h("span", { text: "values per step in a bin (log colour): 0" }),
+      h("span", { text: t("monitor.legend_colour") }),
       legendBar,
       legendTop,
-      h("span", {
-        text: " · steps across, values up; bins fixed per module, so a drift shows as a drift",
-      }),
+      h("span", { text: ` · ${t("monitor.legend_axes")}` }),
     ),
     cursor.live.node,
   );
@@ -360,12 +371,13 @@ function heatView(model, modules, onPick) {
       b.classList.toggle("hv-on", b.dataset.signal === signal);
     });
     const span = heat.span || 1;
+    const spanText = span > 1 ? ` · ${t("monitor.heat_span", { span })}` : "";
     steps.textContent = columns
-      ? `steps 0–${heat.steps - 1}${span > 1 ? ` · a column is ${span} steps` : ""}`
+      ? `${t("monitor.heat_steps", { last: heat.steps - 1 })}${spanText}`
       : "";
     legendTop.textContent = `${fmt(Math.expm1(top / (heat.scale || 7)))}`;
     panels.forEach((p, i) => {
-      paintPanel(p, shown[i], { heat, signal, columns, top, levelOf });
+      paintPanel(t, p, shown[i], { heat, signal, columns, top, levelOf });
       p.figure.classList.toggle("hv-selected", i === selected);
     });
   }
@@ -376,27 +388,25 @@ function heatView(model, modules, onPick) {
 }
 
 // The title, the view switch (table or heat map), recording or stopped, freeze, warnings.
-function headerView(model, hasHeat, onFreeze) {
+function headerView(t, model, hasHeat, onFreeze) {
   const offline = Boolean(model.get("offline"));
   const setView = (view) => {
     model.set("view", view);
     model.save_changes();
   };
   const status = h("span", { class: "hv-status" });
-  const freeze = button("Freeze view", onFreeze, {
+  const freeze = button(t("monitor.freeze"), onFreeze, {
     cls: "hv-freeze hv-with-text",
     iconName: "pause",
-    title: "Freeze or resume the view (space)",
+    title: t("monitor.freeze_title"),
   });
   const warnCount = h("span", { class: "hv-warn hv-warncount" });
   const note = h("span", { class: "hv-muted hv-estimated" });
-  const viewTabs = [
-    ["table", "Table"],
-    ["heatmap", "Heat map"],
-  ].map(([view, text]) => {
+  const viewTabs = ["table", "heatmap"].map((view) => {
+    const text = t(`monitor.view_${view}`);
     const tab = button(text, () => setView(view), {
       cls: "hv-tab hv-with-text",
-      title: `${text} view (V switches)`,
+      title: t("monitor.view_title", { view: text }),
     });
     tab.setAttribute("role", "tab");
     tab.dataset.view = view;
@@ -404,7 +414,7 @@ function headerView(model, hasHeat, onFreeze) {
   });
   const tabs = h(
     "div",
-    { class: "hv-switch hv-tabs", role: "tablist", "aria-label": "view" },
+    { class: "hv-switch hv-tabs", role: "tablist", "aria-label": t("monitor.view_group") },
     viewTabs,
   );
   tabs.hidden = !hasHeat;
@@ -420,7 +430,9 @@ function headerView(model, hasHeat, onFreeze) {
   );
   let shownFrozen = false;
   const draw = (snap, view, frozen, warnings) => {
-    status.textContent = `${snap.running ? "● recording" : "■ stopped"} · ${snap.steps || 0} steps${frozen ? " · view frozen" : ""}`;
+    const state = t(snap.running ? "monitor.recording" : "monitor.stopped");
+    const steps = t("monitor.steps", { count: snap.steps || 0 });
+    status.textContent = `${state} · ${steps}${frozen ? ` · ${t("monitor.frozen")}` : ""}`;
     // On a page (no kernel) an ended recording never changes: nothing to freeze. In a kernel
     // a stopped monitor may record again (`with monitor:`), so freezing still means something.
     freeze.hidden = offline && !snap.running && !frozen;
@@ -434,12 +446,11 @@ function headerView(model, hasHeat, onFreeze) {
       freeze.classList.toggle("hv-on", frozen);
       freeze.replaceChildren(
         icon(frozen ? "play" : "pause"),
-        h("span", { text: frozen ? "Resume view" : "Freeze view" }),
+        h("span", { text: t(frozen ? "monitor.resume" : "monitor.freeze") }),
       );
     }
-    warnCount.textContent = warnings
-      ? `⚠ ${warnings} module${warnings === 1 ? "" : "s"} with warnings`
-      : "";
+    const warned = warnings === 1 ? "monitor.warnings_one" : "monitor.warnings";
+    warnCount.textContent = warnings ? t(warned, { count: warnings }) : "";
   };
   return { node, draw, setView, canFreeze: () => !freeze.hidden };
 }
@@ -461,10 +472,11 @@ const statCell =
   };
 const extremeCell =
   (k) =>
-  (cell, { out }) => {
+  (cell, { out }, t) => {
     cell.textContent = out ? extreme(out, k) : "";
-    cell.title = out && out.exact === false ? "estimated from a sample (exact=False)" : "";
+    cell.title = out && out.exact === false ? t("monitor.cell_estimated") : "";
   };
+// Each live cell is filled as cell(td, row, t).
 const LIVE_CELLS = {
   calls: (cell, row) => {
     cell.textContent = String(row.calls);
@@ -476,22 +488,22 @@ const LIVE_CELLS = {
   std: statCell("std"),
   min: extremeCell("min"),
   max: extremeCell("max"),
-  histogram: (cell, { out }) => {
-    cell.replaceChildren(out ? sparkline(out.hist) : "");
+  histogram: (cell, { out }, t) => {
+    cell.replaceChildren(out ? sparkline(out.hist, t) : "");
     cell.classList.toggle("hv-bad", badTensor(out));
   },
   grad_norm: (cell, { grad }) => {
     cell.textContent = grad ? extreme(grad, "norm") : "";
   },
-  warnings: (cell, row) => {
-    const warning = warningText(row);
+  warnings: (cell, row, t) => {
+    const warning = warningText(t, row);
     cell.textContent = warning;
     cell.className = `hv-c-warnings${warning ? " hv-warn" : ""}`;
   },
 };
 
 // The table: one row per module, cells updated in place.
-function tableView(modules, columns, onPick) {
+function tableView(t, modules, columns, onPick) {
   // Each cell carries its column's key as a class: a narrow panel hides columns by priority
   // (hook_monitor.css), never the module, the gradient norm or the warnings.
   const numeric = (c) => `hv-c-${c.key}${c.numeric ? " hv-num" : ""}`;
@@ -523,17 +535,14 @@ function tableView(modules, columns, onPick) {
     ),
     h("tbody", {}, rowsEl),
   );
-  const node = scrollable(
-    h("div", { class: "hv-table-panel" }, table),
-    "modules and their statistics",
-  );
+  const node = scrollable(h("div", { class: "hv-table-panel" }, table), t("monitor.table_region"));
 
   // Returns how many modules have a warning.
   function draw(rows, selected) {
     let warnings = 0;
     rows.forEach((row, i) => {
-      for (const [key, cell] of cellsOf[i]) LIVE_CELLS[key](cell, row);
-      const warning = Boolean(warningText(row));
+      for (const [key, cell] of cellsOf[i]) LIVE_CELLS[key](cell, row, t);
+      const warning = Boolean(warningText(t, row));
       if (warning) warnings += 1;
       rowsEl[i].classList.toggle("hv-selected", i === selected);
       rowsEl[i].classList.toggle("hv-row-warn", warning);
@@ -544,17 +553,24 @@ function tableView(modules, columns, onPick) {
   return { node, draw };
 }
 
-function tensorBlock(title, t, trendLabel, note) {
-  if (!t)
+function tensorBlock(t, title, tensor, trendLabel, note) {
+  if (!tensor)
     return h(
       "div",
       { class: "hv-block" },
       h("h4", { text: title }),
-      h("span", { class: "hv-muted", text: "not seen yet" }),
+      h("span", { class: "hv-muted", text: t("monitor.not_seen") }),
     );
   // A sampled tensor: mean, std, norm and histogram come from its sample; min, max and NaN/Inf
   // too when the recording is not exact (the snapshot's note says so).
-  const sampleNote = t.exact === false ? ` · ${note}` : " · statistics from a sample";
+  const sampleNote = ` · ${tensor.exact === false ? note : t("monitor.sampled")}`;
+  const stats = t("monitor.stats", {
+    mean: fmt(tensor.mean),
+    std: fmt(tensor.std),
+    min: extreme(tensor, "min"),
+    max: extreme(tensor, "max"),
+    norm: extreme(tensor, "norm"),
+  });
   const block = h(
     "div",
     { class: "hv-block" },
@@ -562,32 +578,31 @@ function tensorBlock(title, t, trendLabel, note) {
     h(
       "div",
       { class: "hv-mono" },
-      `${t.dtype} [${t.shape}]`,
-      t.sampled ? h("span", { class: "hv-muted hv-sample-note", text: sampleNote }) : null,
+      `${tensor.dtype} [${tensor.shape}]`,
+      tensor.sampled ? h("span", { class: "hv-muted hv-sample-note", text: sampleNote }) : null,
     ),
-    h(
-      "div",
-      { class: "hv-mono hv-stats" },
-      `mean ${fmt(t.mean)} · std ${fmt(t.std)} · min ${extreme(t, "min")} · max ${extreme(t, "max")} · norm ${extreme(t, "norm")}`,
-    ),
-    bigHistogram(t),
+    h("div", { class: "hv-mono hv-stats" }, stats),
+    bigHistogram(t, tensor),
   );
-  if (t.nan || t.inf)
+  if (tensor.nan || tensor.inf)
     block.append(
       h("div", {
         class: "hv-warn",
-        text: `⚠ NaN in ${t.nan} and Inf in ${t.inf} recorded tensors, first at step ${t.bad_step}`,
+        text: t("monitor.bad_tensors", { nan: tensor.nan, inf: tensor.inf, step: tensor.bad_step }),
       }),
     );
-  if (t.trend && t.trend.length > 1)
-    block.append(h("div", { class: "hv-muted", text: trendLabel }), trendLine(t.trend));
-  if (t.values !== null && t.values !== undefined)
-    block.append(h("div", { class: "hv-muted", text: "values" }), heatmap(t.values));
+  if (tensor.trend && tensor.trend.length > 1)
+    block.append(h("div", { class: "hv-muted", text: trendLabel }), trendLine(t, tensor.trend));
+  if (tensor.values !== null && tensor.values !== undefined)
+    block.append(
+      h("div", { class: "hv-muted", text: t("monitor.values") }),
+      heatmap(t, tensor.values),
+    );
   return block;
 }
 
 // The selected module: its output and its gradient, in full.
-function detailView(model, modules) {
+function detailView(t, model, modules) {
   const node = h("div", { class: "hv-panel hv-detail" });
   function draw(row, i, note) {
     node.hidden = !row;
@@ -598,11 +613,14 @@ function detailView(model, modules) {
         "div",
         { class: "hv-detail-title" },
         h("b", { text: label }),
-        h("span", { class: "hv-muted", text: ` ${type} · ${row.calls} calls` }),
+        h("span", {
+          class: "hv-muted",
+          text: ` ${type} · ${t("monitor.calls", { count: row.calls })}`,
+        }),
       ),
-      tensorBlock("output", row.out, "mean over recent calls", note),
+      tensorBlock(t, t("monitor.output"), row.out, t("monitor.output_trend"), note),
       model.get("gradients")
-        ? tensorBlock("gradient w.r.t. the output", row.grad, "norm over recent steps", note)
+        ? tensorBlock(t, t("monitor.gradient"), row.grad, t("monitor.gradient_trend"), note)
         : null,
     );
   }
@@ -610,7 +628,7 @@ function detailView(model, modules) {
 }
 
 // Every module's gradient norm as a bar on a log scale, flagged when vanishing or exploding.
-function gradientsView(model, modules) {
+function gradientsView(t, model, modules) {
   const node = h("div", { class: "hv-panel hv-grads" });
   function draw(rows) {
     const limits = model.get("thresholds");
@@ -643,17 +661,18 @@ function gradientsView(model, modules) {
           text:
             v === null ? "–" : `${row.grad && row.grad.norm_exact === false ? "≈" : ""}${fmt(v)}`,
         }),
-        h("span", { class: "hv-warn", text: flagText(row) }),
+        h("span", { class: "hv-warn", text: flagText(t, row) }),
       );
     });
     node.replaceChildren(
-      h("h4", {
-        text: `gradient norm w.r.t. each module's output (log scale, 1e${lo} to 1e${hi})`,
-      }),
+      h("h4", { text: t("monitor.grads_title", { lo, hi }) }),
       ...lines,
       h("div", {
         class: "hv-muted hv-legend",
-        text: `flagged below ${fmt(limits.vanishing)} (▼ vanishing) and above ${fmt(limits.exploding)} (▲ exploding)`,
+        text: t("monitor.grads_legend", {
+          low: fmt(limits.vanishing),
+          high: fmt(limits.exploding),
+        }),
       }),
     );
   }
@@ -661,16 +680,14 @@ function gradientsView(model, modules) {
 }
 
 // The keys, shown under the monitor; space (freeze) only while there is something to freeze.
-function keysLine(hasHeat) {
-  const freeze = h("span", { text: " · space: freeze/resume the view" });
+function keysLine(t, hasHeat) {
+  const freeze = h("span", { text: ` · ${t("monitor.keys_freeze")}` });
   const node = h(
     "div",
     { class: "hv-keys" },
-    "click a row or use ↑/↓ for details",
+    t("monitor.keys"),
     freeze,
-    hasHeat
-      ? " · V: table/heat map · G: outputs/gradients · ←/→, Home/End: scrub the heat map's steps"
-      : "",
+    hasHeat ? ` · ${t("monitor.keys_heat")}` : "",
   );
   return { node, draw: (canFreeze) => (freeze.hidden = !canFreeze) };
 }
@@ -731,22 +748,16 @@ function render({ model, el }) {
     draw();
   };
 
-  const root = widgetRoot(
-    "hv-monitor",
-    "hook monitor: arrows choose a module, space freezes the view, V switches table and heat map" +
-      (hasHeat ? ", left and right arrows scrub the heat map's steps" : ""),
-  );
-  const header = headerView(model, hasHeat, toggleFreeze);
-  const table = tableView(modules, model.get("table_columns"), select);
-  const detail = detailView(model, modules);
-  const grads = gradientsView(model, modules);
-  const heat = heatView(model, modules, select);
-  const empty = h("div", {
-    class: "hv-muted hv-empty",
-    text: "Nothing recorded yet: run your training loop inside `with monitor:` (or call monitor.start()).",
-  });
+  const t = words(model);
+  const root = widgetRoot("hv-monitor", t(hasHeat ? "monitor.root_heat" : "monitor.root"), t);
+  const header = headerView(t, model, hasHeat, toggleFreeze);
+  const table = tableView(t, modules, model.get("table_columns"), select);
+  const detail = detailView(t, model, modules);
+  const grads = gradientsView(t, model, modules);
+  const heat = heatView(t, model, modules, select);
+  const empty = h("div", { class: "hv-muted hv-empty", text: t("monitor.empty") });
   const lower = h("div", { class: "hv-lower" }, grads.node, detail.node);
-  const keysHelp = keysLine(hasHeat);
+  const keysHelp = keysLine(t, hasHeat);
   root.append(header.node, empty, table.node, lower, heat.box, keysHelp.node);
   el.append(root);
 

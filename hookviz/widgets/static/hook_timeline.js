@@ -10,6 +10,7 @@ import {
   scrollable,
   transport,
   widgetRoot,
+  words,
 } from "./common.js";
 
 const COL = 18; // a firing's column: at least this wide, wider when the diagram has room
@@ -53,7 +54,7 @@ function symbol(...shapes) {
 
 // The legend's entries ([label, kind, torch's name]) come from Python in the "legend" trait:
 // the course's words, and torch's names in a tooltip.
-function legendView(legend, kinds) {
+function legendView(t, legend, kinds) {
   return h(
     "div",
     { class: "hv-legend" },
@@ -69,15 +70,15 @@ function legendView(legend, kinds) {
       "span",
       { class: "hv-legend-item" },
       symbol(s("circle", { r: 6, class: "hv-replaced" })),
-      " replaced a value",
+      ` ${t("timeline.legend_replaced")}`,
     ),
   );
 }
 
 // The title, the firing shown, and the switch for torch's own markers.
-function headerView(model) {
+function headerView(t, model) {
   const status = h("span", { class: "hv-status" });
-  const torch = h("input", { type: "checkbox", "aria-label": "show torch's markers" });
+  const torch = h("input", { type: "checkbox", "aria-label": t("timeline.torch_label") });
   torch.checked = model.get("show_torch");
   torch.addEventListener("change", () => {
     model.set("step", 0);
@@ -89,11 +90,11 @@ function headerView(model) {
     { class: "hv-header" },
     h("span", { class: "hv-title", text: model.get("title") }),
     status,
-    h("label", { class: "hv-muted" }, torch, " show forward() and gradient-ready markers"),
+    h("label", { class: "hv-muted" }, torch, ` ${t("timeline.torch_toggle")}`),
   );
   const draw = (step, total) => {
     torch.checked = model.get("show_torch");
-    status.textContent = `firing ${step} / ${total}`;
+    status.textContent = t("timeline.status", { step, total });
   };
   return { node, draw };
 }
@@ -103,7 +104,7 @@ const colX = (k) => GUTTER + k * col + col / 2;
 const laneY = (lane) => TOP + lane * ROW + ROW / 2;
 
 // The forward and backward bands behind the firings, each labelled.
-function phaseBands(svg, seq, backward, height) {
+function phaseBands(t, svg, seq, backward, height) {
   const firstBack = seq.findIndex((f) => backward.has(f.kind));
   const split = firstBack < 0 ? seq.length : firstBack;
   svg.append(
@@ -117,12 +118,12 @@ function phaseBands(svg, seq, backward, height) {
     }),
   );
   const label = (text, at) => {
-    const t = s("text", { x: at, y: 14, class: "hv-band-label" });
-    t.textContent = text;
-    return t;
+    const node = s("text", { x: at, y: 14, class: "hv-band-label" });
+    node.textContent = text;
+    return node;
   };
-  if (split > 0) svg.append(label("forward", GUTTER + 4));
-  if (split < seq.length) svg.append(label("backward", GUTTER + split * col + 4));
+  if (split > 0) svg.append(label(t("timeline.band_forward"), GUTTER + 4));
+  if (split < seq.length) svg.append(label(t("timeline.band_backward"), GUTTER + split * col + 4));
 }
 
 // forward() as an interval on its lane, from the start marker to the return marker:
@@ -149,23 +150,22 @@ function forwardIntervals(seq) {
 }
 
 // Firing k: its mark (ringed when its hook replaced a value) and a title that says what it was.
-function firingMark(f, k, lanes, meaning, kinds) {
+function firingMark(t, f, k, lanes, meaning, kinds) {
   const g = s("g", { class: "hv-firing", "data-seq": f.seq });
   if (f.replaced)
     g.append(s("circle", { cx: colX(k), cy: laneY(f.lane), r: 8, class: "hv-replaced" }));
   g.append(markShape(f.kind, kinds, colX(k), laneY(f.lane)));
   const title = s("title");
-  title.textContent = `#${k + 1} ${lanes[f.lane][0]}: ${meaning[f.kind]}${f.who === "user" ? ` (${f.name})` : ""}${f.replaced ? `, replaced ${f.replaced}` : ""}`;
+  const hook = f.who === "user" ? ` (${f.name})` : "";
+  const replaced = f.replaced ? `, ${t("timeline.replaced", { what: f.replaced })}` : "";
+  title.textContent = `#${k + 1} ${lanes[f.lane][0]}: ${meaning[f.kind]}${hook}${replaced}`;
   g.append(title);
   return g;
 }
 
 // The diagram: one lane per module, one column per firing, forward() as an interval on its lane.
-function diagramView(lanes, meaning, backward, kinds, onPick, onResize) {
-  const node = scrollable(
-    h("div", { class: "hv-diagram" }),
-    "hook firings, modules down and time across",
-  );
+function diagramView(t, { lanes, meaning, backward, kinds }, onPick, onResize) {
+  const node = scrollable(h("div", { class: "hv-diagram" }), t("timeline.diagram_region"));
   let marks = [];
   let intervals = []; // [index of forward() starting, bar]
   let cursor = null;
@@ -185,15 +185,15 @@ function diagramView(lanes, meaning, backward, kinds, onPick, onResize) {
       height,
       viewBox: `0 0 ${width} ${height}`,
       role: "img",
-      "aria-label": "hook firings: modules down, time across",
+      "aria-label": t("timeline.diagram_img"),
     });
-    phaseBands(svg, seq, backward, height);
+    phaseBands(t, svg, seq, backward, height);
     lanes.forEach(([name, depth], i) => {
-      const t = s("text", { x: 6 + depth * 10, y: laneY(i) + 4, class: "hv-lane-label" });
-      t.textContent = name;
+      const text = s("text", { x: 6 + depth * 10, y: laneY(i) + 4, class: "hv-lane-label" });
+      text.textContent = name;
       svg.append(
         s("line", { x1: GUTTER, x2: width, y1: laneY(i), y2: laneY(i), class: "hv-lane" }),
-        t,
+        text,
       );
     });
     intervals = forwardIntervals(seq);
@@ -207,7 +207,7 @@ function diagramView(lanes, meaning, backward, kinds, onPick, onResize) {
     });
     svg.append(cursor);
     marks = seq.map((f, k) => {
-      const g = firingMark(f, k, lanes, meaning, kinds);
+      const g = firingMark(t, f, k, lanes, meaning, kinds);
       g.addEventListener("click", () => onPick(k + 1));
       svg.append(g);
       return g;
@@ -243,9 +243,9 @@ function diagramView(lanes, meaning, backward, kinds, onPick, onResize) {
 }
 
 // The same firings as a numbered list, the current one highlighted.
-function listView(lanes, meaning, onPick) {
+function listView(t, lanes, meaning, onPick) {
   const list = h("ol", { class: "hv-list" });
-  const node = scrollable(h("div", { class: "hv-list-box" }, list), "hook firings in order");
+  const node = scrollable(h("div", { class: "hv-list-box" }, list), t("timeline.list_region"));
   let items = [];
 
   function build(seq) {
@@ -260,7 +260,12 @@ function listView(lanes, meaning, onPick) {
         h("span", { class: "hv-item-lane", text: lanes[f.lane][0] }),
         h("span", { class: "hv-item-what", text: meaning[f.kind] }),
         f.who === "user" ? h("span", { class: "hv-item-hook", text: f.name }) : null,
-        f.replaced ? h("span", { class: "hv-tag hv-warn", text: `replaced ${f.replaced}` }) : null,
+        f.replaced
+          ? h("span", {
+              class: "hv-tag hv-warn",
+              text: t("timeline.replaced", { what: f.replaced }),
+            })
+          : null,
       ),
     );
     list.replaceChildren(...items);
@@ -280,7 +285,7 @@ function listView(lanes, meaning, onPick) {
 }
 
 // What the current firing is, and one sentence that ties it to the moment around it.
-function explainView(lanes, meaning, backward) {
+function explainView(t, lanes, meaning, backward) {
   const node = h("div", { class: "hv-panel hv-explain" });
 
   function contextFor(seq, k) {
@@ -293,16 +298,14 @@ function explainView(lanes, meaning, backward) {
         .reverse()
         .find(([g]) => g.lane === f.lane && g.kind === "forward_return");
       return ret
-        ? `It runs after forward() of module ${lane} returned (firing ${ret[1] + 1}).`
-        : `It runs after forward() of module ${lane} returned.`;
+        ? t("timeline.after_return_at", { lane, firing: ret[1] + 1 })
+        : t("timeline.after_return", { lane });
     }
-    if (f.who === "user" && f.kind === "forward_pre")
-      return `forward() of module ${lane} has not started yet.`;
+    if (f.who === "user" && f.kind === "forward_pre") return t("timeline.before_forward", { lane });
     if (f.who === "user" && (f.kind === "backward" || f.kind === "backward_pre")) {
-      const later = seq.slice(k + 1).filter((g) => backward.has(g.kind)).length;
-      return later
-        ? `Backward is still running: ${later} more backward step${later === 1 ? "" : "s"} follow.`
-        : "This is the last backward step.";
+      const count = seq.slice(k + 1).filter((g) => backward.has(g.kind)).length;
+      if (!count) return t("timeline.backward_last");
+      return t(count === 1 ? "timeline.backward_more_one" : "timeline.backward_more", { count });
     }
     return "";
   }
@@ -310,20 +313,17 @@ function explainView(lanes, meaning, backward) {
   function draw(seq, step) {
     const f = step ? seq[step - 1] : null;
     if (!f) {
-      node.replaceChildren(
-        h("span", {
-          class: "hv-muted",
-          text: "Press play (space): the pass replays firing by firing. Circles are forward hooks, squares backward hooks, diamonds mark what torch itself is doing.",
-        }),
-      );
+      node.replaceChildren(h("span", { class: "hv-muted", text: t("timeline.intro") }));
       return;
     }
     const parts = [h("b", { text: `#${step} ${lanes[f.lane][0]}` }), ` · ${meaning[f.kind]}`];
     if (f.who === "user")
-      parts.push(h("span", { class: "hv-muted", text: ` · your hook ${f.name}` }));
+      parts.push(
+        h("span", { class: "hv-muted", text: ` · ${t("timeline.your_hook", { name: f.name })}` }),
+      );
     if (f.replaced)
       parts.push(
-        h("div", { class: "hv-warn", text: `Its return value replaced the ${f.replaced}.` }),
+        h("div", { class: "hv-warn", text: t("timeline.replaced_sentence", { what: f.replaced }) }),
       );
     const context = contextFor(seq, step - 1);
     if (context) parts.push(h("div", { class: "hv-muted", text: context }));
@@ -334,12 +334,13 @@ function explainView(lanes, meaning, backward) {
 }
 
 // What a screen reader hears after a step: the firing the explanation panel shows.
-function firingSentence(lanes, meaning, seq, step) {
+function firingSentence(t, lanes, meaning, seq, step) {
   const f = step ? seq[step - 1] : null;
-  if (!f) return `nothing fired yet, ${seq.length} firings to step through`;
-  const hook = f.who === "user" ? ` (your hook ${f.name})` : "";
-  const replaced = f.replaced ? `; its return value replaced the ${f.replaced}` : "";
-  return `firing ${step} of ${seq.length}: ${lanes[f.lane][0]}, ${meaning[f.kind]}${hook}${replaced}`;
+  if (!f) return t("timeline.say_start", { total: seq.length });
+  const hook = f.who === "user" ? ` (${t("timeline.your_hook", { name: f.name })})` : "";
+  const replaced = f.replaced ? `; ${t("timeline.say_replaced", { what: f.replaced })}` : "";
+  const what = `${lanes[f.lane][0]}, ${meaning[f.kind]}${hook}${replaced}`;
+  return t("timeline.say_step", { step, total: seq.length, what });
 }
 
 function revealIn(box, r, axis) {
@@ -361,26 +362,25 @@ function render({ model, el }) {
     .map(([lane, kind, who, name, replaced], seq) => ({ seq, lane, kind, who, name, replaced }));
   const sequence = () => (model.get("show_torch") ? all : all.filter((f) => f.who === "user"));
 
-  const root = widgetRoot("hv-timeline", "hook timeline: space plays and pauses, arrows step");
+  const t = words(model);
+  const root = widgetRoot("hv-timeline", t("timeline.root"), t);
   const player = createPlayer(model, {
     length: () => sequence().length,
     show: (step) => show(step),
   });
-  const controls = transport(model, player, "firings");
-  const header = headerView(model);
+  const controls = transport(model, player, t, t("timeline.noun"));
+  const header = headerView(t, model);
   const diagram = diagramView(
-    lanes,
-    meaning,
-    backward,
-    kinds,
+    t,
+    { lanes, meaning, backward, kinds },
     (step) => player.go(step),
     () => {
       diagram.build(sequence());
       show(player.step);
     },
   );
-  const explain = explainView(lanes, meaning, backward);
-  const list = listView(lanes, meaning, (step) => player.go(step));
+  const explain = explainView(t, lanes, meaning, backward);
+  const list = listView(t, lanes, meaning, (step) => player.go(step));
   const live = announcer();
   root.append(
     header.node,
@@ -388,11 +388,8 @@ function render({ model, el }) {
     diagram.node,
     explain.node,
     list.node,
-    legendView(model.get("legend"), kinds),
-    h("div", {
-      class: "hv-keys",
-      text: "space: play/pause · ←/→: step · Home/End: start/end · +/−: speed",
-    }),
+    legendView(t, model.get("legend"), kinds),
+    h("div", { class: "hv-keys", text: t("common.player_keys") }),
     live.node,
   );
   el.append(root);
@@ -414,7 +411,7 @@ function render({ model, el }) {
     root.dataset.current = f ? `${lanes[f.lane][0]} ${f.kind}` : "";
     controls.refresh(step, seq.length);
     explain.draw(seq, step);
-    const sentence = firingSentence(lanes, meaning, seq, step);
+    const sentence = firingSentence(t, lanes, meaning, seq, step);
     if (announced !== null && sentence !== announced) live.say(sentence);
     announced = sentence;
     diagram.reveal(step); // last: the layout is measured after every write

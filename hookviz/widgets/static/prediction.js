@@ -1,7 +1,7 @@
 // Prediction: the reader commits to an answer first. The page sends the choice (or the words)
 // to Python, which checks it and only then sends the verdict, the answer and the why: before
 // that, nothing of the answer is in the page.
-import { button, followTheme, h, takeKeys, widgetRoot } from "./common.js";
+import { button, followTheme, h, takeKeys, widgetRoot, words } from "./common.js";
 
 const LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
 
@@ -39,7 +39,7 @@ function questionView(model) {
 }
 
 // Multiple choice: one real button per choice; all reachable by Tab, arrows move between them.
-function choicesView(model, commit) {
+function choicesView(t, model, commit) {
   const items = model.get("choices").map((choice, i) => {
     const mark = h("span", { class: "hv-mark" });
     const node = h(
@@ -59,7 +59,7 @@ function choicesView(model, commit) {
   });
   const node = h(
     "div",
-    { class: "hv-choices", role: "group", "aria-label": "choices" },
+    { class: "hv-choices", role: "group", "aria-label": t("prediction.choices") },
     items.map((it) => it.node),
   );
   const key = (event) => {
@@ -85,20 +85,15 @@ function choicesView(model, commit) {
       it.node.classList.toggle("hv-chosen", isChosen);
       it.node.classList.toggle("hv-right", isRight);
       it.node.classList.toggle("hv-wrong", isChosen && !isRight);
-      const says = isChosen
+      const which = isChosen
         ? isRight
-          ? "your choice, right"
-          : "your choice, not right"
+          ? "chosen_right"
+          : "chosen_wrong"
         : isRight
-          ? "the right answer"
+          ? "answer"
           : "";
-      it.mark.textContent = isChosen
-        ? isRight
-          ? "✓ your choice"
-          : "✗ your choice"
-        : isRight
-          ? "✓ answer"
-          : "";
+      const says = which ? t(`prediction.says_${which}`) : "";
+      it.mark.textContent = which ? t(`prediction.mark_${which}`) : "";
       it.node.setAttribute(
         "aria-label",
         `${LETTERS[i]}: ${spoken(it.choice)}${says ? ` (${says})` : ""}`,
@@ -111,12 +106,12 @@ function choicesView(model, commit) {
 }
 
 // Short answer: an input and a Check button; Enter checks.
-function shortAnswerView(model, commit, note) {
+function shortAnswerView(t, model, commit, note) {
   const input = h("input", {
     type: "text",
     class: "hv-answer-input",
-    "aria-label": "your prediction",
-    placeholder: "your prediction",
+    "aria-label": t("prediction.input"),
+    placeholder: t("prediction.input"),
     autocomplete: "off",
     spellcheck: "false",
   });
@@ -124,15 +119,15 @@ function shortAnswerView(model, commit, note) {
     if (input.readOnly) return;
     const text = input.value.trim();
     if (!text) {
-      note("Write a prediction first.");
+      note(t("prediction.write_first"));
       input.focus();
       return;
     }
     commit({ action: "answer", text });
   };
-  const check = button("Check", submit, {
+  const check = button(t("prediction.check"), submit, {
     cls: "hv-with-text hv-check",
-    title: "Check my prediction (Enter)",
+    title: t("prediction.check_title"),
   });
   const mark = h("span", { class: "hv-mark" });
   const key = (event) => {
@@ -151,13 +146,15 @@ function shortAnswerView(model, commit, note) {
     const correct = model.get("correct");
     node.classList.toggle("hv-right", answered && correct === true);
     node.classList.toggle("hv-wrong", answered && correct === false);
-    mark.textContent = answered ? (correct ? "✓ right" : "✗ not quite") : "";
+    mark.textContent = answered
+      ? t(correct ? "prediction.mark_right" : "prediction.mark_wrong")
+      : "";
   };
   return { node, draw, key, first: () => input };
 }
 
 // The verdict (announced), the right answer, then the why. Empty until Python sends them.
-function resultView(model) {
+function resultView(t, model) {
   const verdict = h("div", { class: "hv-verdict", role: "status", "aria-live": "polite" });
   const answer = h("div", { class: "hv-answer" });
   const why = h("div", { class: "hv-why" });
@@ -178,23 +175,23 @@ function resultView(model) {
       ? `${LETTERS[right]}: ${choices[right]}`
       : model.get("answer_text");
     const yours = choices.length
-      ? `you chose ${LETTERS[model.get("chosen")]}`
-      : `you wrote “${model.get("given")}”`;
+      ? t("prediction.you_chose", { letter: LETTERS[model.get("chosen")] })
+      : t("prediction.you_wrote", { text: model.get("given") });
     verdict.textContent = correct
-      ? `✓ Right! The answer is ${spoken(label)}.`
-      : `✗ Not quite: ${yours}; the answer is ${spoken(label)}.`;
+      ? t("prediction.verdict_right", { answer: spoken(label) })
+      : t("prediction.verdict_wrong", { yours, answer: spoken(label) });
     verdict.classList.toggle("hv-right", correct);
     verdict.classList.toggle("hv-wrong", !correct);
     answer.replaceChildren(
       h(
         "span",
-        { class: "hv-label", text: "Answer " },
+        { class: "hv-label", text: `${t("prediction.answer")} ` },
         choices.length ? h("span", { class: "hv-letter", text: LETTERS[right] }) : null,
       ),
       h("span", {}, inline(choices.length ? choices[right] : `\`${model.get("answer_text")}\``)),
     );
     why.replaceChildren(
-      h("div", { class: "hv-label", text: "Why" }),
+      h("div", { class: "hv-label", text: t("prediction.why") }),
       ...paragraphs(model.get("why")),
     );
   };
@@ -202,34 +199,35 @@ function resultView(model) {
 }
 
 function render({ model, el }) {
-  const root = widgetRoot(
-    "hv-prediction",
-    "prediction: commit to an answer, then see the right one and why",
-  );
+  const t = words(model);
+  const root = widgetRoot("hv-prediction", t("prediction.root"), t);
   const cleanups = [followTheme(root, model)];
   const note = h("div", { class: "hv-muted hv-note" });
   let pending = false;
   const commit = (content) => {
     if (pending || model.get("state") !== "open") return;
     pending = true;
-    note.textContent = "Checking…";
+    note.textContent = t("prediction.checking");
     draw();
     model.send(content);
   };
   const question = questionView(model);
   const multiple = model.get("choices").length > 0;
   const ask = multiple
-    ? choicesView(model, commit)
-    : shortAnswerView(model, commit, (text) => {
+    ? choicesView(t, model, commit)
+    : shortAnswerView(t, model, commit, (text) => {
         note.textContent = text;
       });
-  const result = resultView(model);
+  const result = resultView(t, model);
   root.append(
     h(
       "div",
       { class: "hv-header" },
-      h("span", { class: "hv-title", text: "Predict, then run" }),
-      h("span", { class: "hv-muted hv-kind", text: multiple ? "choose one" : "short answer" }),
+      h("span", { class: "hv-title", text: t("prediction.title") }),
+      h("span", {
+        class: "hv-muted hv-kind",
+        text: t(multiple ? "prediction.kind_choice" : "prediction.kind_short"),
+      }),
     ),
     question.node,
     ask.node,
