@@ -234,5 +234,5 @@ def test_the_korean_card_has_korean_labels_and_says_its_language(fresh_kernel, c
 def test_words_fill_placeholders_and_name_a_missing_key() -> None:
     assert words("checks.raised", "en", function="f", error="E: x") == "f raised E: x"
     assert words("checks.raised", "ko", function="f", error="E: x").startswith("f 함수에서")
-    with pytest.raises(KeyError, match="en.toml and ko.toml"):
+    with pytest.raises(KeyError, match="en.py and ko.py"):
         words("checks.no_such_key")
