@@ -583,18 +583,24 @@ def _module_label(path: str, root_name: str) -> str:
     return words("inspect.root", root=root_name) if path == "" else path
 
 
+def kind_words(kind: str) -> str:
+    """A hook kind in words: 'forward pre' ('순전파 사전' in Korean)."""
+    return words(f"kind_words.{kind}") if has(f"kind_words.{kind}") else kind.replace("_", " ")
+
+
 def describe_hooks_left(infos, root_name: str) -> str:
     """'2 hooks are left: a forward hook on 1, a backward hook on the root (Net)'."""
     parts = []
     for info in infos:
         if info.target == "global":
-            kind = info.kind.removeprefix("global_").replace("_", " ")
+            kind = kind_words(info.kind.removeprefix("global_"))
             parts.append(words("inspect.global_hook", kind=kind, name=info.name))
             continue
         where = info.where
         if info.target == "module":
             where = _module_label(info.path, root_name)
-        parts.append(words("inspect.hook_on", kind=info.kind, name=info.name, where=where))
+        kind = words(f"kind.{info.kind}") if has(f"kind.{info.kind}") else info.kind
+        parts.append(words("inspect.hook_on", kind=kind, name=info.name, where=where))
     shown = words("values.list_sep").join(parts[:4]) + (
         words("inspect.and_more", count=len(parts) - 4) if len(parts) > 4 else ""
     )

@@ -77,7 +77,7 @@ def forward_hooks_wrong(model: torch.nn.Module, paths: list[str], hint: str | Hi
     problems = []
     wrong_kind = [i for i in infos if i.kind != "forward"]
     if wrong_kind:
-        kinds = sorted({i.kind.replace("_", " ") for i in wrong_kind})
+        kinds = sorted({diagnose.kind_words(i.kind) for i in wrong_kind})
         problems.append(
             words(
                 f"inspect.other_kind_{_one_or_many(wrong_kind)}",

@@ -101,6 +101,17 @@ WORDS: dict[str, str] = {
     "inspect.global_hook": "a global {kind} hook {name} (on every module)",
     "inspect.hook_on": "{kind} hook {name} on {where}",
     "inspect.and_more": ", and {count} more",
+    # -- kind: a hook's kind as a ✗ line names it (hookviz.hook_kinds owns the kinds)
+    "kind.forward_pre": "forward_pre",
+    "kind.forward": "forward",
+    "kind.backward_pre": "backward_pre",
+    "kind.backward": "backward",
+    "kind.tensor": "tensor",
+    "kind_words.forward_pre": "forward pre",
+    "kind_words.forward": "forward",
+    "kind_words.backward_pre": "backward pre",
+    "kind_words.backward": "backward",
+    "kind_words.tensor": "tensor",
     # -- diagnosis
     "diagnosis.called_at_registration": "it called {hook}(...) inside register_*_hook(...), so the hook ran once, there, with the arguments written in that call",
     "diagnosis.plain_tensor": "it assigned a plain tensor to {name}, which the module holds as a Parameter",

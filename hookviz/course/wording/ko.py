@@ -102,6 +102,17 @@ WORDS: dict[str, str] = {
     "inspect.global_hook": "전역 {kind} 훅 {name}(모든 모듈에서 실행됨)",
     "inspect.hook_on": "{where}에 있는 {kind} 훅 {name}",
     "inspect.and_more": ", 그 밖에 {count}개",
+    # -- kind: a hook's kind as a ✗ line names it (hookviz.hook_kinds owns the kinds)
+    "kind.forward_pre": "순전파 사전",
+    "kind.forward": "순전파",
+    "kind.backward_pre": "역전파 사전",
+    "kind.backward": "역전파",
+    "kind.tensor": "Tensor",
+    "kind_words.forward_pre": "순전파 사전",
+    "kind_words.forward": "순전파",
+    "kind_words.backward_pre": "역전파 사전",
+    "kind_words.backward": "역전파",
+    "kind_words.tensor": "Tensor",
     # -- diagnosis
     "diagnosis.called_at_registration": "register_*_hook(...) 안에서 {hook}(...) 함수를 호출했습니다. 그래서 훅이 그 자리에서, 그 호출에 적힌 인자로 한 번 실행되었습니다",
     "diagnosis.plain_tensor": "모듈이 Parameter로 가지고 있는 {name} 속성에 일반 Tensor를 대입했습니다",
