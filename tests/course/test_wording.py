@@ -46,6 +46,14 @@ def test_every_language_has_the_same_keys_and_placeholders() -> None:
             )
 
 
+def test_every_text_fills_with_its_placeholders_in_every_language() -> None:
+    for lang in language.LANGUAGES:
+        for key, text in table(lang).items():
+            values = {name: f"<{name}>" for name in PLACEHOLDER.findall(text)}
+            filled = words(key, lang, **values)  # a placeholder may be called key or lang
+            assert all(value in filled for value in values.values()) and "{" not in filled
+
+
 def test_no_korean_particle_follows_a_placeholder() -> None:
     # A particle whose form depends on the sound before it cannot follow a name we insert.
     chosen_by_sound = re.compile(

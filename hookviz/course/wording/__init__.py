@@ -25,7 +25,7 @@ def table(lang: str) -> dict[str, str]:
     return importlib.import_module(f"{__name__}.{lang}").WORDS
 
 
-def words(key: str, lang: str | None = None, **values: object) -> str:
+def words(key: str, lang: str | None = None, /, **values: object) -> str:
     """The text of ``key`` in ``lang`` (default: the course's language), its placeholders filled."""
     texts = table(lang or language.current_language())
     if key not in texts:
