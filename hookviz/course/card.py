@@ -19,6 +19,7 @@ from typing import Any
 from .conventions import FAIL_MARK as FAILED
 from .conventions import NOT_DONE_MARK as NOT_DONE
 from .conventions import PASS_MARK as PASSED
+from .wording import every_language, words
 
 __all__ = ["card_html", "say", "show"]
 
@@ -81,10 +82,16 @@ class _Item:
     fields: list[tuple[str, list[str]]] = field(default_factory=list)  # (label, lines)
 
 
-_LABELS = ("Why:", "Hint:", "More:", "Code:", "Stuck?")
+_ROLES = ("why", "hint", "more", "code", "stuck")  # a line's label, in every language, by its role
+
+
+def _labels() -> list[tuple[str, str]]:
+    """(a line's prefix, its role) in every language hookviz speaks: "Hint:" and "힌트:" -> hint."""
+    return [(text, role) for role in _ROLES for text in every_language(f"label.{role}")]
 
 
 def _items(lines: list[str]) -> list[_Item]:
+    labels = _labels()
     items: list[_Item] = []
     for line in "\n".join(lines).split("\n"):
         if line[:1] in _MARKS and line[1:2] == " ":
@@ -98,11 +105,11 @@ def _items(lines: list[str]) -> list[_Item]:
         item = items[-1]
         if line.startswith("    "):
             body = line[4:]
-            label = next((lab for lab in _LABELS if body.startswith(lab)), None)
+            label = next(((text, role) for text, role in labels if body.startswith(text)), None)
             if label is not None:
-                rest = body[len(label) :].strip()
-                item.fields.append((label, [rest] if rest else []))
-            elif item.fields and item.fields[-1][0] == "Code:" and body.startswith("    "):
+                rest = body[len(label[0]) :].strip()
+                item.fields.append((label[1], [rest] if rest else []))
+            elif item.fields and item.fields[-1][0] == "code" and body.startswith("    "):
                 item.fields[-1][1].append(body[4:])
             else:
                 item.fields.append(("", [body]))
@@ -141,7 +148,12 @@ body:not([data-jp-theme-light]) .hv-card pre{background:#2b2b2b}}
 
 def card_html(lines: list[str]) -> str:
     """The card of ``lines`` (what checks said), as self-contained HTML (deterministic)."""
-    parts = [_STYLE, '<div class="hv-card" role="group" aria-label="check results"><ul>']
+    lang = words("card.lang")
+    lang = f' lang="{lang}"' if lang != "en" else ""  # English cards stay as they always were
+    parts = [
+        _STYLE,
+        f'<div class="hv-card"{lang} role="group" aria-label="{words("card.results")}"><ul>',
+    ]
     for item in _items(lines):
         if item.kind == "text":
             text = "\n".join(line for _, block in item.fields for line in block)
@@ -152,26 +164,27 @@ def card_html(lines: list[str]) -> str:
         hint: list[str] = []
         for label, block in item.fields:
             text = html.escape("\n".join(block))
-            if label == "Why:":
-                body.append(f'<div class="hv-muted">Why: {text}</div>')
-            elif label == "Hint:":
-                if text == "as above.":
-                    body.append('<div class="hv-muted">Hint: as above.</div>')
+            if label == "why":
+                body.append(f'<div class="hv-muted">{words("label.why")} {text}</div>')
+            elif label == "hint":
+                if text in every_language("label.as_above"):
+                    same = f"{words('label.hint')} {words('label.as_above')}"
+                    body.append(f'<div class="hv-muted">{same}</div>')
                 else:
-                    hint.append(f"<details><summary>Hint</summary><div>{text}</div>")
-            elif label == "More:":
-                hint.append(f"<details><summary>More</summary><div>{text}</div></details>")
-            elif label == "Code:":
-                hint.append(f"<details><summary>Code</summary><pre>{text}</pre></details>")
-            elif label == "Stuck?":
+                    hint.append(_opened("hint", text, "div"))
+            elif label == "more":
+                hint.append(_opened("more", text, "div") + "</details>")
+            elif label == "code":
+                hint.append(_opened("code", text, "pre") + "</details>")
+            elif label == "stuck":
                 if hint:
                     body.append("".join(hint) + "</details>")
                     hint = []
-                body.append(f'<div class="hv-muted">Stuck? {text}</div>')
+                body.append(f'<div class="hv-muted">{words("label.stuck")} {text}</div>')
             else:
                 body.append(f"<div>{text}</div>")
         if hint:
-            opened = hint[0].startswith("<details><summary>Hint")
+            opened = hint[0].startswith(f"<details><summary>{words('card.hint')}</summary>")
             body.append("".join(hint) + ("</details>" if opened else ""))
         parts.append(
             f'<li class="hv-{item.kind}"><span class="hv-mark" aria-hidden="true">{mark}</span>'
@@ -183,5 +196,10 @@ def card_html(lines: list[str]) -> str:
 
 def _spoken(kind: str) -> str:
     """What a screen reader says for a mark (the mark itself is hidden from it)."""
-    word = {"pass": "passed", "fail": "failed", "todo": "not done yet"}[kind]
+    word = words({"pass": "card.passed", "fail": "card.failed", "todo": "card.todo"}[kind])
     return f'<span style="position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)">{word}: </span>'
+
+
+def _opened(role: str, text: str, tag: str) -> str:
+    """A hint's level folded behind its label: ``<details><summary>Hint</summary><div>...``."""
+    return f"<details><summary>{words('card.' + role)}</summary><{tag}>{text}</{tag}>"

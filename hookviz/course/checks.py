@@ -65,6 +65,7 @@ from .values import (
     same_values,
     without_addresses,
 )
+from .wording import words
 
 __all__ = [  # what check cells use: checks.Check, checks.difference, ...
     "CODE_LEVEL",
@@ -96,11 +97,9 @@ __all__ = [  # what check cells use: checks.Check, checks.difference, ...
 ]
 
 PASSED, FAILED, NOT_DONE = PASS_MARK, FAIL_MARK, NOT_DONE_MARK
-TODO_ADVICE = (
-    "Write your answer where it says YOUR CODE HERE, run that cell, then run this check again."
-)
-RERUN_ADVICE = "Fix your answer, run its cell, then run this check again."
-_ERROR_HINT = Hint(RERUN_ADVICE, key="an error")
+TODO_ADVICE = words("checks.todo_advice", "en")  # the English; a card says it in its language
+RERUN_ADVICE = words("hint.rerun.nudge", "en")
+_ERROR_HINT = diagnose.worded("rerun", key="an error")
 
 
 class _Stopped:
@@ -156,9 +155,7 @@ def hint(name: str | None = None, lang: str | None = None) -> None:
     if name is None:
         name = next(reversed(_KERNEL.failed), None) if _KERNEL.failed else None
         if name is None:
-            print(
-                "No check has failed yet in this kernel. Ask for one: checks.hint('print_module')."
-            )
+            print(words("checks.no_failure_yet", lang))
             return
     if type(name) is not str:
         raise TypeError(
@@ -173,16 +170,15 @@ def hint(name: str | None = None, lang: str | None = None) -> None:
         entries = [(key, h) for key, h in hints.get(name, {}).items() if h.nudge]
     if not entries:
         known = sorted(_KERNEL.hints)
-        print(
-            f"No hints for {name!r}"
-            + (f"; this assignment has hints for {', '.join(known)}." if known else ".")
-        )
+        if known:
+            print(words("checks.no_hints_known", lang, name=repr(name), known=", ".join(known)))
+        else:
+            print(words("checks.no_hints", lang, name=repr(name)))
         return
-    what = "the checks that failed" if failed else "every check"
-    print(f"Hints for {name}, all levels ({what}):")
+    print(words("checks.hints_failed" if failed else "checks.hints_every", lang, name=name))
     for claim, h in entries:
         print(f"- {claim}")
-        for line in hint_lines(h, CODE_LEVEL):
+        for line in hint_lines(h, CODE_LEVEL, lang):
             print(line)
 
 
@@ -204,19 +200,11 @@ def setup_ran(name: str = "", *, needs: tuple[str, ...] = ()) -> None:
     """
     names = sys._getframe(1).f_globals
     if name and _KERNEL.assignment != name:
-        raise SetupNotRun(
-            f"{NOT_DONE} The setup cell has not run in this kernel (a new kernel, or one just "
-            f'restarted). Run the setup cell near the top, the one ending with checks.assignment("{name}"), '
-            "then the cells below it down to this one, then this check again."
-        )
+        raise SetupNotRun(f"{NOT_DONE} " + words("checks.setup_not_run", name=name))
     missing = [n for n in needs if n not in names]
     if missing:
-        verb = "is" if len(missing) == 1 else "are"
-        raise SetupNotRun(
-            f"{NOT_DONE} {listing(missing)} {verb} not defined in this kernel yet: run the cells "
-            "above this one from the top (the setup cell first, then the cells that define "
-            f"{'it' if len(missing) == 1 else 'them'}), then this check again."
-        )
+        key = "checks.needs_one" if len(missing) == 1 else "checks.needs_many"
+        raise SetupNotRun(f"{NOT_DONE} " + words(key, names=listing(missing)))
 
 
 class NotDefinedYet(NameError):
@@ -230,9 +218,7 @@ class _Placeholder:
         self.name = name
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        raise NotDefinedYet(
-            f"{self.name} is not defined yet: run the cell where you write it, then run this again."
-        )
+        raise NotDefinedYet(words("checks.not_defined", name=self.name))
 
     def __repr__(self) -> str:
         return f"<{self.name}: not defined yet>"
@@ -280,7 +266,7 @@ def sentinel(grade_id: str) -> None:
 def not_done_line(root: BaseException, answer: str) -> str | None:
     """The ○ line for an answer not written yet (its stub raised) or not defined yet, else None."""
     if type(root) is NotImplementedError and is_stub(root):
-        return f"{NOT_DONE} {failing_function(root, answer)}: not done yet. {TODO_ADVICE}"
+        return f"{NOT_DONE} " + _not_done(failing_function(root, answer))
     if type(root) is NotDefinedYet:
         return f"{NOT_DONE} {root}"
     return None
@@ -292,23 +278,21 @@ def try_it(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         return fn(*args, **kwargs)
     except Exception as error:
         root = root_cause(error)
-        not_done = not_done_line(root, "your answer")
+        not_done = not_done_line(root, words("checks.your_answer"))
         if not_done is not None:
             card.say(not_done)
         elif type(root) is NameError and unknown_name(root):
-            card.say(
-                f"{NOT_DONE} {unknown_name(root)} is not defined yet: run the cell where you "
-                "write it, then run this cell again."
-            )
+            card.say(f"{NOT_DONE} " + words("checks.not_defined_cell", name=unknown_name(root)))
         else:
-            card.say(
-                without_addresses(
-                    f"{FAILED} {failing_function(root, 'your answer')} raised {raised_text(error)}"
-                )
-            )
+            function = failing_function(root, words("checks.your_answer"))
+            raised = words("checks.raised", function=function, error=raised_text(error))
+            card.say(without_addresses(f"{FAILED} {raised}"))
             found = diagnose.explain_error(root)
             if found is not None:
-                card.say(without_addresses(f"    {found.problem}\n    Hint: {found.hint.nudge}"))
+                nudge = diagnose.in_language(found.hint).nudge
+                card.say(
+                    without_addresses(f"    {found.problem}\n    {words('label.hint')} {nudge}")
+                )
         return None
 
 
@@ -363,7 +347,8 @@ class Lines:
         if problem is None:
             self.passed += 1
             if self.hidden is None:
-                card.say(f"{PASSED} {claim}" + (f"\n    Why: {explanation}" if explanation else ""))
+                why_line = f"\n    {words('label.why')} {explanation}" if explanation else ""
+                card.say(f"{PASSED} {claim}" + why_line)
             return True
         if stop:
             self.stopped = True
@@ -375,15 +360,14 @@ class Lines:
         lines = [f"{FAILED} {claim}"] + ([f"    {problem}"] if problem else [])
         shown = found.key or claim
         if shown in self._hints_shown:
-            lines.append("    Hint: as above.")
+            lines.append(f"    {words('label.hint')} {words('label.as_above')}")
         else:
             self._hints_shown.add(shown)
             lines += hint_lines(found, level)
         if level < CODE_LEVEL and found.code and not self._offered_help:
             self._offered_help = True
-            lines.append(
-                f'    Stuck? checks.hint("{self.answer}") shows code, as does the 3rd failed run of this check.'
-            )
+            stuck = words("checks.stuck", answer=self.answer)
+            lines.append(f"    {words('label.stuck')} {stuck}")
         card.say(without_addresses("\n".join(lines)))
         return False
 
@@ -427,7 +411,8 @@ class Check:
         for name in answers:
             if name not in names or isinstance(names[name], _Placeholder):
                 self.lines.stop(
-                    f"{NOT_DONE} {name} is not defined yet: run the cell where you write it, then run this check again."
+                    f"{NOT_DONE} "
+                    + words("checks.not_defined_check", name=name)
                     + _defined_instead(name, names)
                 )
                 # The rest of the cell names the answer (check.run(visit_order, ...)): a
@@ -438,8 +423,9 @@ class Check:
             if not callable(names[name]):
                 self.lines.failed += 1
                 self.lines.stop(
-                    f"{FAILED} {name} should be a function, but it is {describe(names[name])}.\n"
-                    f"    Hint: define it with `def {name}(...):` and run that cell again."
+                    f"{FAILED} "
+                    + words("checks.not_a_function", name=name, value=describe(names[name]))
+                    + f"\n    {words('label.hint')} {words('checks.define_it', name=name)}"
                 )
                 return
 
@@ -478,7 +464,8 @@ class Check:
                 self.lines.stop(not_done)
                 return STOPPED
             found = diagnose.explain_error(root)
-            claim = f"{failing_function(root, self.answer)} raised {raised_text(root)}"
+            function = failing_function(root, self.answer)
+            claim = words("checks.raised", function=function, error=raised_text(root))
             if found is None:
                 self.lines.report("", claim, _ERROR_HINT)
             else:
@@ -511,16 +498,17 @@ class Check:
                 and is_stub(root)
                 and error_type is not NotImplementedError
             ):
-                self.lines.stop(
-                    f"{NOT_DONE} {failing_function(root, self.answer)}: not done yet. {TODO_ADVICE}"
-                )
+                self.lines.stop(f"{NOT_DONE} " + _not_done(failing_function(root, self.answer)))
                 return False
             return self.lines.report(
-                None if isinstance(error, error_type) else f"it raised {raised_text(error)}",
+                None
+                if isinstance(error, error_type)
+                else words("checks.it_raised", error=raised_text(error)),
                 claim,
                 hint,
             )
-        return self.lines.report(f"it did not raise (expected {error_type.__name__})", claim, hint)
+        problem = words("checks.did_not_raise", error=error_type.__name__)
+        return self.lines.report(problem, claim, hint)
 
     # -- expectations ----------------------------------------------------------------------
 
@@ -574,7 +562,9 @@ class Check:
         if type(value) is expected_type:
             return self.lines.report(None, claim, hint)
         return self.lines.report(
-            f"it is {describe(value)}, expected {article(expected_type.__name__)}",
+            words(
+                "checks.is_type", value=describe(value), expected=article(expected_type.__name__)
+            ),
             claim,
             hint,
             stop=True,  # the checks after this one need a value of the right type
@@ -603,7 +593,7 @@ class Check:
     def no_hooks_left(
         self,
         model: torch.nn.Module,
-        claim: str = "no hook is left on the model",
+        claim: str | None = None,
         *,
         keep: tuple[Any, ...] = (),
         hint: str | Hint | None = None,
@@ -620,12 +610,13 @@ class Check:
         if self.stopped:
             return False
         problem, found = inspections.hooks_left(model, keep, hint)
+        claim = claim or words("checks.claim_no_hooks_left")
         return self.lines.report(problem, claim, found, stop=stop)
 
     def trainable(
         self,
         model: torch.nn.Module,
-        claim: str = "every parameter still trains: it requires grad, and an optimizer step changes it",
+        claim: str | None = None,
     ) -> bool:
         """✓ when every parameter of ``model`` requires grad and one SGD step changes it.
 
@@ -634,7 +625,7 @@ class Check:
         if self.stopped:
             return False
         problem, found = inspections.untrainable(model)
-        return self.lines.report(problem, claim, found)
+        return self.lines.report(problem, claim or words("checks.claim_trainable"), found)
 
     def forward_hooks_on(
         self, model: torch.nn.Module, paths: list[str], claim: str, hint: str | Hint
@@ -649,23 +640,19 @@ class Check:
         problem, found = inspections.forward_hooks_wrong(model, paths, hint)
         return self.lines.report(problem, claim, found)
 
-    def writes_each_parameter_once(
-        self, trace: Any, claim: str = "each parameter is written exactly once"
-    ) -> bool:
+    def writes_each_parameter_once(self, trace: Any, claim: str | None = None) -> bool:
         """✓ when the ``hv.trace_apply`` trace wrote every parameter once; a ✗ says which, how often, where."""
         if self.stopped or trace is STOPPED:
             return False
         problem, found = inspections.parameter_writes_wrong(trace)
-        return self.lines.report(problem, claim, found)
+        return self.lines.report(problem, claim or words("checks.claim_written_once"), found)
 
-    def no_writes_through_data(
-        self, trace: Any, claim: str = "autograd saw every change (no .data)"
-    ) -> bool:
+    def no_writes_through_data(self, trace: Any, claim: str | None = None) -> bool:
         """✓ when no parameter change in the trace went through ``.data``."""
         if self.stopped or trace is STOPPED:
             return False
         problem, found = inspections.writes_through_data(trace)
-        return self.lines.report(problem, claim, found)
+        return self.lines.report(problem, claim or words("checks.claim_no_data"), found)
 
     def same_parameter_objects(
         self, model: torch.nn.Module, originals: list[torch.Tensor], claim: str
@@ -710,14 +697,13 @@ def _defined_instead(name: str, names: dict[str, Any]) -> str:
         return ""
     close = difflib.get_close_matches(name, mine, n=1, cutoff=0.6)
     if close:
-        return (
-            f"\n    This check looks for a function named {name}; the notebook defines "
-            f"{close[0]}, a close name. If you renamed it, give it back the name {name}."
-        )
-    return (
-        f"\n    This check looks for a function named {name}; the notebook defines "
-        f"{listing(mine)}, and none of them is {name}."
-    )
+        return "\n    " + words("checks.defined_close", name=name, close=close[0])
+    return "\n    " + words("checks.defined_other", name=name, mine=listing(mine))
+
+
+def _not_done(function: str) -> str:
+    """'print_module: not done yet. Write your answer ...', in the course's language."""
+    return words("checks.not_done", function=function, advice=words("checks.todo_advice"))
 
 
 def _defined_by_answer_cell(name: str, value: Any) -> bool:

@@ -14,7 +14,9 @@ from __future__ import annotations
 import re
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+from .wording import has, words
 
 
 @dataclass(frozen=True)
@@ -44,172 +46,149 @@ class Diagnosis:
     hint: Hint
 
 
+_WORDED: dict[str, str] = {}  # a diagnosis hint's key -> its name in the wording tables
+
+
+def worded(name: str, key: str, code: str = "") -> Hint:
+    """A diagnosed mistake's hint, its words from the wording table (English; see ``in_language``)."""
+    _WORDED[key] = name
+    more = f"hint.{name}.more"
+    return Hint(
+        words(f"hint.{name}.nudge", "en"),
+        words(more, "en") if has(more, "en") else "",
+        code,
+        key=key,
+    )
+
+
+def in_language(hint: Hint, lang: str | None = None) -> Hint:
+    """``hint`` in ``lang`` (default: the course's) when it is one of the diagnoses' own hints."""
+    name = _WORDED.get(hint.key)
+    if name is None or hint.nudge != words(f"hint.{name}.nudge", "en"):
+        return hint  # a course's own hint (hints files translate themselves)
+    more = f"hint.{name}.more"
+    return replace(
+        hint,
+        nudge=words(f"hint.{name}.nudge", lang),
+        more=words(more, lang) if hint.more and has(more, lang) else hint.more,
+    )
+
+
 # -- errors an answer raises ------------------------------------------------------------------
 
-LEAF_IN_PLACE = Hint(
+LEAF_IN_PLACE = worded(
+    "leaf_in_place",
     key="diagnosis: in-place change of a parameter under autograd",
-    nudge="Autograd tracks every parameter, and refuses an in-place change to one while it is "
-    "recording. Switch recording off around the change: read about torch.no_grad() in the torch "
-    "docs (or use an nn.init function, which does it for you).",
-    more="Put the loop that changes the parameters inside a `with torch.no_grad():` block; "
-    "do not reach for .data, which hides the change from autograd instead.",
     code="with torch.no_grad():\n    for param in module.parameters(recurse=False):\n        param.fill_(1.0)",
 )
 
-GRAD_INPUT_IS_NONE = Hint(
+GRAD_INPUT_IS_NONE = worded(
+    "grad_input_is_none",
     key="diagnosis: grad_input holds None",
-    nudge="grad_input holds the gradients with respect to the module's inputs, and an input that "
-    "needs no gradient gets None: the first layer's input x does not require grad. The gradient "
-    "with respect to the layer's output is the other argument, grad_output. See "
-    "Module.register_full_backward_hook in the torch docs.",
-    more="Use grad_output[0], which is never None for a layer whose output reaches the loss.",
     code="def keep(module, grad_input, grad_output, path=path):\n    norms[path] = grad_output[0].norm().item()",
 )
 
-GRAD_IS_NONE = Hint(
+GRAD_IS_NONE = worded(
+    "grad_is_none",
     key="diagnosis: .grad is None",
-    nudge="A tensor's .grad stays None until backward has reached it, and for a tensor that is not "
-    "a leaf (an activation) unless retain_grad() was called on it before backward. Read the "
-    "gradient where it arrives instead (in a hook, from its gradient argument), or call "
-    "retain_grad() on that tensor during the forward pass.",
 )
 
-HOOK_SIGNATURE = Hint(
+HOOK_SIGNATURE = worded(
+    "hook_signature",
     key="diagnosis: hook signature",
-    nudge="PyTorch calls each kind of hook with its own arguments: a forward pre-hook as "
-    "hook(module, inputs), a forward hook as hook(module, inputs, output), a full backward hook as "
-    "hook(module, grad_input, grad_output), a tensor hook as hook(grad). Check that the function "
-    "you registered takes the arguments of the kind you registered it as.",
 )
 
-NOT_A_FUNCTION = Hint(
+NOT_A_FUNCTION = worded(
+    "not_a_function",
     key="diagnosis: registered a call's result",
-    nudge="register_*_hook needs the function itself. Writing hook(...) inside the call runs the "
-    "function once and registers what it returned (often None).",
     code="module.register_forward_hook(hook)   # no parentheses after hook",
 )
 
-WEIGHT_LAYOUT = Hint(
+WEIGHT_LAYOUT = worded(
+    "weight_layout",
     key="diagnosis: W's layout",
-    nudge="W is stored like nn.Linear's weight, (out_features, in_features), so a batch x of shape "
-    "(n, in_features) is multiplied by W transposed. See torch.nn.Linear in the torch docs.",
     code="return inputs[0] @ module.W.T + module.b",
 )
 
-FULL_HOOK_IN_PLACE = Hint(
+FULL_HOOK_IN_PLACE = worded(
+    "full_hook_in_place",
     key="diagnosis: full backward hook and an in-place op",
-    nudge="A full backward hook wraps the module's output, and a later in-place op (such as "
-    "ReLU(inplace=True)) may not modify that wrapped output. A tensor hook on the output "
-    "(registered from a forward hook) sees the same gradient and survives in-place ops.",
 )
 
-TUPLE_INPUTS = Hint(
+TUPLE_INPUTS = worded(
+    "tuple_inputs",
     key="diagnosis: inputs is a tuple",
-    nudge="inputs is the tuple of positional arguments the module was called with, even when there "
-    "is only one: the input tensor is its first item.",
     code="x = inputs[0]",
 )
 
-COPY_SHAPE = Hint(
+COPY_SHAPE = worded(
+    "copy_shape",
     key="diagnosis: copy_ from a tensor of another shape",
-    nudge="copy_ needs a source that broadcasts to the parameter's shape. A tensor of a fixed shape "
-    "fits one model only: build the source from the parameter itself, or use fill_, which needs "
-    "no shape at all.",
     code="param.fill_(1.0)   # or param.copy_(torch.ones_like(param))",
 )
 
-NO_GRAD_TENSOR = Hint(
+NO_GRAD_TENSOR = worded(
+    "no_grad_tensor",
     key="diagnosis: tensor hook on a tensor without grad",
-    nudge="A tensor hook fires when autograd computes that tensor's gradient, so it can only be "
-    "registered on a tensor that requires grad.",
 )
 
 
-INTEGER_PARAMETER = Hint(
+INTEGER_PARAMETER = worded(
+    "integer_parameter",
     key="diagnosis: an integer Parameter",
-    nudge="A Parameter must hold floating-point values to require grad, and this one got integers: "
-    "torch.arange of ints, torch.tensor of Python ints or a LongTensor is int64. Make the tensor "
-    "floating point (torch.rand and torch.zeros are; or pass dtype=, e.g. the dtype of the module's "
-    "other parameters) before you wrap it in nn.Parameter.",
 )
 
-DTYPE_MISMATCH = Hint(
+DTYPE_MISMATCH = worded(
+    "dtype_mismatch",
     key="diagnosis: two dtypes",
-    nudge="Two tensors of different dtypes met in a matrix product: usually a float64 tensor (made "
-    "by numpy, or by torch.tensor from a numpy array or with dtype=torch.float64) next to the "
-    "model's float32 ones. Make every parameter with torch's default dtype, or give it the dtype of "
-    "the tensors it works with (tensor.to(other.dtype)).",
 )
 
 
-LATE_BINDING = Hint(
+LATE_BINDING = worded(
+    "late_binding",
     key="diagnosis: a loop variable read late",
-    nudge="A function defined in a loop reads the loop's variables when it runs, not when it was "
-    "defined: by then the loop has ended, and every such function sees the last value. Freeze the "
-    "value when you define the function (a default argument does that).",
-    more="A default argument is evaluated once, when the def statement runs.",
     code="def hook(module, inputs, output, path=path):   # path frozen here\n    ...",
 )
 
 
-PLAIN_TENSOR_AS_PARAMETER = Hint(
+PLAIN_TENSOR_AS_PARAMETER = worded(
+    "plain_tensor_as_parameter",
     key="diagnosis: a plain tensor where a Parameter is",
-    nudge="Once a module holds an nn.Parameter under a name, nn.Module only lets a Parameter (or "
-    "None) be assigned to that name: a plain tensor there would drop out of parameters() and every "
-    "optimizer. To change the values, change the existing parameter in place with autograd "
-    "switched off (torch.no_grad); to make a new parameter, wrap the tensor in nn.Parameter.",
 )
 
-FORWARD_HOOK_RETURNED = Hint(
+FORWARD_HOOK_RETURNED = worded(
+    "forward_hook_returned",
     key="diagnosis: a forward hook returned a value",
-    nudge="What a forward hook returns replaces the module's output, so the next layer receives "
-    "it. A hook that only records what it sees must return nothing (None): a hook that returns the "
-    "list or dict it fills hands that container on instead of the tensor. See "
-    "Module.register_forward_hook in the torch docs.",
-    more="End the hook after it stores the output, with no return statement, or return None.",
 )
 
-BACKWARD_HOOK_RETURNED = Hint(
+BACKWARD_HOOK_RETURNED = worded(
+    "backward_hook_returned",
     key="diagnosis: a backward hook returned a value",
-    nudge="What a backward hook returns replaces a gradient: a full backward hook's return value "
-    "replaces grad_input (one gradient per input of the module, each of the input's shape), a "
-    "tensor hook's replaces the gradient it received. A hook that only records must return nothing "
-    "(None); one that changes the gradient must return a tensor of the same shape.",
 )
 
-NEEDS_A_MATRIX = Hint(
+NEEDS_A_MATRIX = worded(
+    "needs_a_matrix",
     key="diagnosis: a 1-D tensor where a matrix is needed",
-    nudge="torch.mm and torch.addmm take 2-D matrices only, and a single sample of shape "
-    "(features,) is 1-D. The @ operator (torch.matmul) works on 1-D and 2-D inputs alike, the way "
-    "nn.Linear does.",
 )
 
-HOOK_TUPLE_INDEX = Hint(
+HOOK_TUPLE_INDEX = worded(
+    "hook_tuple_index",
     key="diagnosis: an index past the end of a hook's tuple",
-    nudge="inputs and grad_input hold one item per positional argument of the module's forward, "
-    "and grad_output one per output: for an nn.Linear each holds one item, at index 0. See "
-    "Module.register_full_backward_hook and register_forward_hook in the torch docs.",
 )
 
-CONTEXT_MANAGER_SIGNATURE = Hint(
+CONTEXT_MANAGER_SIGNATURE = worded(
+    "context_manager_signature",
     key="diagnosis: __enter__ or __exit__ signature",
-    nudge="A with block calls __enter__(self) when it starts and __exit__(self, exc_type, "
-    "exc_value, traceback) when it ends: three arguments after self, all None when the block "
-    "ended normally. Define them to take exactly these (def __exit__(self, *exc) takes any).",
 )
 
-METHOD_SIGNATURE = Hint(
+METHOD_SIGNATURE = worded(
+    "method_signature",
     key="diagnosis: a method's arguments",
-    nudge="Python passes the object itself as a method's first argument (self), then the "
-    "arguments of the call. Check that the method's def lists self first, then what its callers "
-    "pass.",
 )
 
-MODULE_LACKS_ATTRIBUTE = Hint(
+MODULE_LACKS_ATTRIBUTE = worded(
+    "module_lacks_attribute",
     key="diagnosis: an attribute only some modules have",
-    nudge="apply calls your function on every module of the model, the containers included (a "
-    "Layer, the Model, a Sequential), and only some modules have that attribute. Test the "
-    "module's type first (isinstance, or a helper such as is_function) and leave the others alone.",
 )
 
 
@@ -314,14 +293,38 @@ def _method_diagnosis(error: BaseException) -> Diagnosis:
     owner, method, takes, given = _method_signature(error)
     if method in ("__enter__", "__exit__"):
         return Diagnosis(
-            f"the with block called {owner}.{method} with {given} argument"
-            f"{'s' if given != 1 else ''} (self included), and it takes {takes}",
+            words(
+                f"diagnosis.with_{_one_or_many(given)}",
+                owner=owner,
+                method=method,
+                given=given,
+                takes=takes,
+            ),
             CONTEXT_MANAGER_SIGNATURE,
         )
     return Diagnosis(
-        f"{owner}.{method} was called with {given} argument{'s' if given != 1 else ''} "
-        f"(self included), and its def takes {takes}",
+        words(
+            f"diagnosis.method_{_one_or_many(given)}",
+            owner=owner,
+            method=method,
+            given=given,
+            takes=takes,
+        ),
         METHOD_SIGNATURE,
+    )
+
+
+def _one_or_many(count: int) -> str:
+    """The wording key's ending for ``count`` things: 'one' or 'many'."""
+    return "one" if count == 1 else "many"
+
+
+def _tuple_index(error: BaseException) -> Diagnosis:
+    name, index = _hook_tuple_index(error)
+    count = int(index) + 1
+    return Diagnosis(
+        words(f"diagnosis.tuple_index_{_one_or_many(count)}", tuple=name, index=index, count=count),
+        HOOK_TUPLE_INDEX,
     )
 
 
@@ -350,26 +353,21 @@ _ERROR_RULES: list[tuple[Callable[[BaseException], bool], Callable[[BaseExceptio
     (
         _hook_called_at_registration,
         lambda e: Diagnosis(
-            f"it called {_hook_called_at_registration(e)}(...) inside register_*_hook(...), so "
-            "the hook ran once, there, with the arguments written in that call",
+            words("diagnosis.called_at_registration", hook=_hook_called_at_registration(e)),
             NOT_A_FUNCTION,
         ),
     ),
     (
         lambda e: type(e) is TypeError and "(torch.nn.Parameter or None expected)" in str(e),
         lambda e: Diagnosis(
-            "it assigned a plain tensor to "
-            + _first_group(_PARAMETER_NAME, e)
-            + ", which the module holds as a Parameter",
+            words("diagnosis.plain_tensor", name=_first_group(_PARAMETER_NAME, e)),
             PLAIN_TENSOR_AS_PARAMETER,
         ),
     ),
     (
         _tensor_model_got_non_tensor,
         lambda e: Diagnosis(
-            "the model was called with a tensor, but a layer inside it received a "
-            + _first_group(_RECEIVED, e)
-            + ": a forward hook's return value replaced a module's output",
+            words("diagnosis.hook_returned", kind=_first_group(_RECEIVED, e)),
             FORWARD_HOOK_RETURNED,
         ),
     ),
@@ -384,39 +382,33 @@ _ERROR_RULES: list[tuple[Callable[[BaseException], bool], Callable[[BaseExceptio
             )
         ),
         lambda e: Diagnosis(
-            "a backward hook returned something that cannot replace the gradient it was given",
+            words("diagnosis.backward_returned"),
             BACKWARD_HOOK_RETURNED,
         ),
     ),
     (
         lambda e: type(e) is RuntimeError and "must be a matrix" in str(e),
-        lambda e: Diagnosis(
-            "a matrix product that needs 2-D matrices got a 1-D tensor", NEEDS_A_MATRIX
-        ),
+        lambda e: Diagnosis(words("diagnosis.needs_matrix"), NEEDS_A_MATRIX),
     ),
     (
         lambda e: _hook_tuple_index(e) is not None,
-        lambda e: Diagnosis(
-            "{0}[{1}] does not exist: this {0} holds fewer than {2} item{3}".format(
-                *_hook_tuple_index(e),
-                int(_hook_tuple_index(e)[1]) + 1,
-                "s" if _hook_tuple_index(e)[1] != "0" else "",
-            ),
-            HOOK_TUPLE_INDEX,
-        ),
+        _tuple_index,
     ),
     (
         lambda e: _module_attribute(e) is not None,
         lambda e: Diagnosis(
-            "{} has no attribute {!r}".format(*_module_attribute(e))
-            + ": apply calls your function on every module, not only on those that have it",
+            words(
+                "diagnosis.no_attribute",
+                module=_module_attribute(e)[0],
+                attribute=repr(_module_attribute(e)[1]),
+            ),
             MODULE_LACKS_ATTRIBUTE,
         ),
     ),
     (
         _late_bound_key,
         lambda e: Diagnosis(
-            f"a hook looked up {e.args[0]!r}, the last value of a loop variable it read after the loop ended",
+            words("diagnosis.late_binding", key=repr(e.args[0])),
             LATE_BINDING,
         ),
     ),
@@ -427,7 +419,7 @@ _ERROR_RULES: list[tuple[Callable[[BaseException], bool], Callable[[BaseExceptio
             in str(e)
         ),
         lambda e: Diagnosis(
-            "it changed a parameter in place while autograd was recording",
+            words("diagnosis.leaf_in_place"),
             LEAF_IN_PLACE,
         ),
     ),
@@ -438,7 +430,7 @@ _ERROR_RULES: list[tuple[Callable[[BaseException], bool], Callable[[BaseExceptio
             and _line_mentions(e, "grad_input")
         ),
         lambda e: Diagnosis(
-            "grad_input[0] is None in the first layer's hook: its input needs no gradient",
+            words("diagnosis.grad_input_none"),
             GRAD_INPUT_IS_NONE,
         ),
     ),
@@ -448,7 +440,7 @@ _ERROR_RULES: list[tuple[Callable[[BaseException], bool], Callable[[BaseExceptio
             and "'NoneType'" in str(e)
             and _line_mentions(e, ".grad")
         ),
-        lambda e: Diagnosis("a .grad was None when the code read it", GRAD_IS_NONE),
+        lambda e: Diagnosis(words("diagnosis.grad_none"), GRAD_IS_NONE),
     ),
     (
         lambda e: (
@@ -460,7 +452,7 @@ _ERROR_RULES: list[tuple[Callable[[BaseException], bool], Callable[[BaseExceptio
             )
         ),
         lambda e: Diagnosis(
-            "PyTorch called a hook with arguments it does not take",
+            words("diagnosis.hook_signature"),
             HOOK_SIGNATURE,
         ),
     ),
@@ -468,7 +460,7 @@ _ERROR_RULES: list[tuple[Callable[[BaseException], bool], Callable[[BaseExceptio
     (
         lambda e: type(e) is TypeError and "'NoneType' object is not callable" in str(e),
         lambda e: Diagnosis(
-            "PyTorch tried to call a hook that is None",
+            words("diagnosis.hook_is_none"),
             NOT_A_FUNCTION,
         ),
     ),
@@ -477,33 +469,31 @@ _ERROR_RULES: list[tuple[Callable[[BaseException], bool], Callable[[BaseExceptio
             type(e) is RuntimeError
             and "Only Tensors of floating point and complex dtype can require gradients" in str(e)
         ),
-        lambda e: Diagnosis(
-            "an integer tensor was asked to require grad (a Parameter does)", INTEGER_PARAMETER
-        ),
+        lambda e: Diagnosis(words("diagnosis.integer_parameter"), INTEGER_PARAMETER),
     ),
     (
         lambda e: (
             type(e) is RuntimeError
             and ("to have the same dtype" in str(e) or "expected scalar type" in str(e))
         ),
-        lambda e: Diagnosis("a matrix product got tensors of two dtypes", DTYPE_MISMATCH),
+        lambda e: Diagnosis(words("diagnosis.two_dtypes"), DTYPE_MISMATCH),
     ),
     (
         lambda e: type(e) is RuntimeError and "shapes cannot be multiplied" in str(e),
-        lambda e: Diagnosis("a matrix product had shapes that do not fit", WEIGHT_LAYOUT),
+        lambda e: Diagnosis(words("diagnosis.shapes"), WEIGHT_LAYOUT),
     ),
     (
         lambda e: (
             type(e) is RuntimeError and "BackwardHookFunction" in str(e) and "inplace" in str(e)
         ),
         lambda e: Diagnosis(
-            "an in-place op modified the output of a module that has a full backward hook",
+            words("diagnosis.full_hook_in_place"),
             FULL_HOOK_IN_PLACE,
         ),
     ),
     (
         lambda e: type(e) is TypeError and "unsupported operand" in str(e) and "'tuple'" in str(e),
-        lambda e: Diagnosis("an arithmetic operation got the whole tuple of inputs", TUPLE_INPUTS),
+        lambda e: Diagnosis(words("diagnosis.tuple_inputs"), TUPLE_INPUTS),
     ),
     (
         lambda e: (
@@ -511,18 +501,14 @@ _ERROR_RULES: list[tuple[Callable[[BaseException], bool], Callable[[BaseExceptio
             and "must match the size of tensor" in str(e)
             and _line_mentions(e, "copy_")
         ),
-        lambda e: Diagnosis(
-            "copy_ got a source whose shape does not fit the parameter", COPY_SHAPE
-        ),
+        lambda e: Diagnosis(words("diagnosis.copy_shape"), COPY_SHAPE),
     ),
     (
         lambda e: (
             type(e) is RuntimeError
             and "cannot register a hook on a tensor that doesn't require gradient" in str(e)
         ),
-        lambda e: Diagnosis(
-            "it registered a tensor hook on a tensor that does not require grad", NO_GRAD_TENSOR
-        ),
+        lambda e: Diagnosis(words("diagnosis.no_grad_tensor"), NO_GRAD_TENSOR),
     ),
 ]
 
@@ -540,96 +526,66 @@ def explain_error(error: BaseException) -> Diagnosis | None:
 
 # -- what an answer left behind -------------------------------------------------------------
 
-HOOKS_LEFT = Hint(
+HOOKS_LEFT = worded(
+    "hooks_left",
     key="diagnosis: hooks left behind",
-    nudge="A hook stays on its module until its handle's remove() is called, and keeps firing on "
-    "every later call. Keep the handle that register_*_hook returns, and remove it when the job is "
-    "done, also when the job raises (see torch.utils.hooks.RemovableHandle).",
-    more="Register, then run the model inside try:, and remove every handle in finally: "
-    "(or use the handle as a context manager: `with module.register_forward_hook(...):`).",
     code="handles = []\ntry:\n    handles.append(module.register_forward_hook(keep))\n    model(x)\n"
     "finally:\n    for handle in handles:\n        handle.remove()",
 )
 
-RECURSIVE_PARAMETERS = Hint(
+RECURSIVE_PARAMETERS = worded(
+    "recursive_parameters",
     key="diagnosis: recursive parameters()",
-    nudge="module.parameters() yields the module's own parameters and those of every submodule. "
-    "apply already calls your function on every module, so each parameter is reached again at "
-    "each of its ancestors. Look at the recurse argument of Module.parameters in the torch docs.",
-    more="Ask each module only for the parameters it owns itself.",
     code="for param in module.parameters(recurse=False):\n    ...",
 )
 
-THROUGH_DATA = Hint(
+THROUGH_DATA = worded(
+    "through_data",
     key="diagnosis: writes through .data",
-    nudge="param.data is the parameter's storage with autograd's bookkeeping stripped off: a "
-    "change made through it is invisible to autograd, so a backward pass can silently use a stale "
-    "value. Change the parameter itself, with autograd switched off (torch.no_grad).",
     code="with torch.no_grad():\n    param.fill_(1.0)",
 )
 
-NEW_PARAMETER_OBJECTS = Hint(
+NEW_PARAMETER_OBJECTS = worded(
+    "new_parameter_objects",
     key="diagnosis: parameters replaced",
-    nudge="Assigning a new nn.Parameter replaces the object an optimizer already holds, so the "
-    "optimizer goes on training the old one. Change the values of the existing parameter in "
-    "place (methods ending in _ such as fill_ or copy_).",
 )
 
-GRADIENT_CHANGED_IN_PLACE = Hint(
+GRADIENT_CHANGED_IN_PLACE = worded(
+    "gradient_changed_in_place",
     key="diagnosis: tensor hook modified its argument",
-    nudge="A tensor hook must not modify the gradient it receives: the same gradient tensor can "
-    "also flow to other tensors (x + y hands one gradient object to both x and y), and they would "
-    "be changed too. Return a new tensor instead; see Tensor.register_hook in the torch docs.",
-    more="Build the result with an out-of-place operation (grad * factor, not grad.mul_(factor)) "
-    "and return it: what a tensor hook returns replaces the gradient.",
     code="def clip(grad):\n    norm = grad.norm()\n    if norm > max_norm:\n        return grad * (max_norm / norm)\n    return grad",
 )
 
 
-GLOBAL_HOOKS_LEFT = Hint(
+GLOBAL_HOOKS_LEFT = worded(
+    "global_hooks_left",
     key="diagnosis: global hooks left behind",
-    nudge="torch.nn.modules.module.register_module_forward_hook (and its backward and pre-hook "
-    "siblings) registers a global hook: it fires for every module of every model in the kernel "
-    "until its handle's remove() is called. Keep that handle too, and remove it when the job is "
-    "done, also when the job raises.",
-    more="A global hook is no different from one on a module here: keep the handle it returns "
-    "and call remove() in finally: (or in __exit__). The check removed the ones it found, so "
-    "they do not fire in the rest of this notebook.",
 )
 
-FROZEN_PARAMETERS = Hint(
+FROZEN_PARAMETERS = worded(
+    "frozen_parameters",
     key="diagnosis: parameters frozen",
-    nudge="A parameter with requires_grad=False gets no gradient, so an optimizer never changes "
-    "it: the model stops learning it. Switching autograd off for a change is torch.no_grad()'s "
-    "job, which leaves the parameter trainable; requires_grad=False (or requires_grad_(False)) "
-    "freezes it for good. See torch.no_grad and Tensor.requires_grad_ in the torch docs.",
-    more="Create parameters with the default requires_grad=True, and make in-place changes "
-    "inside `with torch.no_grad():` instead of turning requires_grad off.",
 )
 
-UNREGISTERED_PARAMETER = Hint(
+UNREGISTERED_PARAMETER = worded(
+    "unregistered_parameter",
     key="diagnosis: parameter not registered",
-    nudge="A module registers a Parameter when it is assigned as an attribute (module.name = "
-    "nn.Parameter(...)), through nn.Module.__setattr__. Writing into module.__dict__, or "
-    "object.__setattr__, skips that step: the attribute is there, but parameters(), state_dict() "
-    "and every optimizer miss it.",
 )
 
-GRADIENT_CHANGED_THROUGH_DATA = Hint(
+GRADIENT_CHANGED_THROUGH_DATA = worded(
+    "gradient_changed_through_data",
     key="diagnosis: tensor hook modified its argument through .data",
-    nudge="Changing grad.data in place changes the gradient tensor itself: .data is the same "
-    "storage, with autograd's bookkeeping (and its version counter) stripped off, so the change "
-    "is silent. The same gradient tensor can also flow to other tensors (x + y hands one gradient "
-    "object to both x and y), and they would be changed too. Return a new tensor instead; see "
-    "Tensor.register_hook in the torch docs.",
-    more="Build the result with an out-of-place operation on grad itself (grad * factor, not "
-    "grad.data.mul_(factor)) and return it: what a tensor hook returns replaces the gradient.",
     code="def clip(grad):\n    norm = grad.norm()\n    if norm > max_norm:\n        return grad * (max_norm / norm)\n    return grad",
 )
 
 
 def _module_label(path: str, root_name: str) -> str:
-    return f"the root ({root_name})" if path == "" else path
+    return words("inspect.root", root=root_name) if path == "" else path
+
+
+def kind_words(kind: str) -> str:
+    """A hook kind in words: 'forward pre' ('순전파 사전' in Korean)."""
+    return words(f"kind_words.{kind}") if has(f"kind_words.{kind}") else kind.replace("_", " ")
 
 
 def describe_hooks_left(infos, root_name: str) -> str:
@@ -637,26 +593,26 @@ def describe_hooks_left(infos, root_name: str) -> str:
     parts = []
     for info in infos:
         if info.target == "global":
-            kind = info.kind.removeprefix("global_").replace("_", " ")
-            parts.append(f"a global {kind} hook {info.name} (on every module)")
+            kind = kind_words(info.kind.removeprefix("global_"))
+            parts.append(words("inspect.global_hook", kind=kind, name=info.name))
             continue
         where = info.where
         if info.target == "module":
             where = _module_label(info.path, root_name)
-        parts.append(f"{info.kind} hook {info.name} on {where}")
-    shown = ", ".join(parts[:4]) + (f", and {len(parts) - 4} more" if len(parts) > 4 else "")
-    return f"{len(infos)} hook{'s are' if len(infos) != 1 else ' is'} left: {shown}"
+        kind = words(f"kind.{info.kind}") if has(f"kind.{info.kind}") else info.kind
+        parts.append(words("inspect.hook_on", kind=kind, name=info.name, where=where))
+    shown = words("values.list_sep").join(parts[:4]) + (
+        words("inspect.and_more", count=len(parts) - 4) if len(parts) > 4 else ""
+    )
+    return words(f"inspect.hooks_left_{_one_or_many(len(infos))}", count=len(infos), shown=shown)
 
 
-PARAMETERS_MISSED = Hint(
+PARAMETERS_MISSED = worded(
+    "parameters_missed",
     key="diagnosis: parameters never written",
-    nudge="apply calls your function once on every module; each call should handle the parameters "
-    "that module owns. Look at which modules own the parameters that were missed.",
 )
 
-WRONG_HOOK_KIND = Hint(
+WRONG_HOOK_KIND = worded(
+    "wrong_hook_kind",
     key="diagnosis: wrong hook kind",
-    nudge="A forward pre-hook runs before forward and sees only the inputs; a forward hook runs "
-    "after forward, sees the output, and what it returns replaces the output. See "
-    "Module.register_forward_hook and register_forward_pre_hook in the torch docs.",
 )

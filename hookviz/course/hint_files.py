@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from .. import language
 from .content import hint_strings, hints_text
-from .diagnose import Hint
+from .diagnose import Hint, in_language
+from .wording import words
 
 try:  # Python 3.11+
     import tomllib
@@ -64,12 +65,14 @@ def parse_hint_table(data: dict, source: str) -> dict[str, dict[str, Hint]]:
     return hints
 
 
-def hint_lines(found: Hint, level: int) -> list[str]:
-    """The lines of a hint a failed run shows: the nudge, then more, then code from CODE_LEVEL."""
-    lines = [f"    Hint: {found.nudge}"]
+def hint_lines(found: Hint, level: int, lang: str | None = None) -> list[str]:
+    """The lines of a hint a failed run shows: the nudge, then more, then code from CODE_LEVEL
+    (in ``lang``, default the course's language)."""
+    found = in_language(found, lang)
+    lines = [f"    {words('label.hint', lang)} {found.nudge}"]
     if level >= 2 and found.more:
-        lines.append(f"    More: {found.more}")
+        lines.append(f"    {words('label.more', lang)} {found.more}")
     if level >= CODE_LEVEL and found.code:
-        lines.append("    Code:")
+        lines.append(f"    {words('label.code', lang)}")
         lines += [f"        {line}".rstrip() for line in found.code.splitlines()]
     return lines

@@ -15,6 +15,7 @@ from . import diagnose
 from .diagnose import Hint
 from .tracebacks import raised_text
 from .values import listing
+from .wording import words
 
 Found = tuple[str | None, Any]  # (problem or None, the hint: a key or a Hint)
 
@@ -37,8 +38,7 @@ def untrainable(model: torch.nn.Module) -> Found:
     params = list(model.named_parameters())
     frozen = [name for name, param in params if not param.requires_grad]
     if frozen:
-        verb = "has" if len(frozen) == 1 else "have"
-        problem = f"{listing(frozen)} {verb} requires_grad=False: no optimizer changes {'it' if len(frozen) == 1 else 'them'}"
+        problem = words(f"inspect.frozen_{_one_or_many(frozen)}", names=listing(frozen))
         return problem, diagnose.FROZEN_PARAMETERS
     before = [(param.detach().clone(), param.grad) for _, param in params]
     problem = None
@@ -46,7 +46,7 @@ def untrainable(model: torch.nn.Module) -> Found:
         if params:
             problem = _stuck_after_one_step(params, before)
     except Exception as error:
-        problem = f"an optimizer step on the parameters raised {raised_text(error)}"
+        problem = words("inspect.step_raised", error=raised_text(error))
     finally:
         with torch.no_grad():
             for (_, param), (value, grad) in zip(params, before, strict=True):
@@ -66,21 +66,25 @@ def _stuck_after_one_step(params: list, before: list) -> str | None:
         for (name, param), (value, _) in zip(params, before, strict=True)
         if torch.equal(param.detach(), value)
     ]
-    return f"one optimizer step left {listing(stuck)} unchanged" if stuck else None
+    return words("inspect.stuck", names=listing(stuck)) if stuck else None
 
 
 def forward_hooks_wrong(model: torch.nn.Module, paths: list[str], hint: str | Hint) -> Found:
     """What keeps ``model`` from having exactly one forward hook on each of ``paths``, and no other."""
     root = type(model).__name__
     infos = list_hooks(model, include_globals=False)
-    label = lambda path: f"the root ({root})" if path == "" else path  # noqa: E731
+    label = lambda path: words("inspect.root", root=root) if path == "" else path  # noqa: E731
     problems = []
     wrong_kind = [i for i in infos if i.kind != "forward"]
     if wrong_kind:
-        kinds = sorted({i.kind.replace("_", " ") for i in wrong_kind})
+        kinds = sorted({diagnose.kind_words(i.kind) for i in wrong_kind})
         problems.append(
-            f"{len(wrong_kind)} hook{'s are' if len(wrong_kind) != 1 else ' is'} of another kind "
-            f"({', '.join(kinds)}), on {listing(sorted({label(i.path) for i in wrong_kind}))}"
+            words(
+                f"inspect.other_kind_{_one_or_many(wrong_kind)}",
+                count=len(wrong_kind),
+                kinds=", ".join(kinds),
+                where=listing(sorted({label(i.path) for i in wrong_kind})),
+            )
         )
         hint = diagnose.WRONG_HOOK_KIND
     forward = [i.path for i in infos if i.kind == "forward"]
@@ -88,12 +92,12 @@ def forward_hooks_wrong(model: torch.nn.Module, paths: list[str], hint: str | Hi
     missing = [p for p in paths if p not in forward]
     twice = sorted({p for p in forward if forward.count(p) > 1 and p in paths}, key=forward.index)
     if extra:
-        problems.append(f"forward hooks on {listing(list(map(label, extra)))} too")
+        problems.append(words("inspect.extra", where=listing(list(map(label, extra)))))
     if missing and not wrong_kind:
-        problems.append(f"no forward hook on {listing(list(map(label, missing)))}")
+        problems.append(words("inspect.missing", where=listing(list(map(label, missing)))))
     if twice:
         problems.append(
-            f"{listing(list(map(label, twice)))} {'has' if len(twice) == 1 else 'have'} more than one"
+            words(f"inspect.twice_{_one_or_many(twice)}", where=listing(list(map(label, twice))))
         )
     return ("; ".join(problems) if problems else None), hint
 
@@ -109,22 +113,20 @@ def parameter_writes_wrong(trace: Any) -> Found:
     never = [n for n in names if n not in writers]
     if many:
         name, where = many[0]
-        problem = f"{name} was written {len(where)} times, at {listing(where)}"
+        problem = words("inspect.written_many", name=name, count=len(where), where=listing(where))
         if len(many) > 1:
-            problem += f" (and {len(many) - 1} more parameters more than once)"
+            problem += words("inspect.more_written", count=len(many) - 1)
         return problem, diagnose.RECURSIVE_PARAMETERS
     if never:
-        verb = "was" if len(never) == 1 else "were"
-        return f"{listing(never)} {verb} never written", diagnose.PARAMETERS_MISSED
+        problem = words(f"inspect.never_{_one_or_many(never)}", names=listing(never))
+        return problem, diagnose.PARAMETERS_MISSED
     return None, diagnose.RECURSIVE_PARAMETERS
 
 
 def writes_through_data(trace: Any) -> Found:
     """Parameters the trace saw changed through ``.data``."""
     hidden = sorted({c.name for c in trace.changes if c.through_data})
-    problem = (
-        f"{listing(hidden)} changed through .data, where autograd cannot see it" if hidden else None
-    )
+    problem = words("inspect.through_data", names=listing(hidden)) if hidden else None
     return problem, diagnose.THROUGH_DATA
 
 
@@ -134,8 +136,13 @@ def replaced_parameters(model: torch.nn.Module, originals: list[torch.Tensor]) -
     before = dict(zip(now, originals, strict=False))
     replaced = [name for name, param in now.items() if before.get(name) is not param]
     problem = (
-        f"{listing(replaced)} {'is a new Parameter object' if len(replaced) == 1 else 'are new Parameter objects'}"
+        words(f"inspect.replaced_{_one_or_many(replaced)}", names=listing(replaced))
         if replaced
         else None
     )
     return problem, diagnose.NEW_PARAMETER_OBJECTS
+
+
+def _one_or_many(items: list) -> str:
+    """The wording key's ending for these items: 'one' or 'many'."""
+    return "one" if len(items) == 1 else "many"

@@ -14,6 +14,7 @@ from pathlib import Path
 import torch
 
 from .values import clip
+from .wording import words
 
 # Frames in these folders are not the student's: torch, hookviz and the standard library's contextlib.
 LIBRARY_DIRS = tuple(
@@ -64,4 +65,4 @@ def root_cause(error: BaseException) -> BaseException:
 def raised_text(error: BaseException) -> str:
     """'IndexError: tuple index out of range': the error's type and the first line of its message."""
     message = str(error).strip().splitlines()
-    return f"{type(error).__name__}: {clip(message[0]) if message else '(no message)'}"
+    return f"{type(error).__name__}: {clip(message[0]) if message else words('checks.no_message')}"

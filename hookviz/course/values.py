@@ -16,31 +16,39 @@ from typing import Any
 
 import torch
 
+from .wording import words
+
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 
 def listing(items: list[str]) -> str:
     """'a', 'a and b', 'a, b and c' (the root, '', as 'the root')."""
-    names = [item if item else "the root" for item in items]
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    names = [item if item else words("values.root") for item in items]
+    if len(names) == 1:
+        return names[0]
+    return words("values.list_sep").join(names[:-1]) + words("values.and") + names[-1]
 
 
 def difference(
     actual: Any, expected: Any, *, rtol: float | None = None, atol: float = 0.0, where: str = ""
 ) -> str | None:
     """Describe the first way ``actual`` differs from ``expected`` (None when they are equal)."""
-    label = where or "the result"
+    label = where or words("values.the_result")
     if type(actual) is not type(expected):
-        return f"{label} is {describe(actual)}, expected {describe(expected)}"
+        return _is(label, describe(actual), describe(expected))
     if isinstance(expected, torch.Tensor):
         return _tensor_difference(actual, expected, label, rtol, atol)
     if isinstance(expected, (list, tuple)):
         if len(actual) != len(expected):
             if _plain(actual) and _plain(expected) and len(repr(actual) + repr(expected)) < 120:
-                return f"{label} is {actual!r}, expected {expected!r}"
-            return f"{label} has {len(actual)} items, expected {len(expected)}"
+                return _is(label, repr(actual), repr(expected))
+            return words(
+                "values.has_items", label=label, actual=len(actual), expected=len(expected)
+            )
         for i, (a, e) in enumerate(zip(actual, expected, strict=True)):
-            found = difference(a, e, rtol=rtol, atol=atol, where=f"{where or 'item'}[{i}]")
+            found = difference(
+                a, e, rtol=rtol, atol=atol, where=f"{where or words('values.item')}[{i}]"
+            )
             if found:
                 return found
         return None
@@ -49,34 +57,41 @@ def difference(
         extra = [k for k in actual if not _has_key(expected, k)]
         if missing or extra:
             parts = [
-                f"missing keys {_brief(list(map(_key_text, missing)))}" if missing else "",
-                f"unexpected keys {_brief(list(map(_key_text, extra)))}" if extra else "",
+                words("values.missing_keys", keys=_brief(list(map(_key_text, missing))))
+                if missing
+                else "",
+                words("values.unexpected_keys", keys=_brief(list(map(_key_text, extra))))
+                if extra
+                else "",
             ]
-            return f"{label} has " + " and ".join(p for p in parts if p)
+            found = words("values.and").join(p for p in parts if p)
+            return words("values.has_keys", label=label, parts=found)
         for key in expected:
             found = difference(
                 actual[key],
                 expected[key],
                 rtol=rtol,
                 atol=atol,
-                where=f"{where or 'value'}[{key!r}]",
+                where=f"{where or words('values.value')}[{key!r}]",
             )
             if found:
                 return found
         return None
     if isinstance(expected, (set, frozenset)):
         if not all(type(a) in {type(e) for e in expected} for a in actual) or actual != expected:
-            return f"{label} is {_brief(sorted(map(repr, actual)))}, expected {_brief(sorted(map(repr, expected)))}"
+            return _is(
+                label, _brief(sorted(map(repr, actual))), _brief(sorted(map(repr, expected)))
+            )
         return None
     if isinstance(expected, float):
         same = actual == expected or (
             rtol is not None and math.isclose(actual, expected, rel_tol=rtol, abs_tol=atol)
         )
-        return None if same else f"{label} is {actual!r}, expected {expected!r}"
+        return None if same else _is(label, repr(actual), repr(expected))
     if isinstance(expected, str):
         return None if actual == expected else _text_difference(actual, expected, label)
     if expected is None or isinstance(expected, (bool, int, bytes)):
-        return None if actual == expected else f"{label} is {actual!r}, expected {expected!r}"
+        return None if actual == expected else _is(label, repr(actual), repr(expected))
     raise TypeError(
         f"difference() compares tensors, numbers, strings, None and containers of them, not {type(expected).__name__}."
     )
@@ -86,26 +101,33 @@ def _tensor_difference(
     actual: torch.Tensor, expected: torch.Tensor, label: str, rtol: float | None, atol: float
 ) -> str | None:
     if actual.shape != expected.shape:
-        return f"{label} has shape {tuple(actual.shape)}, expected {tuple(expected.shape)}"
+        shapes = {"actual": tuple(actual.shape), "expected": tuple(expected.shape)}
+        return words("values.has_shape", label=label, **shapes)
     if actual.dtype != expected.dtype:
-        return f"{label} has dtype {actual.dtype}, expected {expected.dtype}"
+        return words("values.has_dtype", label=label, actual=actual.dtype, expected=expected.dtype)
     if actual.device != expected.device:
-        return f"{label} is on {actual.device}, expected {expected.device}"
+        return words("values.is_on", label=label, actual=actual.device, expected=expected.device)
     a, e = actual.detach(), expected.detach()
     same = torch.equal(a, e) if rtol is None else bool(torch.allclose(a, e, rtol=rtol, atol=atol))
-    return None if same else f"{label} is {_values(a)}, expected {_values(e)}"
+    return None if same else _is(label, _values(a), _values(e))
 
 
 def _text_difference(actual: str, expected: str, label: str) -> str:
     got, want = actual.splitlines(), expected.splitlines()
     if len(got) <= 1 and len(want) <= 1:
-        return f"{label} is {clip(actual)!r}, expected {clip(expected)!r}"
+        return _is(label, repr(clip(actual)), repr(clip(expected)))
     for number, (g, w) in enumerate(zip(got, want, strict=False), start=1):
         if g != w:
-            return f"line {number} of {label} is {clip(g)!r}, expected {clip(w)!r}"
+            pair = {"actual": repr(clip(g)), "expected": repr(clip(w))}
+            return words("values.line_is", number=number, label=label, **pair)
     if len(got) != len(want):
-        return f"{label} has {len(got)} lines, expected {len(want)}"
-    return f"{label} differs from the expected text in its whitespace"
+        return words("values.has_lines", label=label, actual=len(got), expected=len(want))
+    return words("values.whitespace", label=label)
+
+
+def _is(label: str, actual: str, expected: str) -> str:
+    """'the result is 3, expected 4': the values already as the student reads them."""
+    return words("values.is_expected", label=label, actual=actual, expected=expected)
 
 
 def _plain(value: Any) -> bool:
@@ -124,8 +146,8 @@ def multiset_difference(actual: list, expected: list) -> str | None:
     have, want = Counter(map(_key_text, actual)), Counter(map(_key_text, expected))
     missing, extra = sorted((want - have).elements()), sorted((have - want).elements())
     parts = [
-        f"missing {_brief(missing)[1:-1]}" if missing else "",
-        f"unexpected {_brief(extra)[1:-1]}" if extra else "",
+        words("values.missing", names=_brief(missing)[1:-1]) if missing else "",
+        words("values.unexpected", names=_brief(extra)[1:-1]) if extra else "",
     ]
     return "; ".join(p for p in parts if p) or None
 
@@ -197,21 +219,25 @@ def describe(value: Any) -> str:
     if value is None:
         return "None"
     if isinstance(value, torch.Tensor):
-        return f"{article(type(value).__name__)} of shape {tuple(value.shape)}"
+        return words(
+            "values.of_shape", kind=article(type(value).__name__), shape=tuple(value.shape)
+        )
     if isinstance(value, (list, tuple, dict, set, frozenset)):
-        return f"{article(type(value).__name__)} of {len(value)} items"
+        return words("values.of_items", kind=article(type(value).__name__), count=len(value))
     return article(type(value).__name__)
 
 
 def article(name: str) -> str:
-    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
+    """'a Tensor', 'an int': a type's name as a sentence uses it."""
+    return words("values.an_name" if name[:1].lower() in "aeiou" else "values.a_name", name=name)
 
 
 def _values(t: torch.Tensor) -> str:
     if t.numel() <= 16:
         return str(_rounded(t.tolist() if t.dim() else t.item()))
     flat = t.double().reshape(-1)
-    return f"a tensor with mean {flat.mean().item():.4g} and max {flat.max().item():.4g}"
+    mean, top = f"{flat.mean().item():.4g}", f"{flat.max().item():.4g}"
+    return words("values.tensor_stats", mean=mean, max=top)
 
 
 def _rounded(value: Any) -> Any:
@@ -222,7 +248,7 @@ def _rounded(value: Any) -> Any:
 
 def _key_text(key: Any) -> str:
     """A dict key as code shows it; the empty path is the root module's."""
-    return "'' (the root module's path)" if key == "" else repr(key)
+    return words("values.root_key") if key == "" else repr(key)
 
 
 def _brief(items: list) -> str:

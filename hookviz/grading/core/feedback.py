@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ...course.conventions import HIDDEN_TEST_FAILED, PASS_MARK, Outcome, Status, in_words
+from ...course.wording import every_language
 from .results import SubmissionResult, points_text
 
 FEEDBACK_OUTPUT_LIMIT = 4_000
@@ -128,12 +129,10 @@ def feedback_markdown(result: SubmissionResult) -> str:
                 "answer that works for any input passes; look for what yours assumes about the "
                 "inputs the visible checks use.",
             ]
-        hints = [
-            line.strip() for line in check.actual.splitlines() if line.strip().startswith("Hint:")
-        ]
-        hints = [hint for hint in hints if hint != "Hint: as above."]
+        hints = _hint_lines(check.actual)
         advice = ADVICE.get(check.outcome)
-        if "not written yet" in check.detail or "not done yet" in check.actual:
+        not_done = every_language("checks.not_done_yet")
+        if "not written yet" in check.detail or any(words in check.actual for words in not_done):
             advice = "An answer this check needs is not written yet: write it where it says YOUR CODE HERE."
         if hidden:
             advice = None
@@ -144,6 +143,14 @@ def feedback_markdown(result: SubmissionResult) -> str:
                 + ([f"- {advice}"] if advice else [])
             )
     return "\n".join(lines) + "\n"
+
+
+def _hint_lines(actual: str) -> list[str]:
+    """The hints a check's output showed, in whichever language it spoke ("Hint:", "힌트:")."""
+    labels = every_language("label.hint")
+    same = {f"{label} {above}" for label in labels for above in every_language("label.as_above")}
+    lines = [line.strip() for line in actual.splitlines()]
+    return [line for line in lines if line.startswith(labels) and line not in same]
 
 
 def _manual_feedback(check) -> list[str]:

@@ -93,3 +93,48 @@ def test_partial_credit_says_why_in_the_feedback_and_the_review(assignment) -> N
     check.points, check.detail = check.max_points / 2, "the test cell's last expression shows 0.5"
     for page in (feedback_markdown(result), review_markdown(result)):
         assert "Partial credit: the test cell's last expression shows 0.5." in page
+
+
+def stream(text: str) -> list[dict]:
+    return [{"type": "stream", "name": "stdout", "text": text}]
+
+
+@pytest.mark.parametrize(
+    ("printed", "hint", "repeated"),
+    [
+        (
+            "✗ double doubles 3\n    the result is 5, expected 6\n    Hint: multiply, do not add.\n"
+            "✗ double doubles 4\n    Hint: as above.\n",
+            "- Hint: multiply, do not add.",
+            "- Hint: as above.",
+        ),
+        (
+            "✗ double doubles 3\n    결과의 값: 5, 기대한 값: 6\n    힌트: 더하지 말고 곱하세요.\n"
+            "✗ double doubles 4\n    힌트: 위와 같습니다.\n",
+            "- 힌트: 더하지 말고 곱하세요.",
+            "- 힌트: 위와 같습니다.",
+        ),
+    ],
+    ids=["en", "ko"],
+)
+def test_the_feedback_gathers_the_hints_a_check_printed_in_either_language(
+    assignment, printed, hint, repeated
+) -> None:
+    result = graded(assignment, {"check_double": stream(printed)})
+    page = feedback_markdown(result)
+    assert hint in page and repeated not in page
+
+
+@pytest.mark.parametrize(
+    "printed",
+    [
+        "○ double: not done yet. Write your answer where it says YOUR CODE HERE, run that cell, "
+        "then run this check again.\n",
+        "○ double: 아직 작성하지 않았습니다. YOUR CODE HERE 자리에 답을 작성하고 그 셀을 실행한 "
+        "다음, 이 검사를 다시 실행하세요.\n",
+    ],
+    ids=["en", "ko"],
+)
+def test_an_answer_not_done_yet_is_named_in_either_language(assignment, printed) -> None:
+    result = graded(assignment, {"check_double": stream(printed)})
+    assert "An answer this check needs is not written yet" in feedback_markdown(result)
