@@ -49,7 +49,6 @@ import torch
 
 from .. import language
 from . import card, diagnose, inspections
-from .content import message_strings
 from .conventions import FAIL_MARK, NOT_DONE_MARK, PASS_MARK, HiddenTestFailed, sentinel_line
 from .diagnose import Hint
 from .hint_files import CODE_LEVEL, hint_lines, load_hints
@@ -145,7 +144,12 @@ def assignment(name: str) -> None:
         raise TypeError(f"assignment needs the assignment's name, e.g. '01-apply', got {name!r}.")
     _KERNEL.hints = load_hints(name)
     lang = language.current_language()
-    _KERNEL.messages = {} if lang == language.ENGLISH else message_strings(name, lang)
+    if lang == language.ENGLISH:
+        _KERNEL.messages = {}
+    else:
+        from .i18n.runtime import message_strings
+
+        _KERNEL.messages = message_strings(name, lang)
     _KERNEL.assignment = name
 
 

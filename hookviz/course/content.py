@@ -149,51 +149,10 @@ def load(packed: str, lang: str | None = None) -> None:
         language.set_language(lang)
 
 
-def hint_strings(assignment: str, lang: str) -> dict[str, str]:
-    """Translations of ``assignment``'s hints into ``lang`` (dotted key -> text): from the
-    course's translation files (those that follow its hints file as it is), else packed."""
-    content = course_content()
-    if content is not None and content.hints_file(assignment).is_file():
-        return _file_strings(content, content.hints_file(assignment), lang)
-    return dict(_loaded_strings.get(lang, {}).get("hints", {}).get(assignment, {}))
-
-
-def message_strings(assignment: str, lang: str) -> dict[str, str]:
-    """Translations of the messages ``assignment``'s checks print (English -> text): from the
-    course's translation files, else packed."""
-    content = course_content()
-    if content is not None:
-        from .i18n.files import read_translation
-        from .i18n.status import TRANSLATIONS
-        from .i18n.units import MESSAGES
-
-        path = content.root / TRANSLATIONS / lang / MESSAGES / f"{assignment}.toml"
-        if path.is_file():
-            entries = read_translation(path, lang)
-            return {e.en: e.text for e in entries.values() if e.text.strip() and e.honest}
-    return dict(_loaded_strings.get(lang, {}).get("messages", {}).get(assignment, {}))
-
-
-def prediction_strings(lang: str) -> dict[str, str]:
-    """Translations of every prediction into ``lang`` (``key.question`` -> text, …)."""
-    found = dict(_loaded_strings.get(lang, {}).get("predictions", {}))
-    content = course_content()
-    if content is not None and content.predictions.is_dir():
-        for path in sorted(content.predictions.glob("*.toml")):
-            found.update(_file_strings(content, path, lang))
-    return found
-
-
-def _file_strings(content: CourseContent, path: Path, lang: str) -> dict[str, str]:
-    from .i18n.apply import following, strings_for
-    from .i18n.units import table_units
-
-    try:
-        relative = path.resolve().relative_to(content.root).as_posix()
-    except ValueError:  # a content folder outside the course: no translations for it
-        return {}
-    units = table_units(tomllib.loads(path.read_text(encoding="utf-8")))
-    return following(strings_for(content.root, lang, relative), units)
+def packed_strings(lang: str, kind: str) -> dict[str, Any]:
+    """What the notebooks of this kernel packed of their translations into ``lang``: ``kind``
+    is "hints" (by assignment), "predictions" or "messages" (by assignment)."""
+    return _loaded_strings.get(lang, {}).get(kind, {})
 
 
 def course_content(start: Path | None = None) -> CourseContent | None:

@@ -7,7 +7,7 @@ appears from the third run (``CODE_LEVEL``) or on request with ``checks.hint(nam
 from __future__ import annotations
 
 from .. import language
-from .content import hint_strings, hints_text
+from .content import hints_text
 from .diagnose import Hint, in_language
 from .wording import words
 
@@ -27,6 +27,7 @@ def load_hints(assignment: str, lang: str | None = None) -> dict[str, dict[str, 
     lang = lang or language.current_language()
     if lang != language.ENGLISH:
         from .i18n.apply import translate_table
+        from .i18n.runtime import hint_strings
 
         data = translate_table(data, hint_strings(assignment, lang))
     return parse_hint_table(data, source)

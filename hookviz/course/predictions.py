@@ -91,8 +91,9 @@ def load_catalogue(folder: str | Path | None = None) -> dict[str, Entry]:
     lang = language.current_language()
     if lang != language.ENGLISH:  # where a translation follows the English
         from .i18n.apply import translate_table
+        from .i18n.runtime import prediction_strings
 
-        strings = content.prediction_strings(lang)
+        strings = prediction_strings(lang)
         tables = {k: (translate_table({k: t}, strings)[k], s) for k, (t, s) in tables.items()}
     return {key: _entry(Path(source), key, table) for key, (table, source) in tables.items()}
 

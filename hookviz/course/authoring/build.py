@@ -268,6 +268,8 @@ def _plan_language(root: Path, config: CourseConfig, lang: str, planned: dict, r
 
     for path, (wanted, _) in list(planned.items()):
         target, notebook = translated_notebook(root, config, path, wanted, lang)
+        if relative_posix(path, root).startswith(f"{EXERCISES}/"):
+            add_checksums(notebook, None)  # a translated locked cell has a checksum of its own
         planned[target] = (
             notebook,
             f"it differs from what {relative_posix(path, root)} and translations/{lang}/ give",

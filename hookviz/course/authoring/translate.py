@@ -24,7 +24,8 @@ def translated_notebook(
     root: Path, config: CourseConfig, english_path: Path, english: Any, lang: str
 ) -> tuple[Path, Any]:
     """Where the ``lang`` version of the (built) English notebook at ``english_path`` goes, and
-    the notebook itself."""
+    the notebook itself (an exercise's checksums are the caller's to renew: its locked cells
+    may be translated)."""
     relative = relative_posix(english_path, root)
     target = Path(root) / lang / relative
     folder, _, rest = relative.partition("/")
@@ -34,10 +35,6 @@ def translated_notebook(
     notebook = copy.deepcopy(english)
     translate_notebook(notebook, strings_for(root, lang, follows), lang)
     stamp_notebook(notebook, config, relative_posix(target, root), lang)
-    if folder == EXERCISES:
-        from .build import add_checksums  # a translated locked cell has a checksum of its own
-
-        add_checksums(notebook, None)
     _keep_outputs(notebook, target)
     return target, notebook
 
