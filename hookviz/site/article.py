@@ -151,7 +151,7 @@ def notebook_article(
     translation's heading ids, the English notebook's by cell id (``Article.cell_anchors``)."""
     notebook.cells = [c for c in notebook.cells if stamp_role(c) != CONTENT]
     body, _ = _exporter(widgets).from_notebook_node(
-        notebook, resources={"hookviz_widgets": widgets}
+        notebook, resources={"hookviz_widgets": widgets, "hookviz_ui": labels(lang)}
     )
     return finish(body, source, page, links, lang=lang, anchors=anchors)
 

@@ -5,13 +5,14 @@
 
 function copyButtons() {
   for (const button of document.querySelectorAll(".site-copy")) {
+    const label = button.textContent; // in the page's language, as are data-copied and data-selected
     button.addEventListener("click", async () => {
       const code = button.parentElement.querySelector("pre");
       // A check cell shows its packed code shortened; data-copy holds the cell that runs.
       const text = button.dataset.copy ?? (code ? code.innerText : "");
       try {
         await navigator.clipboard.writeText(text);
-        button.textContent = "Copied";
+        button.textContent = button.dataset.copied;
       } catch (error) {
         // file:// pages and old browsers may refuse the clipboard: select the code instead.
         const range = document.createRange();
@@ -19,10 +20,10 @@ function copyButtons() {
         const selection = window.getSelection();
         selection.removeAllRanges();
         selection.addRange(range);
-        button.textContent = "Selected: press Ctrl+C";
+        button.textContent = button.dataset.selected;
       }
       setTimeout(() => {
-        button.textContent = "Copy";
+        button.textContent = label;
       }, 2000);
     });
   }
