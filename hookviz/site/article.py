@@ -20,6 +20,7 @@ from bs4 import BeautifulSoup
 
 from ..course.authoring.execute import WIDGET_VIEW
 from ..course.format.notebooks import CONTENT, stamp_role
+from .labels import ENGLISH, labels
 from .widget_state import WidgetState
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -61,6 +62,7 @@ class Article:
     sections: list[Section] = field(default_factory=list)
     summary: str = ""  # the first paragraph, as plain text
     widgets: int = 0
+    cell_anchors: dict[str, list[str]] = field(default_factory=dict)  # cell id -> heading ids
 
 
 @dataclass(frozen=True)
@@ -135,15 +137,23 @@ def _exporter(widgets: dict[str, WidgetState]) -> Any:
 
 
 def notebook_article(
-    notebook: Any, widgets: dict[str, WidgetState], source: str, page: str, links: Links
+    notebook: Any,
+    widgets: dict[str, WidgetState],
+    source: str,
+    page: str,
+    links: Links,
+    *,
+    lang: str = ENGLISH,
+    anchors: dict[str, list[str]] | None = None,
 ) -> Article:
     """The notebook's cells as an article, its widget views drawn from ``widgets`` (the content
-    cell `hookviz build` stamps is the notebook's, not the reader's: left out)."""
+    cell `hookviz build` stamps is the notebook's, not the reader's: left out). ``anchors``: a
+    translation's heading ids, the English notebook's by cell id (``Article.cell_anchors``)."""
     notebook.cells = [c for c in notebook.cells if stamp_role(c) != CONTENT]
     body, _ = _exporter(widgets).from_notebook_node(
-        notebook, resources={"hookviz_widgets": widgets}
+        notebook, resources={"hookviz_widgets": widgets, "hookviz_ui": labels(lang)}
     )
-    return finish(body, source, page, links)
+    return finish(body, source, page, links, lang=lang, anchors=anchors)
 
 
 def markdown_article(text: str, source: str, page: str, links: Links) -> Article:
@@ -153,10 +163,21 @@ def markdown_article(text: str, source: str, page: str, links: Links) -> Article
     return finish(markdown2html_mistune(text), source, page, links, github_ids=True)
 
 
-def finish(html: str, source: str, page: str, links: Links, *, github_ids: bool = False) -> Article:
+def finish(
+    html: str,
+    source: str,
+    page: str,
+    links: Links,
+    *,
+    github_ids: bool = False,
+    lang: str = ENGLISH,
+    anchors: dict[str, list[str]] | None = None,
+) -> Article:
     """Rewrite links, give headings unique ids and self-links, and split the text at headings.
 
     ``github_ids``: the heading ids GitHub gives a Markdown file, which its links were written for.
+    ``anchors``: the ids to give the headings of each markdown cell, by cell id, in order (a
+    translation takes its English notebook's, so that #a-section works in every language).
     """
     soup = BeautifulSoup(html, "html.parser")
     for a in soup.find_all("a", href=True):
@@ -172,17 +193,26 @@ def finish(html: str, source: str, page: str, links: Links, *, github_ids: bool 
         if node.name != "table" or node.find_parent(class_="site-html") is None:
             node["tabindex"] = "0"
     headings, seen = [], set()
+    in_cell: dict[str, list[str]] = {}  # cell id -> the ids of its headings, in order
     for tag in soup.find_all(HEADINGS):
         for old in tag.find_all("a", class_="anchor-link"):
             old.decompose()
         text = " ".join(tag.get_text().split())
-        if github_ids:
+        cell = tag.find_parent("div", class_="site-md")
+        cell_id = cell.get("data-cell-id", "") if cell is not None else ""
+        given = (anchors or {}).get(cell_id, [])
+        nth = len(in_cell.get(cell_id, []))
+        if nth < len(given):
+            anchor = _unique(given[nth], seen)
+        elif github_ids:
             anchor = _github_unique(_github_slug(text), seen)
         else:
             anchor = _unique(tag.get("id") or _slug(text), seen)
+        if cell_id:
+            in_cell.setdefault(cell_id, []).append(anchor)
         tag["id"] = anchor
         link = soup.new_tag("a", attrs={"class": "site-anchor", "href": f"#{anchor}"})
-        link["aria-label"] = f"Link to this section: {text}"
+        link["aria-label"] = f"{labels(lang)['anchor']} {text}"
         link.string = "#"
         tag.append(link)
         headings.append(Heading(int(tag.name[1]), anchor, text))
@@ -195,6 +225,7 @@ def finish(html: str, source: str, page: str, links: Links, *, github_ids: bool 
         sections=_sections(soup),
         summary=summary_sentences(paragraph.get_text()) if paragraph else "",
         widgets=len(soup.select(".hv-site-widget")),
+        cell_anchors=in_cell,
     )
 
 

@@ -115,3 +115,26 @@ def test_a_guides_headings_get_the_ids_github_gives_so_its_links_still_land():
         "nbgraders-cells",
         "nbgraders-cells-1",
     ]
+
+
+def test_a_translation_takes_its_english_heading_ids_by_cell():
+    english = finish(
+        '<div class="site-md" data-cell-id="c1"><h1>The tree</h1><h2>Post-order</h2></div>'
+        '<div class="site-md" data-cell-id="c2"><h2>Summary</h2></div>',
+        "notebooks/01-a.ipynb",
+        "walkthrough/01-a.html",
+        LINKS,
+    )
+    assert english.cell_anchors == {"c1": ["the-tree", "post-order"], "c2": ["summary"]}
+    korean = finish(
+        '<div class="site-md" data-cell-id="c2"><h2>요약</h2><h3>더 읽을거리</h3></div>'
+        '<div class="site-md" data-cell-id="c1"><h1>트리</h1><h2>후위 순회</h2></div>',
+        "ko/notebooks/01-a.ipynb",
+        "ko/walkthrough/01-a.html",
+        LINKS,
+        lang="ko",
+        anchors=english.cell_anchors,
+    )
+    # the English ids, cell by cell; a heading the English cell lacks gets its own
+    assert [h.id for h in korean.headings] == ["summary", "더-읽을거리", "the-tree", "post-order"]
+    assert "이 절로 가는 링크" in korean.html

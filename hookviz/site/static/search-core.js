@@ -1,8 +1,9 @@
-// hookviz site search: the one tokeniser and the matcher, for the search page (and for node, as
-// CommonJS, should a build step ever need the same tokeniser). The build ships each section's plain text; the page indexes
-// it when it loads, with tokenize() below, so the build and the page can never disagree on what
-// a word is. Hangul is indexed as syllables and syllable pairs (Korean attaches particles to
-// words: 훅을, 훅은), everything else as words of letters, digits and underscores.
+// hookviz site search: the tokeniser and the matcher, for the search page (and for node, as
+// CommonJS: the tests compare tokenize() with its Python twin, hookviz/site/tokens.py, which
+// cuts the build's term index). The build ships each section's plain text and the sections of
+// each term; the page tokenises the sections a query may be in, with tokenize() below. Hangul
+// is indexed as syllables and syllable pairs (Korean attaches particles to words: 훅을, 훅은;
+// 순전파 holds 전파), everything else as words of letters, digits and underscores.
 "use strict";
 /* global module */ // node loads this file as CommonJS; the page, as a classic script
 
@@ -121,13 +122,42 @@
     return { text, tokens: tokenize(text) };
   }
 
-  function buildIndex(docs) {
-    return docs.map((doc) => ({
-      doc,
-      title: indexText(doc.title),
-      page: indexText(doc.page),
-      body: indexText(doc.text),
-    }));
+  /** The sections to search: `docs`, and `terms` (term -> the sections that hold it, cut at
+   *  build time by the same tokeniser in Python, hookviz/site/tokens.py), when the build gave
+   *  them. A section is tokenised only when a query's terms may be in it. */
+  function buildIndex(docs, terms) {
+    const entries = docs.map((doc) => ({ doc, fields: null }));
+    return { entries, terms: terms || null };
+  }
+
+  function fieldsOf(entry) {
+    if (!entry.fields) {
+      const doc = entry.doc;
+      entry.fields = {
+        title: indexText(doc.title),
+        page: indexText(doc.page),
+        body: indexText(doc.text),
+      };
+    }
+    return entry.fields;
+  }
+
+  /** The sections that hold every term of every unit somewhere (a superset of the matches), or
+   *  null for all of them when the index has no terms. */
+  function candidates(index, units) {
+    if (!index.terms) return null;
+    let found = null;
+    for (const unit of units) {
+      unit.terms.forEach((wanted, i) => {
+        const prefix = i === unit.terms.length - 1 && !unit.quoted;
+        const holding = new Set();
+        for (const [term, sections] of Object.entries(index.terms)) {
+          if (termMatches(term, wanted, prefix)) sections.forEach((d) => holding.add(d));
+        }
+        found = found === null ? holding : new Set([...found].filter((d) => holding.has(d)));
+      });
+    }
+    return found;
   }
 
   /** Where `terms` occur one after the other in `field`: [{start, end, exact}] per occurrence.
@@ -184,14 +214,17 @@
     if (!units.length) return { units, results: [] };
     const results = [];
     const seen = new Set();
-    index.forEach((entry, order) => {
+    const wanted = candidates(index, units);
+    index.entries.forEach((entry, order) => {
+      if (wanted && !wanted.has(order)) return;
+      const fields = fieldsOf(entry);
       let score = 0;
       const marks = [];
       const firstInBody = []; // each unit's occurrences in the text
       for (const unit of units) {
-        const inTitle = occurrences(entry.title, unit.terms, unit.quoted);
-        const inPage = occurrences(entry.page, unit.terms, unit.quoted);
-        const inBody = occurrences(entry.body, unit.terms, unit.quoted);
+        const inTitle = occurrences(fields.title, unit.terms, unit.quoted);
+        const inPage = occurrences(fields.page, unit.terms, unit.quoted);
+        const inBody = occurrences(fields.body, unit.terms, unit.quoted);
         if (!inTitle.length && !inPage.length && !inBody.length) return;
         if (inTitle.length) score += inTitle.some((o) => o.whole) ? 100 : 60;
         if (inTitle.some((o) => o.exact && o.whole)) score += 20;
@@ -205,7 +238,7 @@
       if (units.length > 1 && firstInBody.length === units.length && near(firstInBody)) score += 40;
       if (seen.has(entry.doc.url)) return;
       seen.add(entry.doc.url);
-      const titles = titleMarks(entry, units);
+      const titles = titleMarks(fields, units);
       results.push({
         doc: entry.doc,
         score,
@@ -226,8 +259,8 @@
     );
   }
 
-  function titleMarks(entry, units) {
-    return units.flatMap((u) => occurrences(entry.title, u.terms, u.quoted));
+  function titleMarks(fields, units) {
+    return units.flatMap((u) => occurrences(fields.title, u.terms, u.quoted));
   }
 
   /** A stretch of `text` around its matches, as [{text, mark}] pieces: the stretch that shows

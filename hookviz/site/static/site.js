@@ -1,17 +1,18 @@
-// hookviz site: copy buttons, the contents menu on small screens, "/" to search, and the
-// search page (search-core.js over the sections' text, indexed when the page loads). No
-// request leaves the site.
+// hookviz site: copy buttons, the contents menu on small screens, "/" to search, the language
+// switch, and the search page (search-core.js over the sections' text, indexed when the page
+// loads). No request leaves the site.
 "use strict";
 
 function copyButtons() {
   for (const button of document.querySelectorAll(".site-copy")) {
+    const label = button.textContent; // in the page's language, as are data-copied and data-selected
     button.addEventListener("click", async () => {
       const code = button.parentElement.querySelector("pre");
       // A check cell shows its packed code shortened; data-copy holds the cell that runs.
       const text = button.dataset.copy ?? (code ? code.innerText : "");
       try {
         await navigator.clipboard.writeText(text);
-        button.textContent = "Copied";
+        button.textContent = button.dataset.copied;
       } catch (error) {
         // file:// pages and old browsers may refuse the clipboard: select the code instead.
         const range = document.createRange();
@@ -19,10 +20,10 @@ function copyButtons() {
         const selection = window.getSelection();
         selection.removeAllRanges();
         selection.addRange(range);
-        button.textContent = "Selected: press Ctrl+C";
+        button.textContent = button.dataset.selected;
       }
       setTimeout(() => {
-        button.textContent = "Copy";
+        button.textContent = label;
       }, 2000);
     });
   }
@@ -49,6 +50,17 @@ function slashToSearch() {
   });
 }
 
+/** The language switch keeps the reader's place: the same section (#anchor) in the other
+ *  language, whose headings have the same ids. Without JS it is a plain link to the page. */
+function languageSwitch() {
+  for (const link of document.querySelectorAll(".site-language")) {
+    link.addEventListener("click", () => {
+      if (window.location.hash) link.hash = window.location.hash;
+      if (document.getElementById("search-results")) link.search = window.location.search;
+    });
+  }
+}
+
 function escapeHtml(text) {
   return text.replace(
     /[&<>"']/g,
@@ -71,11 +83,14 @@ function searchPage() {
   const query = new URLSearchParams(window.location.search).get("q") || "";
   box.value = query;
   document.getElementById("search-box").value = query;
+  const words = status.dataset; // the page's language's sentences (labels.py)
+  const fill = (template, values) =>
+    template.replace(/\{(\w+)\}/g, (whole, name) => String(values[name] ?? whole));
   if (!query.trim()) {
-    status.textContent = "Type a few words, then press Enter.";
+    status.textContent = words.empty;
     return;
   }
-  const index = engine.buildIndex(window.HOOKVIZ_SEARCH.docs);
+  const index = engine.buildIndex(window.HOOKVIZ_SEARCH.docs, window.HOOKVIZ_SEARCH.terms);
   const { results } = engine.search(index, query);
   const root = document.body.dataset.root || "";
   const shown = results.slice(0, engine.MAX_RESULTS);
@@ -92,11 +107,12 @@ function searchPage() {
     }),
   );
   const count = results.length;
+  const values = { count, query, shown: shown.length };
   status.textContent = count
-    ? `${count} section${count === 1 ? "" : "s"} match “${query}”` +
-      (count > shown.length ? ` (the first ${shown.length} shown).` : ".") +
-      " Every word must match; put a phrase in quotes."
-    : `Nothing matches “${query}”: every word must match. Try fewer words.`;
+    ? fill(count === 1 ? words.foundOne : words.found, values) +
+      (count > shown.length ? ` ${fill(words.more, values)}.` : ".") +
+      ` ${words.hint}`
+    : fill(words.none, values);
   performance.mark("hookviz-search-results"); // bench/bench_site.py reads when this happened
 }
 
@@ -104,5 +120,6 @@ document.addEventListener("DOMContentLoaded", () => {
   copyButtons();
   contentsMenu();
   slashToSearch();
+  languageSwitch();
   searchPage();
 });
