@@ -51,3 +51,15 @@ def test_the_glossary_follows_pytorchkorea_and_rejects_its_own_variants_only() -
     assert any(p.search("파라미터") for p in variants["parameter"])
     assert not any(p.search("하이퍼파라미터") for p in variants["parameter"])
     assert any(p.search("기울기") for p in variants["gradient"])
+
+
+def test_both_readmes_say_how_to_open_the_korean_edition() -> None:
+    from hookviz.course.authoring.stamp import load_course_config
+
+    start = "ko/notebooks/00-start-here.ipynb"
+    assert (REPO / start).is_file()
+    colab = load_course_config(REPO).colab_url(start)
+    for readme in ("README.md", "README.ko.md"):
+        text = (REPO / readme).read_text(encoding="utf-8")
+        assert f"START={start}" in text, readme  # `make lab START=…`, in JupyterLab
+        assert colab in text, readme  # and on Colab
