@@ -102,7 +102,10 @@ def test_grade_stops_unless_the_instructors_own_notebook_scores_full_marks(tmp_p
 def test_hookviz_new_scaffolds_an_assignment_that_builds_and_grades_cleanly(tmp_path: Path) -> None:
     course = tmp_path / "course"
     course.mkdir()
-    shutil.copy(REPO / "course.toml", course / "course.toml")
+    # the repository's course.toml, English only (a Korean build would want translations)
+    toml = (REPO / "course.toml").read_text(encoding="utf-8")
+    (course / "course.toml").write_text(toml.split("\n[i18n]")[0] + "\n", encoding="utf-8")
+    assert "[i18n]" in toml and "[i18n]" not in (course / "course.toml").read_text()
     assert run("new", "7-demo", "--root", str(course))[0] == 2  # not NN-name
     code, out, err = run("new", "07-demo", "--root", str(course))
     assert code == 0, err
