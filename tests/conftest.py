@@ -43,7 +43,12 @@ def pytest_ignore_collect(collection_path, config):
 # Pinned like Colab, the catalogue runs its correct answers and cheats only: they compare whole
 # outputs, so they catch what the pinned notebook machinery can change; the wrong answers' hints
 # come from the same torch and the same check code in both environments (and cost half the suite).
-MAIN_ONLY = ("test_exercises_wrong_types.py", "test_exercises_slipups.py")
+# The Korean widgets are drawn in Chromium through the site's host, not the notebook stack.
+MAIN_ONLY = (
+    "test_exercises_wrong_types.py",
+    "test_exercises_slipups.py",
+    "test_korean_in_the_browser.py",
+)
 
 
 def runs_pinned_like_colab(item) -> bool:
