@@ -330,7 +330,7 @@ def test_a_correct_submission_scores_full_marks(graded) -> None:
     roots, runs, documents = graded
     document = documents["correct"]
     validate(document)
-    assert document["score"] == 5
+    assert document["score"] == 5, (json.dumps(document, indent=1), runs["correct"].stdout)
     assert [t["name"] for t in document["tests"]] == CHECKS
     assert [t["number"] for t in document["tests"]] == ["1", "2", "3"]
     assert [(t["score"], t["max_score"]) for t in document["tests"]] == list(

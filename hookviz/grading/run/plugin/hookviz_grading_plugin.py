@@ -359,11 +359,12 @@ class Recorder:
             user_expressions={"r": expression},
             allow_stdin=False,
         )
-        deadline = time.monotonic() + (timeout or self.probe_timeout)
+        limit = timeout or self.probe_timeout
+        deadline = time.monotonic() + limit
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
-                return ["the integrity probe got no answer from the kernel"]
+                return [f"the integrity probe got no answer from the kernel within {limit:g} s"]
             try:
                 msg = client.get_shell_msg(timeout=min(left, 0.5))
             except Empty:
