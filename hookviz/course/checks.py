@@ -193,7 +193,7 @@ class SetupNotRun(RuntimeError):
         return [str(self)]
 
 
-def setup_ran(name: str = "", *, needs: tuple[str, ...] = ()) -> None:
+def setup_ran(name: str = "", *, needs: tuple[str, ...] = (), lang: str | None = None) -> None:
     """Stop a check cell, with a short note instead of a traceback, when a cell it needs has not run.
 
     `hookviz build` puts this call at the top of every check cell of exercises/, after
@@ -201,14 +201,17 @@ def setup_ran(name: str = "", *, needs: tuple[str, ...] = ()) -> None:
     run first stops at ``NameError: name 'checks' is not defined``. ``name`` is the assignment
     the setup cell loads (``checks.assignment(name)``); ``needs``, the names the check takes
     from the notebook's given cells (and, for a setup cell that loads no assignment, its imports).
+    ``lang``, the notebook's language when it is not English: the cell that sets it may not
+    have run yet.
     """
     names = sys._getframe(1).f_globals
+    lang = language.check_language(lang, "setup_ran's lang") if lang else None
     if name and _KERNEL.assignment != name:
-        raise SetupNotRun(f"{NOT_DONE} " + words("checks.setup_not_run", name=name))
+        raise SetupNotRun(f"{NOT_DONE} " + words("checks.setup_not_run", lang, name=name))
     missing = [n for n in needs if n not in names]
     if missing:
         key = "checks.needs_one" if len(missing) == 1 else "checks.needs_many"
-        raise SetupNotRun(f"{NOT_DONE} " + words(key, names=listing(missing)))
+        raise SetupNotRun(f"{NOT_DONE} " + words(key, lang, names=listing(missing)))
 
 
 class NotDefinedYet(NameError):

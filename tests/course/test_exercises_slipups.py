@@ -15,6 +15,7 @@ import nbformat
 import pytest
 
 from hookviz.course.checks import NOT_DONE
+from hookviz.course.wording import words
 from tests.course.test_exercises_mutants import Kernel, grading
 from tests.helpers import notebook_runner
 
@@ -75,6 +76,21 @@ def test_check_cells_run_too_early_name_the_cell_to_run(fresh_kernel, path: Path
         assert "NameError" not in outcome.error and not outcome.traceback, where
         assert outcome.stdout.startswith(NOT_DONE) and "not defined" in outcome.stdout, where
         assert "✗" not in outcome.stdout, f"a missing answer is not a wrong one: {where}"
+
+
+def test_a_korean_check_run_too_early_says_so_in_korean(fresh_kernel):
+    """The Korean exercises' guards name the language: nothing has set it in a fresh kernel."""
+    kernel = fresh_kernel()
+    for path in sorted(Path("ko/exercises").glob("[0-9][0-9]-*.ipynb")):
+        name = path.stem  # each assignment's setup cell loads checks.assignment(its file name)
+        for cell in [c for c in code_cells(path) if grading(c).get("grade")]:
+            outcome = kernel.run(cell.source)
+            note = words("checks.setup_not_run", "ko", name=name)
+            assert outcome.traceback and note in outcome.traceback[0], (path, outcome)
+    # the same kernel, the English cells: English again (the Korean guard set nothing)
+    english = [c for c in code_cells(EXERCISES[0]) if grading(c).get("grade")][0]
+    note = words("checks.setup_not_run", "en", name=EXERCISES[0].stem)
+    assert note in kernel.run(english.source).traceback[0]
 
 
 @pytest.mark.parametrize("path", EXERCISES, ids=[p.stem for p in EXERCISES])

@@ -344,6 +344,36 @@ def guard_check_cells(notebook: Any, context: Context) -> None:
         # after the cell's opening comment, all of it: the student reads it above the spec
         guard = [SETUP_GUARD, f"checks.setup_ran({', '.join(arguments)})"]
         cell.source = "\n".join(lines[:at] + guard + lines[at:])
+    speak_guards(notebook, notebook_language(notebook))
+
+
+def notebook_language(notebook: Any) -> str:
+    """The language a built notebook was made in (its metadata says so; English if it does not)."""
+    lang = (notebook.metadata.get("hookviz") or {}).get("lang")
+    return lang if isinstance(lang, str) else "en"
+
+
+_GUARD_CALL = re.compile(r"^checks\.setup_ran\((?P<arguments>.*?)(?:, )?(?:lang=\"\w+\")?\)$")
+
+
+def speak_guards(notebook: Any, lang: str) -> None:
+    """Each guard names the notebook's language when it is not English: in a fresh kernel the
+    cell that sets the language has not run, and the guard's note should still be in it."""
+    for cell in notebook.cells:
+        if is_check(cell):
+            cell.source = spoken_guard(cell.source, lang)
+
+
+def spoken_guard(source: str, lang: str) -> str:
+    """``source`` with its ``checks.setup_ran(...)`` line naming ``lang`` (none for English)."""
+    lines = source.split("\n")
+    for number, line in enumerate(lines):
+        call = _GUARD_CALL.match(line)
+        if call:
+            arguments = [a for a in [call.group("arguments")] if a]
+            arguments += [f'lang="{lang}"'] if lang != "en" else []
+            lines[number] = f"checks.setup_ran({', '.join(arguments)})"
+    return "\n".join(lines)
 
 
 def _defined_names(source: str) -> set[str]:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ...course.format.notebooks import CONTENT, stamp_role
+from ...course.format.steps import spoken_guard
 
 ENGLISH = "en"
 _SAID = re.compile(r"""hookviz\.course\.content\.load\([^)]*\blang\s*=\s*["']([a-z]{2})["']""")
@@ -65,10 +66,14 @@ def assignment_in(assignment: Any, lang: str) -> Any:
     ]
     if not same:
         return assignment  # a stale copy never grades differently
-    # The translated exercise's check cells are the English ones (code is never translated), and
-    # their specification lists the claims as the English solution printed them.
+    # The translated exercise's check cells are the English ones (code is never translated; the
+    # guard names the language), and their specification lists the English solution's claims.
     checks = [
-        dataclasses.replace(ours, released_sources=ours.released_sources | theirs.released_sources)
+        dataclasses.replace(
+            ours,
+            released_sources=ours.released_sources
+            | {spoken_guard(source, lang) for source in theirs.released_sources},
+        )
         for ours, theirs in zip(translated.checks, assignment.checks, strict=True)
     ]
     return dataclasses.replace(translated, checks=checks)

@@ -97,9 +97,13 @@ def test_build_writes_the_language_with_code_as_it_is_and_prose_translated(cours
         for en, ko in zip(english, korean, strict=True):
             if en["cell_type"] == "code":
                 role = en["metadata"].get("hookviz", {}).get("stamp")
+                guard = [line for line in en["source"] if line.startswith("checks.setup_ran(")]
                 if role == "content":  # the stamped cell that says the language
                     assert 'lang="ko"' in "".join(ko["source"])
                     assert 'lang="ko"' not in "".join(en["source"])
+                elif guard:  # a check's guard says it too: nothing has set it in a fresh kernel
+                    spoken = guard[0].replace(")\n", ', lang="ko")\n')
+                    assert ko["source"] == [spoken if line in guard else line for line in en["source"]]
                 else:
                     assert ko["source"] == en["source"]
             elif en["source"] and "YOUR ANSWER HERE" not in "".join(en["source"]):
