@@ -103,7 +103,9 @@ def test_build_writes_the_language_with_code_as_it_is_and_prose_translated(cours
                     assert 'lang="ko"' not in "".join(en["source"])
                 elif guard:  # a check's guard says it too: nothing has set it in a fresh kernel
                     spoken = guard[0].replace(")\n", ', lang="ko")\n')
-                    assert ko["source"] == [spoken if line in guard else line for line in en["source"]]
+                    assert ko["source"] == [
+                        spoken if line in guard else line for line in en["source"]
+                    ]
                 else:
                     assert ko["source"] == en["source"]
             elif en["source"] and "YOUR ANSWER HERE" not in "".join(en["source"]):
