@@ -205,7 +205,7 @@ def setup_ran(name: str = "", *, needs: tuple[str, ...] = (), lang: str | None =
     have run yet.
     """
     names = sys._getframe(1).f_globals
-    lang = language.check_language(lang, "setup_ran's lang") if lang else None
+    lang = language.check_language(lang) if lang else None
     if name and _KERNEL.assignment != name:
         raise SetupNotRun(f"{NOT_DONE} " + words("checks.setup_not_run", lang, name=name))
     missing = [n for n in needs if n not in names]

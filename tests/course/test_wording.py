@@ -24,7 +24,9 @@ COURSE = Path(checks.__file__).parent
 GLOSSARY = COURSE.parent.parent / "translations/ko/glossary.toml"
 # The modules whose text reaches a student's card.
 STUDENT_FACING = ["checks", "diagnose", "inspections", "values", "tracebacks", "card", "hint_files"]
-KEY = re.compile(r"^(label|card|checks|values|inspect|diagnosis|hint)\.[\w.]+$")
+KEY = re.compile(
+    r"^(label|card|checks|values|inspect|diagnosis|hint|feedback|outcome|merge)\.[\w.-]+$"
+)
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
 LEVELLED = Hint("look at the recurse argument", more="ask each module", code="x = 1", key="k")
 
@@ -95,7 +97,13 @@ def _source_strings(path: Path) -> list[tuple[str, bool]]:
 
 def test_every_key_the_code_names_is_in_the_tables() -> None:
     keys = set(table("en"))
-    paths = [*COURSE.glob("*.py"), COURSE.parent / "grading/core/feedback.py"]
+    grading = COURSE.parent / "grading"
+    paths = [
+        *COURSE.glob("*.py"),
+        grading / "core/feedback.py",
+        grading / "core/merge.py",
+        grading / "platforms/gradescope_autograder.py",
+    ]
     named = 0
     for path in paths:
         for text, formatted in _source_strings(path):

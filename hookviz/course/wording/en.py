@@ -4,6 +4,8 @@ ko.py has the same keys and the same placeholders; ``hookviz.course.wording`` re
 marks ✓ ✗ ○ and the sentinel line are not here: conventions.py owns them.
 """
 
+from ..conventions import Outcome, Status
+
 WORDS: dict[str, str] = {
     # -- label: the prefixes of a check's lines; the card parses its lines by them, in every language
     "label.why": "Why:",
@@ -213,6 +215,55 @@ WORDS: dict[str, str] = {
     "hint.parameters_missed.nudge": "apply calls your function once on every module; each call should handle the parameters that module owns. Look at which modules own the parameters that were missed.",
     # -- hint.wrong_hook_kind
     "hint.wrong_hook_kind.nudge": "A forward pre-hook runs before forward and sees only the inputs; a forward hook runs after forward, sees the output, and what it returns replaces the output. See Module.register_forward_hook and register_forward_pre_hook in the torch docs.",
+    # -- feedback: the student's feedback file and Gradescope's results (grading/core/feedback.py)
+    "feedback.title": "{assignment}: feedback for {student}",
+    "feedback.score": "Score: {points} / {max_points}",
+    "feedback.status": "Status: **{status}**",
+    "feedback.notes": "Notes",
+    "feedback.passed": "passed",
+    "feedback.not_passed": "not passed",
+    "feedback.passed_sentence": "Passed.",
+    "feedback.not_passed_sentence": "Not passed.",
+    "feedback.what_happened": "What happened: {what}: {why}.",
+    "feedback.what_happened_only": "What happened: {what}.",
+    "feedback.partial_credit": "Partial credit: {why}.",
+    "feedback.looks_for": "What the check looks for:",
+    "feedback.your_output": "Your output:",
+    "feedback.nothing": "(nothing)",
+    "feedback.hidden_model": "Your answer passed the checks you could run, but a hidden test failed: the grader ran one of this cell's checks again, on a model you had not seen, and your answer did not pass it ({hidden}). An answer that works for any model passes; look for what yours assumes about the models the visible checks use (a size, a name, a number of layers).",
+    "feedback.hidden_input": "Your answer passed the checks you could run, but a hidden test failed: the grader tried your answer on a case you had not seen, and it did not pass ({hidden}). An answer that works for any input passes; look for what yours assumes about the inputs the visible checks use.",
+    "feedback.hints": "Hints:",
+    "feedback.not_written": "An answer this check needs is not written yet: write it where it says YOUR CODE HERE.",
+    "feedback.by_hand": "Your instructor grades this answer by hand; the points come later.",
+    "feedback.comment": "Comment: {comment}",
+    "feedback.hidden_later": "The checks with hidden tests ({names}) are shown {when}.",
+    "feedback.when.after_due_date": "after the due date",
+    "feedback.when.after_published": "when your instructor publishes the grades",
+    "feedback.when.hidden": "to your instructor only",
+    "feedback.advice.mismatch": "Compare your output with what the check looks for, above.",
+    "feedback.advice.error": "The check stopped with an error (shown above); your answer raised it or made the check fail.",
+    "feedback.advice.timeout": "This check ran out of time: look for a loop that never ends, or work that is far too slow.",
+    "feedback.advice.kernel-died": "Python stopped while this check ran (os._exit, a crash, or too much memory).",
+    "feedback.advice.not-run": "This check did not run, because of what happened earlier in the notebook.",
+    "feedback.advice.tampered": "The grader's tools were changed while this check ran; the check counts for nothing.",
+    "feedback.advice.grader-error": "The grader could not run this check; ask your instructor.",
+    "feedback.advice.skipped": "This check was skipped.",
+    # -- outcome: a check's outcome (or a submission's status) in words; conventions.py owns the English
+    # a status that shares an outcome's name (error, timeout) reads as the outcome, as in_words does
+    **{f"outcome.{kind.value}": kind.words for kind in (*Status, *Outcome)},
+    # -- merge: what the grader tells a student about their notebook (grading/core/merge.py)
+    "merge.renamed": "Your answer {grade_id} was graded as written; the checks look for {missing}, which your answer cell {grade_id} does not define (it defines {defined}): name it {missing}.",
+    "merge.renamed_detail": "the checks look for {missing}, which your answer cell {grade_id} does not define (it defines {defined}): name it {missing}",
+    "merge.answer_duplicated": "Your notebook has {count} answer cells for {grade_id}; the last one was graded.",
+    "merge.found_by_functions": "The answer cell {grade_id} had lost its metadata; the cell that defines {functions} was graded.",
+    "merge.found_by_position": "Warning: no cell carried the answer {grade_id}; your code cell {number} was graded as that answer, by its position.",
+    "merge.answer_missing": "No answer for {grade_id} was found; it was graded as not done.",
+    "merge.check_missing": "The check cell {grade_id} was missing from your notebook; the original was used.",
+    "merge.check_duplicated": "The check cell {grade_id} appears {count} times; the original was used once.",
+    "merge.check_outdated": "Your copy of the check cell {grade_id} is an older version (the assignment changed after you got it); the current one was used.",
+    "merge.check_edited": "You edited the check cell {grade_id}; the original was used.",
+    "merge.points_changed": "The points of {grade_id} were changed to {claimed} in your notebook; it is worth {points}.",
+    "merge.checks_reordered": "Your check cells were in another order; the original order was used.",
     # -- hint.rerun: the hint under an error no diagnosis recognises
     "hint.rerun.nudge": "Fix your answer, run its cell, then run this check again.",
 }

@@ -1,24 +1,34 @@
-"""Feedback as markdown: feedback/<student>.md for the student, review/<student>.md for you."""
+"""Feedback as markdown: feedback/<student>.md for the student, in the language their notebook
+was handed out in (the result's ``lang``; the words are course/wording's), and
+review/<student>.md for you, in English."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ...course.conventions import HIDDEN_TEST_FAILED, PASS_MARK, Outcome, Status, in_words
-from ...course.wording import every_language
+from ...course.wording import every_language, has, words
 from .results import SubmissionResult, points_text
 
 FEEDBACK_OUTPUT_LIMIT = 4_000
 
 
-ADVICE = {
-    Outcome.MISMATCH: "Compare your output with what the check looks for, above.",
-    Outcome.ERROR: "The check stopped with an error (shown above); your answer raised it or made the check fail.",
-    Outcome.TIMEOUT: "This check ran out of time: look for a loop that never ends, or work that is far too slow.",
-    Outcome.KERNEL_DIED: "Python stopped while this check ran (os._exit, a crash, or too much memory).",
-    Outcome.NOT_RUN: "This check did not run, because of what happened earlier in the notebook.",
-    Outcome.TAMPERED: "The grader's tools were changed while this check ran; the check counts for nothing.",
-    Outcome.GRADER_ERROR: "The grader could not run this check; ask your instructor.",
-    Outcome.SKIPPED: "This check was skipped.",
-}
+ADVICE = (  # the outcomes that come with a word of advice (wording's feedback.advice.*)
+    Outcome.MISMATCH,
+    Outcome.ERROR,
+    Outcome.TIMEOUT,
+    Outcome.KERNEL_DIED,
+    Outcome.NOT_RUN,
+    Outcome.TAMPERED,
+    Outcome.GRADER_ERROR,
+    Outcome.SKIPPED,
+)
+
+
+def outcome_words(outcome: str, lang: str) -> str:
+    """What an outcome (or a status) means, in words, in ``lang``."""
+    key = f"outcome.{outcome}"
+    return words(key, lang) if has(key, lang) else in_words(outcome)
 
 
 def _clip(text: str) -> str:
@@ -36,48 +46,51 @@ def _fence(text: str) -> str:
 
 
 def _header(result: SubmissionResult, title: str) -> list[str]:
-    lines = [
-        f"# {result.assignment}: {title} for {result.student}",
-        "",
-        f"**Score: {points_text(result.total)} / {points_text(result.max_total)}**",
-    ]
+    lang = result.lang
+    score = words(
+        "feedback.score",
+        lang,
+        points=points_text(result.total),
+        max_points=points_text(result.max_total),
+    )
+    lines = [f"# {title}", "", f"**{score}**"]
     if result.status != Status.OK:
-        lines += [
-            "",
-            f"Status: **{result.status}**" + (f": {result.detail}" if result.detail else "."),
-        ]
+        status = words("feedback.status", lang, status=result.status)
+        lines += ["", status + (f": {result.detail}" if result.detail else ".")]
     if result.notes:
-        lines += ["", "## Notes", ""] + [f"- {note}" for note in result.notes]
+        lines += ["", f"## {words('feedback.notes', lang)}", ""]
+        lines += [f"- {note}" for note in result.notes]
     return lines
 
 
-def _check_heading(check) -> str:
+def _check_heading(check, lang: str) -> str:
     if check.outcome in (Outcome.NEEDS_MANUAL_GRADE, Outcome.GRADED_BY_HAND):
-        mark = in_words(check.outcome)
+        mark = outcome_words(check.outcome, lang)
     elif check.outcome == Outcome.PASSED and check.points == check.max_points:
-        mark = "passed"
+        mark = words("feedback.passed", lang)
     else:
-        mark = "not passed"
+        mark = words("feedback.not_passed", lang)
     return f"## {check.grade_id}: {points_text(check.points)} / {points_text(check.max_points)} ({mark})"
 
 
-def _what_happened(check) -> list[str]:
+def _what_happened(check, lang: str) -> list[str]:
     """The outcome in words, and what the grader knows of why (the error the cell raised)."""
     raised = check.error if check.outcome == Outcome.ERROR else ""
     if raised.startswith(HIDDEN_TEST_FAILED):
         raised = ""  # the feedback explains a hidden test below
     why = check.detail or raised
+    what = outcome_words(check.outcome, lang)
     if why:
-        return ["", f"What happened: {in_words(check.outcome)}: {why.rstrip('.')}."]
+        return ["", words("feedback.what_happened", lang, what=what, why=why.rstrip("."))]
     if check.outcome in ADVICE:
-        return ["", f"What happened: {in_words(check.outcome)}."]
+        return ["", words("feedback.what_happened_only", lang, what=what)]
     return []
 
 
-def _partial_credit(check) -> list[str]:
+def _partial_credit(check, lang: str) -> list[str]:
     """Why a check that ran through earned less than its points (an nbgrader test cell's number)."""
     if check.points < check.max_points and check.detail:
-        return ["", f"Partial credit: {check.detail.rstrip('.')}."]
+        return ["", words("feedback.partial_credit", lang, why=check.detail.rstrip("."))]
     return []
 
 
@@ -90,55 +103,46 @@ def _hidden_failure(actual: str) -> str | None:
 
 
 def feedback_markdown(result: SubmissionResult) -> str:
-    """The student's feedback: each check, passed or not, what the check looks for, their output, the hints.
+    """The student's feedback, in the language their notebook was handed out in: each check,
+    passed or not, what the check looks for, their output, the hints.
 
     It never shows the instructor's expected output as such: under a passed check it may hold
     an explanation ("Why: ...") that gives a prediction's answer away.
     """
-    lines = _header(result, "feedback")
+    lang = result.lang
+    title = words("feedback.title", lang, assignment=result.assignment, student=result.student)
+    lines = _header(result, title)
     for check in result.checks:
-        lines += ["", _check_heading(check)]
+        lines += ["", _check_heading(check, lang)]
         if check.manual:
-            lines += _manual_feedback(check)
+            lines += _manual_feedback(check, lang)
             continue
         if check.outcome == Outcome.PASSED:
-            lines += _partial_credit(check)
+            lines += _partial_credit(check, lang)
             continue
-        lines += _what_happened(check)
+        lines += _what_happened(check, lang)
         claims = [
             line[2:] for line in check.expected.splitlines() if line.startswith(f"{PASS_MARK} ")
         ]
         if claims:
-            lines += ["", "What the check looks for:", ""] + [f"- {claim}" for claim in claims]
-        lines += ["", "Your output:", "", _fence(check.actual or "(nothing)")]
+            lines += ["", words("feedback.looks_for", lang), ""] + [f"- {c}" for c in claims]
+        nothing = words("feedback.nothing", lang)
+        lines += ["", words("feedback.your_output", lang), "", _fence(check.actual or nothing)]
         hidden = check.hidden_failure or _hidden_failure(check.actual)
         if hidden and hidden.startswith("hidden test failed"):
-            lines += [
-                "",
-                "Your answer passed the checks you could run, but a hidden test failed: the grader "
-                "ran one of this cell's checks again, on a model you had not seen, and your answer "
-                f"did not pass it ({hidden}). An answer that works for any model passes; look for "
-                "what yours assumes about the models the visible checks use (a size, a name, a "
-                "number of layers).",
-            ]
+            lines += ["", words("feedback.hidden_model", lang, hidden=hidden)]
         elif hidden:
-            lines += [
-                "",
-                "Your answer passed the checks you could run, but a hidden test failed: the grader "
-                f"tried your answer on a case you had not seen, and it did not pass ({hidden}). An "
-                "answer that works for any input passes; look for what yours assumes about the "
-                "inputs the visible checks use.",
-            ]
+            lines += ["", words("feedback.hidden_input", lang, hidden=hidden)]
         hints = _hint_lines(check.actual)
-        advice = ADVICE.get(check.outcome)
+        advice = words(f"feedback.advice.{check.outcome}", lang) if check.outcome in ADVICE else ""
         not_done = every_language("checks.not_done_yet")
-        if "not written yet" in check.detail or any(words in check.actual for words in not_done):
-            advice = "An answer this check needs is not written yet: write it where it says YOUR CODE HERE."
+        if "not written yet" in check.detail or any(said in check.actual for said in not_done):
+            advice = words("feedback.not_written", lang)
         if hidden:
-            advice = None
+            advice = ""
         if hints or advice:
             lines += (
-                ["", "Hints:", ""]
+                ["", words("feedback.hints", lang), ""]
                 + [f"- {hint}" for hint in hints]
                 + ([f"- {advice}"] if advice else [])
             )
@@ -153,29 +157,31 @@ def _hint_lines(actual: str) -> list[str]:
     return [line for line in lines if line.startswith(labels) and line not in same]
 
 
-def _manual_feedback(check) -> list[str]:
+def _manual_feedback(check, lang: str) -> list[str]:
     """A question graded by hand: that it waits for a grade, or the grader's comment."""
     if check.outcome == Outcome.NEEDS_MANUAL_GRADE:
-        return ["", "Your instructor grades this answer by hand; the points come later."]
+        return ["", words("feedback.by_hand", lang)]
     if check.outcome == Outcome.GRADED_BY_HAND:
-        return ["", f"Comment: {check.comment}"] if check.comment else []
-    return _what_happened(check)
+        return ["", words("feedback.comment", lang, comment=check.comment)] if check.comment else []
+    return _what_happened(check, lang)
 
 
 def review_markdown(result: SubmissionResult) -> str:
-    """The instructor's view of one submission: every check that did not pass, expected against actual."""
-    lines = _header(result, "review")
+    """The instructor's view of one submission, in English: every check that did not pass,
+    expected against actual."""
+    result = replace(result, lang="en")
+    lines = _header(result, f"{result.assignment}: review for {result.student}")
     if result.flags:
         lines += ["", "Flags: " + "; ".join(result.flags)]
     for check in result.checks:
-        lines += ["", _check_heading(check)]
+        lines += ["", _check_heading(check, "en")]
         if check.manual:
-            lines += _manual_feedback(check) + ["", "Answer:", "", _fence(check.actual or "")]
+            lines += _manual_feedback(check, "en") + ["", "Answer:", "", _fence(check.actual or "")]
             continue
         if check.outcome == Outcome.PASSED:
-            lines += _partial_credit(check)
+            lines += _partial_credit(check, "en")
             continue
-        lines += _what_happened(check)
+        lines += _what_happened(check, "en")
         lines += ["", "Expected output:", "", _fence(check.expected)]
         lines += ["", "Actual output:", "", _fence(check.actual or "(nothing)")]
     return "\n".join(lines) + "\n"

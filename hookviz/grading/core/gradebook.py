@@ -200,6 +200,7 @@ class OutFolder:
                     "stale": r.assignment_sha256 != assignment.sha256,
                     "seconds": r.seconds,
                     "graded_at": r.graded_at,
+                    "lang": r.lang,  # the language of the student's notebook and feedback
                 }
                 for r in results
             ],

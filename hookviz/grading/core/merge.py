@@ -36,11 +36,13 @@ from ...course.format.steps import (
     Context,
     bare_check,
     guard_check_cells,
+    notebook_language,
     remove_hidden_tests,
     run_steps,
     validate_grading_metadata,
     validate_stored_outputs,
 )
+from ...course.wording import words
 from .bare_checks import run_to_end_source
 
 _NBVAL_OFF = re.compile(
@@ -311,12 +313,20 @@ class Renamed:
     missing: tuple[str, ...]  # the names the checks look for, not defined in the cell
     defined: tuple[str, ...]  # what the cell defines instead
 
-    def explain(self) -> str:
+    def explain(self, lang: str = "en") -> str:
         """Which names the checks look for, and which the cell defines instead."""
-        return (
-            f"the checks look for {_names(self.missing)}, which your answer cell {self.grade_id} "
-            f"does not define (it defines {_names(self.defined)}): name it {_names(self.missing)}"
-        )
+        return words("merge.renamed_detail", lang, **self._values())
+
+    def note(self, lang: str = "en") -> str:
+        """The note for the student: graded as written, and the names to use."""
+        return words("merge.renamed", lang, **self._values())
+
+    def _values(self) -> dict[str, str]:
+        return {
+            "grade_id": self.grade_id,
+            "missing": _names(self.missing),
+            "defined": _names(self.defined),
+        }
 
 
 def _names(names: tuple[str, ...]) -> str:
@@ -338,6 +348,7 @@ class AnswerMatch:
     notes: list[str] = field(default_factory=list)
     flags: list[Flag] = field(default_factory=list)
     used: set[int] = field(default_factory=set)  # id() of the cells already taken
+    lang: str = "en"  # the language of the notes: the instructor's notebook's
 
     def take(self, gid: str, cell: Any, how: str) -> None:
         """``cell`` answers ``gid``, found by ``how``."""
@@ -353,7 +364,10 @@ def merge(assignment: Assignment, student: Any) -> Merged:
     position among the cells the instructor did not write; then the merge notes renamed
     functions and edited checks, and builds the notebook to grade.
     """
-    match = AnswerMatch([c for c in student.cells if c.get("cell_type") == "code"])
+    match = AnswerMatch(
+        [c for c in student.cells if c.get("cell_type") == "code"],
+        lang=notebook_language(assignment.notebook),
+    )
     by_id: dict[str, list[Any]] = {}
     for cell in match.code_cells:
         if grade_id(cell):
@@ -371,10 +385,8 @@ def merge(assignment: Assignment, student: Any) -> Merged:
                 f"{found.grade_id}: defines {_names(found.defined)}, not {_names(found.missing)}",
             )
         )
-        match.notes.append(
-            f"Your answer {found.grade_id} was graded as written; {found.explain()}."
-        )
-    _note_check_changes(assignment, match.code_cells, by_id, match.notes, match.flags)
+        match.notes.append(found.note(match.lang))
+    _note_check_changes(assignment, match.code_cells, by_id, match.notes, match.flags, match.lang)
     manual, manual_cells = manual_answers(assignment, student)
     notebook, sources = _notebook_to_grade(assignment, match.chosen, manual_cells)
     return Merged(notebook, sources, match.matched_by, match.notes, match.flags, renamed, manual)
@@ -391,7 +403,12 @@ def _match_by_grade_id(
         if candidates:
             if len(candidates) > 1:
                 match.notes.append(
-                    f"Your notebook has {len(candidates)} answer cells for {answer.grade_id}; the last one was graded."
+                    words(
+                        "merge.answer_duplicated",
+                        match.lang,
+                        count=len(candidates),
+                        grade_id=answer.grade_id,
+                    )
                 )
                 match.flags.append(Flag("answer-duplicated", answer.grade_id))
             match.take(answer.grade_id, candidates[-1], "grade_id")
@@ -439,8 +456,12 @@ def _match_by_functions(
             match.take(answer.grade_id, same[-1], "functions")
             match.flags.append(Flag("answer-found-by-functions", answer.grade_id))
             match.notes.append(
-                f"The answer cell {answer.grade_id} had lost its metadata; the cell that defines "
-                f"{', '.join(answer.functions)} was graded."
+                words(
+                    "merge.found_by_functions",
+                    match.lang,
+                    grade_id=answer.grade_id,
+                    functions=", ".join(answer.functions),
+                )
             )
 
 
@@ -465,15 +486,17 @@ def _match_by_position(
             match.take(answer.grade_id, theirs[k], "position")
             match.flags.append(Flag("answer-found-by-position", answer.grade_id))
             match.notes.append(
-                f"Warning: no cell carried the answer {answer.grade_id}; your code cell "
-                f"{match.code_cells.index(theirs[k]) + 1} was graded as that answer, by its position."
+                words(
+                    "merge.found_by_position",
+                    match.lang,
+                    grade_id=answer.grade_id,
+                    number=match.code_cells.index(theirs[k]) + 1,
+                )
             )
         else:
             match.matched_by[answer.grade_id] = "missing"
             match.flags.append(Flag("answer-missing", answer.grade_id))
-            match.notes.append(
-                f"No answer for {answer.grade_id} was found; it was graded as not done."
-            )
+            match.notes.append(words("merge.answer_missing", match.lang, grade_id=answer.grade_id))
 
 
 def _notebook_to_grade(
@@ -577,21 +600,24 @@ def _renamed(assignment: Assignment, chosen: dict[str, Any]) -> list[Renamed]:
 
 
 def _note_check_changes(
-    assignment: Assignment, code_cells: list, by_id: dict, notes: list[str], flags: list[Flag]
+    assignment: Assignment,
+    code_cells: list,
+    by_id: dict,
+    notes: list[str],
+    flags: list[Flag],
+    lang: str,
 ) -> None:
     """Tell the student which check cells they changed (the originals were used regardless)."""
     order = []
     for check in assignment.checks:
         copies = by_id.get(check.grade_id, [])
         if not copies:
-            notes.append(
-                f"The check cell {check.grade_id} was missing from your notebook; the original was used."
-            )
+            notes.append(words("merge.check_missing", lang, grade_id=check.grade_id))
             flags.append(Flag("check-missing", check.grade_id))
             continue
         if len(copies) > 1:
             notes.append(
-                f"The check cell {check.grade_id} appears {len(copies)} times; the original was used once."
+                words("merge.check_duplicated", lang, grade_id=check.grade_id, count=len(copies))
             )
             flags.append(Flag("check-duplicated", check.grade_id))
         theirs = copies[0]
@@ -599,22 +625,24 @@ def _note_check_changes(
         if _normalized(theirs.get("source", "")) not in handed_out:
             if unchanged_since_release(theirs):
                 # Unchanged since it was handed out: the assignment changed after that.
-                notes.append(
-                    f"Your copy of the check cell {check.grade_id} is an older version (the "
-                    "assignment changed after you got it); the current one was used."
-                )
+                notes.append(words("merge.check_outdated", lang, grade_id=check.grade_id))
                 flags.append(Flag("check-outdated", check.grade_id))
             else:
-                notes.append(f"You edited the check cell {check.grade_id}; the original was used.")
+                notes.append(words("merge.check_edited", lang, grade_id=check.grade_id))
                 flags.append(Flag("check-edited", check.grade_id))
         claimed = nbgrader(theirs).get("points")
         if claimed is not None and claimed != check.points:
             notes.append(
-                f"The points of {check.grade_id} were changed to {claimed!r} in your notebook; "
-                f"it is worth {check.points:g}."
+                words(
+                    "merge.points_changed",
+                    lang,
+                    grade_id=check.grade_id,
+                    claimed=repr(claimed),
+                    points=f"{check.points:g}",
+                )
             )
             flags.append(Flag("points-changed", check.grade_id))
         order.append(next(i for i, cell in enumerate(code_cells) if cell is theirs))
     if order != sorted(order):
-        notes.append("Your check cells were in another order; the original order was used.")
+        notes.append(words("merge.checks_reordered", lang))
         flags.append(Flag("checks-reordered"))

@@ -54,6 +54,7 @@ class SubmissionResult:
     seconds: float = 0.0
     sandbox: str = ""
     graded_at: str = ""
+    lang: str = "en"  # the language the notebook was handed out in: its feedback's language
 
     def to_json(self) -> dict:
         """A plain dict for results/<student>.json."""

@@ -25,6 +25,7 @@ from pathlib import Path
 from ... import __version__
 from ...course.conventions import Outcome, Status
 from ...course.format.notebooks import NotebookError, atomic_write_text
+from ...course.wording import words
 from ..core.feedback import feedback_markdown
 from ..core.gradebook import apply_manual_grades
 from ..core.merge import Assignment, load_assignment
@@ -42,11 +43,7 @@ CONFIG_FILE = "hookviz-autograder.json"  # the export's settings, in source/
 VISIBILITIES = ("visible", "after_due_date", "after_published", "hidden")
 STUDENT = "submission"
 
-_WHEN_SHOWN = {
-    "after_due_date": "after the due date",
-    "after_published": "when your instructor publishes the grades",
-    "hidden": "to your instructor only",
-}
+_WHEN_SHOWN = ("after_due_date", "after_published", "hidden")  # wording's feedback.when.*
 
 
 def find_notebook(folder: Path, name: str) -> Submission:
@@ -87,23 +84,26 @@ def check_output(result: SubmissionResult, check: CheckResult) -> str:
     if lines and lines[0].startswith("## "):
         lines = lines[1:]
     text = "\n".join(lines).strip()
-    return text or ("Passed." if check.points >= check.max_points else "Not passed.")
+    passed = check.points >= check.max_points
+    return text or words(
+        "feedback.passed_sentence" if passed else "feedback.not_passed_sentence", result.lang
+    )
 
 
 def overall_output(result: SubmissionResult, delayed: list[str], visibility: str) -> str:
     """What concerns the whole submission: its status and the grader's notes; never the score."""
-    lines = []
+    lang, lines = result.lang, []
     if result.status != Status.OK:
+        status = words("feedback.status", lang, status=result.status)
         lines.append(
-            f"**Status: {result.status}**" + (f": {result.detail}." if result.detail else ".")
+            f"**{status.replace('**', '')}**" + (f": {result.detail}." if result.detail else ".")
         )
     if result.notes:
-        lines += ["", "Notes:", ""] + [f"- {note}" for note in result.notes]
+        lines += ["", words("feedback.notes", lang) + ":", ""]
+        lines += [f"- {note}" for note in result.notes]
     if delayed and visibility in _WHEN_SHOWN:
-        lines += [
-            "",
-            f"The checks with hidden tests ({', '.join(delayed)}) are shown {_WHEN_SHOWN[visibility]}.",
-        ]
+        when = words(f"feedback.when.{visibility}", lang)
+        lines += ["", words("feedback.hidden_later", lang, names=", ".join(delayed), when=when)]
     return "\n".join(lines).strip()
 
 

@@ -12,6 +12,7 @@ import traceback
 from pathlib import Path
 
 from ...course.conventions import Flag, Status
+from ...course.format.steps import notebook_language
 from ..core.languages import assignment_in, submission_language
 from ..core.merge import Assignment, merge
 from ..core.results import SubmissionResult, empty_result, manual_checks
@@ -74,7 +75,8 @@ def _grade(
         except OSError:
             sha = ""
         return empty_result(submission, assignment, Status(error.status), str(error), sha)
-    graded = assignment_in(assignment, submission_language(student_notebook))  # its language
+    lang = submission_language(student_notebook)
+    graded = assignment_in(assignment, lang)  # the notebook handed out in its language
     merged = merge(graded, student_notebook)
     notes = ([submission.note] if submission.note else []) + merged.notes
     flags = merged.flags + ([Flag("notebook-renamed")] if submission.note else [])
@@ -88,12 +90,14 @@ def _grade(
             else "no answer cell was found in the notebook"
         )
         result = empty_result(submission, assignment, Status.NO_ANSWERS, detail, sha)
+        result.lang = notebook_language(graded.notebook)
         result.notes = notes
         result.flags = _flag_texts(flags)
         result.matched_by = merged.matched_by
         return _with_manual(result, assignment, merged.manual)
     if not assignment.checks:  # only questions graded by hand: nothing to run
         result = empty_result(submission, assignment, Status.OK, "", sha)
+        result.lang = notebook_language(graded.notebook)
         result.notes, result.flags = notes, _flag_texts(flags)
         result.matched_by = merged.matched_by
         return _with_manual(result, assignment, merged.manual)
@@ -105,6 +109,7 @@ def _grade(
         remove_tree(workdir)
     result = score(graded, child, settings.limits, merged.renamed)
     result.assignment_sha256 = assignment.sha256  # one assignment, whichever its language
+    result.lang = notebook_language(graded.notebook)
     result.student = submission.student
     result.submission = str(submission.path)
     result.submission_sha256 = sha

@@ -17,6 +17,7 @@ from ...course.conventions import (
     Status,
     outputs_text,
 )
+from ...course.format.steps import notebook_language
 from ..core.bare_checks import score_test_cell
 from ..core.merge import Assignment, CheckCell, Renamed
 from ..core.results import CheckResult, SubmissionResult, now_utc
@@ -37,7 +38,7 @@ def _explain_renamed(
                 re.search(rf"\b{re.escape(name)}\b", sources.get(check.grade_id, ""))
                 for name in found.missing
             ):
-                check.detail = found.explain()
+                check.detail = found.explain(notebook_language(assignment.notebook))
                 break
 
 
