@@ -39,6 +39,7 @@ from ..format.steps import (
     Context,
     Step,
     run_steps,
+    specify_in,
     validate_grading_metadata,
     validate_stored_outputs,
 )
@@ -266,14 +267,22 @@ def _plan_language(root: Path, config: CourseConfig, lang: str, planned: dict, r
     from ..i18n.status import UP_TO_DATE, course_status
     from .translate import translated_notebook, translated_orphans
 
+    exercises = []
     for path, (wanted, _) in list(planned.items()):
         target, notebook = translated_notebook(root, config, path, wanted, lang)
         if relative_posix(path, root).startswith(f"{EXERCISES}/"):
-            add_checksums(notebook, None)  # a translated locked cell has a checksum of its own
+            exercises.append((path, notebook))
         planned[target] = (
             notebook,
             f"it differs from what {relative_posix(path, root)} and translations/{lang}/ give",
         )
+    for path, notebook in exercises:
+        # a check cell lists the claims the translated solution prints, as in English
+        rest = relative_posix(path, root).partition("/")[2]
+        solution = planned.get(Path(root) / lang / SOLUTIONS / rest)
+        if solution is not None:
+            specify_in(notebook, solution[0], lang)
+        add_checksums(notebook, None)  # a translated locked cell has a checksum of its own
     states: dict[str, int] = {}
     for unit in course_status(root, lang):
         if unit.state != UP_TO_DATE:

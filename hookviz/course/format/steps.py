@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import itertools
 import math
 import re
 from collections.abc import Callable
@@ -24,6 +25,7 @@ from ..conventions import (
     sentinel_grade_id,
     sentinel_line,
 )
+from ..wording import words
 from . import regions
 from .notebooks import (
     OUTPUTS_SOURCE_KEY,
@@ -438,12 +440,36 @@ def pack_check_cells(notebook: Any, context: Context) -> None:
         guard = []
         while lines and lines[0].startswith((SETUP_GUARD, "checks.setup_ran(")):
             guard.append(lines.pop(0))
-        spec = _specification(outputs_text(cell.get("outputs", [])))
+        spec = _specification(outputs_text(cell.get("outputs", [])), notebook_language(notebook))
         code = "\n".join(lines).strip("\n")
         cell.source = "\n".join([*comment, *spec, *guard, f'{RUN_CHECK}"{pack_text(code)}")'])
 
 
-def _specification(output: str) -> list[str]:
+def specify_in(exercise: Any, solution: Any, lang: str) -> None:
+    """The packed check cells of ``exercise`` (a translated copy of the English exercise) list
+    the claims of ``solution``'s stored outputs, the instructor's notebook in ``lang``: the
+    same cell ``pack_check_cells`` makes from that notebook. A check whose solution cell has no
+    stored claims yet (`hookviz run` not run) keeps the English ones."""
+    solved = {grade_id(c): c for c in solution.cells if is_check(c)}
+    for cell in exercise.cells:
+        theirs = solved.get(grade_id(cell)) if is_check(cell) else None
+        if theirs is None or RUN_CHECK not in cell.source:
+            continue
+        spec = _specification(outputs_text(theirs.get("outputs", [])), lang)
+        if not spec:
+            continue
+        comment = list(
+            itertools.takewhile(lambda line: line.startswith("#"), theirs.source.split("\n"))
+        )
+        rest = [
+            line
+            for line in cell.source.split("\n")
+            if line.startswith((SETUP_GUARD, "checks.setup_ran(", RUN_CHECK))
+        ]
+        cell.source = "\n".join([*comment, *spec, *rest])
+
+
+def _specification(output: str, lang: str = "en") -> list[str]:
     """Comment lines: what the ✓ lines of a correct answer claim, and on which models."""
     claims: dict[str, list[str]] = {}
     for line in output.splitlines():
@@ -459,9 +485,10 @@ def _specification(output: str) -> list[str]:
         return []
     models = list(dict.fromkeys(on for found in claims.values() for on in found))
     if len(models) <= 1:
-        out = ["# What it checks" + (f", on {models[0]}" if models else "") + ":"]
-        return out + [f"#  - {claim}" for claim in claims]
-    out = ["# What it checks, on " + "; ".join(f"({i}) {m}" for i, m in enumerate(models, 1)) + ":"]
+        heading = words("spec.on", lang, models=models[0]) if models else words("spec.what", lang)
+        return [f"# {heading}"] + [f"#  - {claim}" for claim in claims]
+    listed = "; ".join(f"({i}) {m}" for i, m in enumerate(models, 1))
+    out = [f"# {words('spec.on', lang, models=listed)}"]
     for claim, on in claims.items():
         where = (
             ""

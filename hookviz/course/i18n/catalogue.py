@@ -2,7 +2,7 @@
 
 A check cell is code, the same in every language: its claims are formatted in English before
 they reach the card. ``translate`` finds the template a line was made from (the most specific
-one that matches, placeholders taking any text), and fills the translated template with what
+one that matches, placeholders taking any text, even none), and fills the translated template with what
 the placeholders held, each itself translated when it is a message too (a model's name).
 Imports nothing beyond the standard library: it runs in a student's kernel.
 """
@@ -27,7 +27,7 @@ def _pattern(template: str) -> tuple[re.Pattern[str], tuple[str, ...], int]:
             parts.append(re.escape(match.group(0)[0]))
             literal += 1
         else:
-            parts.append("(.+?)")
+            parts.append("(.*?)")  # a value may be empty: {'s' if many else ''}
             names.append(match.group(1))
         last = match.end()
     parts.append(re.escape(template[last:]))

@@ -264,6 +264,9 @@ WORDS: dict[str, str] = {
     "merge.check_edited": "You edited the check cell {grade_id}; the original was used.",
     "merge.points_changed": "The points of {grade_id} were changed to {claimed} in your notebook; it is worth {points}.",
     "merge.checks_reordered": "Your check cells were in another order; the original order was used.",
+    # -- spec: the heading of a check cell's specification in the student's copy (format/steps.py)
+    "spec.what": "What it checks:",
+    "spec.on": "What it checks, on {models}:",
     # -- hint.rerun: the hint under an error no diagnosis recognises
     "hint.rerun.nudge": "Fix your answer, run its cell, then run this check again.",
 }

@@ -278,6 +278,9 @@ WORDS: dict[str, str] = {
     "merge.check_edited": "검사 셀 {grade_id}의 코드가 고쳐져 있습니다. 원래 검사 셀을 사용했습니다.",
     "merge.points_changed": "노트북에서 {grade_id}의 배점이 바뀌어 있습니다({claimed}). 이 검사의 배점은 {points}점입니다.",
     "merge.checks_reordered": "검사 셀의 순서가 바뀌어 있습니다. 원래 순서를 사용했습니다.",
+    # -- spec
+    "spec.what": "이 검사가 확인하는 것:",
+    "spec.on": "대상: {models}. 이 검사가 확인하는 것:",
     # -- hint.rerun: the hint under an error no diagnosis recognises
     "hint.rerun.nudge": "답을 고치고, 그 셀을 실행한 다음, 이 검사를 다시 실행하세요.",
 }

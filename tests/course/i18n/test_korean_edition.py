@@ -3,11 +3,16 @@ links kept, the glossary's words used, and ko/ built from it (build --check, in 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+import nbformat
 import tomllib
 
-from hookviz.course.i18n.lint import load_glossary
+from hookviz.course.conventions import outputs_text
+from hookviz.course.format.notebooks import grade_id, is_check
+from hookviz.course.i18n.catalogue import translate
+from hookviz.course.i18n.lint import lint, load_glossary
 from hookviz.course.i18n.status import UP_TO_DATE, course_lint, course_status
 
 REPO = Path(__file__).resolve().parents[3]
@@ -63,3 +68,48 @@ def test_both_readmes_say_how_to_open_the_korean_edition() -> None:
         text = (REPO / readme).read_text(encoding="utf-8")
         assert f"START={start}" in text, readme  # `make lab START=…`, in JupyterLab
         assert colab in text, readme  # and on Colab
+
+
+def test_a_korean_check_cell_lists_the_korean_solutions_claims() -> None:
+    """A Korean student reads the specification of a check in Korean: the ✓ lines the Korean
+    solution prints, grouped by model, as the English exercise lists the English ones."""
+    hangul = re.compile(r"[\uac00-\ud7a3]")
+    listed = 0
+    for path in sorted((REPO / "ko/exercises").glob("[0-9][0-9]-*.ipynb")):
+        solution = nbformat.read(REPO / "ko/solutions" / path.name, as_version=4)
+        claims = {
+            grade_id(c): [
+                line[2:] for line in outputs_text(c.outputs).splitlines() if line[:2] == "✓ "
+            ]
+            for c in solution.cells
+            if is_check(c)
+        }
+        for cell in nbformat.read(path, as_version=4).cells:
+            if not (is_check(cell) and "checks.run_check(" in cell.source):
+                continue
+            spec = [line for line in cell.source.splitlines() if line.startswith("#  - ")]
+            assert spec and all(hangul.search(line) for line in spec), (path.name, cell.source)
+            for line in spec:  # each claim, its model named once at the top
+                assert any(
+                    claim.startswith(line[5:].split("  [")[0]) for claim in claims[grade_id(cell)]
+                )
+            listed += len(spec)
+    assert listed > 100
+
+
+def test_a_template_whose_english_inflection_is_empty_still_translates() -> None:
+    """{'s' if many else ''} prints nothing for one: the line must still find its template,
+    and the Korean, which has no plural, may leave the inflection out."""
+    english = "it patches {path}'s output{'s' if many else ''} ({name})"
+    korean = "{path} 모듈의 출력을 바꿔 넣습니다 ({name})"
+    table = {english: korean}
+    assert translate("it patches first's output (a net)", table) == (
+        "first 모듈의 출력을 바꿔 넣습니다 (a net)"
+    )
+    assert translate("it patches first's outputs (a net)", table) == (
+        "first 모듈의 출력을 바꿔 넣습니다 (a net)"
+    )
+    assert lint(english, korean) == []
+    assert lint(english, "{path} 모듈의 출력을 바꿔 넣습니다") == [
+        "placeholders differ from the English: missing '{name}'"
+    ]
