@@ -41,7 +41,7 @@ import linecache
 import os
 import sys
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -645,6 +645,26 @@ class Check:
         if self.stopped:
             return False
         problem, found = inspections.forward_hooks_wrong(model, paths, hint)
+        return self.lines.report(problem, claim, found)
+
+    @contextlib.contextmanager
+    def watching_outputs(self, model: torch.nn.Module) -> Iterator[inspections.OutputWatch]:
+        """While the block runs, every module's output is watched: what forward made, and what
+        the model computed on after the hooks ran. The watch's hooks are removed afterwards."""
+        watch = inspections.OutputWatch(model)
+        try:
+            yield watch
+        finally:
+            watch.stop()
+
+    def outputs_handed_on(
+        self, watch: inspections.OutputWatch, model: torch.nn.Module, claim: str
+    ) -> bool:
+        """✓ when no hook replaced a module's output while ``watch`` ran: hooks that record
+        what they see return nothing. A ✗ names the modules, the root by name."""
+        if self.stopped:
+            return False
+        problem, found = inspections.outputs_replaced(watch, type(model).__name__)
         return self.lines.report(problem, claim, found)
 
     def writes_each_parameter_once(self, trace: Any, claim: str | None = None) -> bool:

@@ -146,3 +146,58 @@ def replaced_parameters(model: torch.nn.Module, originals: list[torch.Tensor]) -
 def _one_or_many(items: list) -> str:
     """The wording key's ending for these items: 'one' or 'many'."""
     return "one" if len(items) == 1 else "many"
+
+
+class OutputWatch:
+    """Each module's output as its forward made it, and as the model passed it on after every
+    forward hook ran: a hook that returns anything replaces the output the model computes on.
+
+    ``watch(model)`` starts it: an early forward hook on every module keeps what forward made;
+    at the root's first call a late one is added after every hook registered by then (the
+    answer's, registered before it runs the model) to see what was passed on. ``stop()``
+    removes them all.
+    """
+
+    def __init__(self, model: torch.nn.Module):
+        self.paths = {id(m): path for path, m in model.named_modules()}
+        self.made: dict[int, Any] = {}
+        self.handed_on: dict[int, Any] = {}
+        self._handles = [
+            m.register_forward_hook(self._early, prepend=True) for _, m in model.named_modules()
+        ]
+        self._late_added = False
+        self._handles.append(model.register_forward_pre_hook(self._add_late))
+        self._modules = [m for _, m in model.named_modules()]
+
+    def _early(self, module: torch.nn.Module, inputs: Any, output: Any) -> None:
+        self.made[id(module)] = output
+
+    def _late(self, module: torch.nn.Module, inputs: Any, output: Any) -> None:
+        self.handed_on[id(module)] = output
+
+    def _add_late(self, module: torch.nn.Module, inputs: Any) -> None:
+        if not self._late_added:
+            self._late_added = True
+            self._handles += [m.register_forward_hook(self._late) for m in self._modules]
+
+    def stop(self) -> None:
+        for handle in self._handles:
+            handle.remove()
+
+    def replaced(self) -> list[str]:
+        """The paths of the modules whose output a hook replaced (the root's as '')."""
+        return [
+            self.paths[key]
+            for key, output in self.handed_on.items()
+            if key in self.made and output is not self.made[key]
+        ]
+
+
+def outputs_replaced(watch: OutputWatch, root: str) -> Found:
+    """Modules whose output a forward hook replaced while ``watch`` ran."""
+    replaced = watch.replaced()
+    if not replaced:
+        return None, diagnose.FORWARD_HOOK_RETURNED
+    label = lambda path: words("inspect.root", root=root) if path == "" else path  # noqa: E731
+    where = listing([label(path) for path in replaced])
+    return words("inspect.outputs_replaced", where=where), diagnose.FORWARD_HOOK_RETURNED

@@ -72,6 +72,102 @@ def capture_outputs(model, x):
         "4 hooks are left: forward hook <lambda> on 0.0",
         "also when the job raises",
     ),
+    # A hook that returns what it stored replaces the output: equal values, but the model
+    # computes on the copy (detached: no gradient reaches the layers before it).
+    wrong(
+        "capture_outputs",
+        "returns the detached copy it stored",
+        "the caller's model changed",
+        """
+def capture_outputs(model, x):
+    outputs, handles = {}, []
+    try:
+        for path, module in model.named_modules():
+            if next(module.children(), None) is None:
+                def keep(module, inputs, output, path=path):
+                    outputs[path] = output.detach()
+                    return outputs[path]
+                handles.append(module.register_forward_hook(keep))
+        model(x)
+    finally:
+        for handle in handles:
+            handle.remove()
+    return outputs
+""",
+        "✗ its hooks only watch: the model computes on the outputs forward made (an MLP)",
+        "a hook returned a new output for 0, 1 and 2",
+        "must return nothing (None)",
+    ),
+    wrong(
+        "capture_outputs",
+        "returns a clone",
+        "the caller's model changed",
+        """
+def capture_outputs(model, x):
+    outputs, handles = {}, []
+
+    def make_hook(path):
+        def hook(module, inputs, output):
+            outputs[path] = output.clone()
+            return outputs[path]
+        return hook
+
+    try:
+        for path, module in model.named_modules():
+            if not list(module.children()):
+                handles.append(module.register_forward_hook(make_hook(path)))
+        model(x)
+    finally:
+        for handle in handles:
+            handle.remove()
+    return outputs
+""",
+        "✗ its hooks only watch: the model computes on the outputs forward made (an MLP)",
+        "a hook returned a new output for 0, 1 and 2",
+        "must return nothing (None)",
+    ),
+    wrong(
+        "capture_outputs",
+        "setdefault's return value returned",
+        "the caller's model changed",
+        """
+def capture_outputs(model, x):
+    outputs, handles = {}, []
+    try:
+        for path, module in model.named_modules():
+            if len(list(module.children())) == 0:
+                handles.append(module.register_forward_hook(
+                    lambda m, i, o, path=path: outputs.setdefault(path, o.detach())))
+        model(x)
+    finally:
+        for handle in handles:
+            handle.remove()
+    return outputs
+""",
+        "✗ its hooks only watch: the model computes on the outputs forward made (an MLP)",
+        "a hook returned a new output for 0, 1 and 2",
+        "must return nothing (None)",
+    ),
+    correct(
+        "capture_outputs",
+        "its hook returns the very output it was given",
+        """
+def capture_outputs(model, x):
+    outputs, handles = {}, []
+    try:
+        for path, module in model.named_modules():
+            if not list(module.children()):
+                def keep(module, inputs, output, path=path):
+                    outputs[path] = output
+                    return output  # the same tensor: nothing is replaced
+                handles.append(module.register_forward_hook(keep))
+        model(x)
+    finally:
+        for handle in handles:
+            handle.remove()
+    return outputs
+""",
+    ),
     wrong(
         "capture_outputs",
         "named_children",

@@ -87,6 +87,7 @@ WORDS: dict[str, str] = {
     "inspect.stuck": "one optimizer step left {names} unchanged",
     "inspect.other_kind_one": "{count} hook is of another kind ({kinds}), on {where}",
     "inspect.other_kind_many": "{count} hooks are of another kind ({kinds}), on {where}",
+    "inspect.outputs_replaced": "a hook returned a new output for {where}, and the model computed on with it instead of what forward made",
     "inspect.extra": "forward hooks on {where} too",
     "inspect.missing": "no forward hook on {where}",
     "inspect.twice_one": "{where} has more than one",

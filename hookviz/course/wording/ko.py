@@ -86,6 +86,7 @@ WORDS: dict[str, str] = {
     "inspect.stuck": "옵티마이저 한 단계 뒤에도 바뀌지 않은 매개변수: {names}",
     "inspect.other_kind_one": "다른 종류의 훅 {count}개({kinds}), 위치: {where}",
     "inspect.other_kind_many": "다른 종류의 훅 {count}개({kinds}), 위치: {where}",
+    "inspect.outputs_replaced": "훅이 새 출력을 반환해서, 모델이 forward가 만든 출력 대신 그 값으로 계산을 이어 갔습니다: {where}",
     "inspect.extra": "다른 곳에도 순전파 훅이 있습니다: {where}",
     "inspect.missing": "순전파 훅이 없는 곳: {where}",
     "inspect.twice_one": "훅이 두 개 이상 있는 곳: {where}",
