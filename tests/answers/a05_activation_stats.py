@@ -100,6 +100,36 @@ def three(
 
 ANSWERS = [
     # -- ActivationStats -----------------------------------------------------------------------
+    # A record hook that returns what it looked at replaces the layer's output: equal values,
+    # but the network computes on the copy (detached: no gradient reaches the layers before).
+    wrong(
+        "ActivationStats",
+        "the record hook returns the detached output",
+        "the caller's model changed",
+        stats(row="_ROW_").replace(
+            "self.stats[path].append(_ROW_)",
+            "out = output.detach()\n"
+            "                    self.stats[path].append((out.mean().item(), out.std().item(), (out == 0).float().mean().item()))\n"
+            "                    return out",
+        ),
+        "✗ its hooks only watch: the network computes on the outputs forward made (a 3-layer ReLU network)",
+        "a hook returned a new output for",
+        "must return nothing (None)",
+    ),
+    wrong(
+        "ActivationStats",
+        "the record hook returns the copy it kept",
+        "the caller's model changed",
+        stats(row="_ROW_").replace(
+            "self.stats[path].append(_ROW_)",
+            "kept = output.detach().clone()\n"
+            "                    self.stats[path].append((kept.mean().item(), kept.std().item(), (kept == 0).float().mean().item()))\n"
+            "                    return kept",
+        ),
+        "✗ its hooks only watch: the network computes on the outputs forward made (a 3-layer ReLU network)",
+        "a hook returned a new output for",
+        "must return nothing (None)",
+    ),
     wrong(
         "ActivationStats",
         "every module",
