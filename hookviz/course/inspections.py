@@ -152,22 +152,28 @@ class OutputWatch:
     """Each module's output as its forward made it, and as the model passed it on after every
     forward hook ran: a hook that returns anything replaces the output the model computes on.
 
-    ``watch(model)`` starts it: an early forward hook on every module keeps what forward made;
+    A context manager: on entry an early forward hook on every module keeps what forward made;
     at the root's first call a late one is added after every hook registered by then (the
-    answer's, registered before it runs the model) to see what was passed on. ``stop()``
-    removes them all.
+    answer's, registered before it runs the model) to see what was passed on. On exit every
+    one of them is removed, whatever the block raised.
     """
 
     def __init__(self, model: torch.nn.Module):
         self.paths = {id(m): path for path, m in model.named_modules()}
         self.made: dict[int, Any] = {}
         self.handed_on: dict[int, Any] = {}
-        self._handles = [
-            m.register_forward_hook(self._early, prepend=True) for _, m in model.named_modules()
-        ]
-        self._late_added = False
-        self._handles.append(model.register_forward_pre_hook(self._add_late))
+        self._model = model
         self._modules = [m for _, m in model.named_modules()]
+        self._handles: list[Any] = []
+        self._late_added = False
+
+    def __enter__(self) -> OutputWatch:
+        self._handles = [m.register_forward_hook(self._early, prepend=True) for m in self._modules]
+        self._handles.append(self._model.register_forward_pre_hook(self._add_late))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
 
     def _early(self, module: torch.nn.Module, inputs: Any, output: Any) -> None:
         self.made[id(module)] = output
