@@ -25,7 +25,7 @@ GLOSSARY = COURSE.parent.parent / "translations/ko/glossary.toml"
 # The modules whose text reaches a student's card.
 STUDENT_FACING = ["checks", "diagnose", "inspections", "values", "tracebacks", "card", "hint_files"]
 KEY = re.compile(
-    r"^(label|card|checks|values|inspect|diagnosis|hint|feedback|outcome|merge)\.[\w.-]+$"
+    r"^(label|card|checks|values|inspect|diagnosis|hint|feedback|outcome|merge|spec)\.[\w.-]+$"
 )
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
 LEVELLED = Hint("look at the recurse argument", more="ask each module", code="x = 1", key="k")
@@ -100,6 +100,7 @@ def test_every_key_the_code_names_is_in_the_tables() -> None:
     grading = COURSE.parent / "grading"
     paths = [
         *COURSE.glob("*.py"),
+        COURSE / "format/steps.py",
         grading / "core/feedback.py",
         grading / "core/merge.py",
         grading / "platforms/gradescope_autograder.py",

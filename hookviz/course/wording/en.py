@@ -219,7 +219,7 @@ WORDS: dict[str, str] = {
     # -- feedback: the student's feedback file and Gradescope's results (grading/core/feedback.py)
     "feedback.title": "{assignment}: feedback for {student}",
     "feedback.score": "Score: {points} / {max_points}",
-    "feedback.status": "Status: **{status}**",
+    "feedback.status": "Status: {status}",
     "feedback.notes": "Notes",
     "feedback.passed": "passed",
     "feedback.not_passed": "not passed",

@@ -218,7 +218,7 @@ WORDS: dict[str, str] = {
     # -- feedback
     "feedback.title": "{assignment}: {student} 님의 피드백",
     "feedback.score": "점수: {points} / {max_points}",
-    "feedback.status": "상태: **{status}**",
+    "feedback.status": "상태: {status}",
     "feedback.notes": "알림",
     "feedback.passed": "통과",
     "feedback.not_passed": "통과하지 못함",

@@ -13,16 +13,10 @@ from .results import SubmissionResult, points_text
 FEEDBACK_OUTPUT_LIMIT = 4_000
 
 
-ADVICE = (  # the outcomes that come with a word of advice (wording's feedback.advice.*)
-    Outcome.MISMATCH,
-    Outcome.ERROR,
-    Outcome.TIMEOUT,
-    Outcome.KERNEL_DIED,
-    Outcome.NOT_RUN,
-    Outcome.TAMPERED,
-    Outcome.GRADER_ERROR,
-    Outcome.SKIPPED,
-)
+def _advice(outcome: str, lang: str) -> str:
+    """The word of advice that comes with an outcome (wording's feedback.advice.*), or ''."""
+    key = f"feedback.advice.{outcome}"
+    return words(key, lang) if has(key, lang) else ""
 
 
 def outcome_words(outcome: str, lang: str) -> str:
@@ -55,7 +49,7 @@ def _header(result: SubmissionResult, title: str) -> list[str]:
     )
     lines = [f"# {title}", "", f"**{score}**"]
     if result.status != Status.OK:
-        status = words("feedback.status", lang, status=result.status)
+        status = words("feedback.status", lang, status=f"**{result.status}**")
         lines += ["", status + (f": {result.detail}" if result.detail else ".")]
     if result.notes:
         lines += ["", f"## {words('feedback.notes', lang)}", ""]
@@ -82,7 +76,7 @@ def _what_happened(check, lang: str) -> list[str]:
     what = outcome_words(check.outcome, lang)
     if why:
         return ["", words("feedback.what_happened", lang, what=what, why=why.rstrip("."))]
-    if check.outcome in ADVICE:
+    if _advice(check.outcome, lang):
         return ["", words("feedback.what_happened_only", lang, what=what)]
     return []
 
@@ -134,7 +128,7 @@ def feedback_markdown(result: SubmissionResult) -> str:
         elif hidden:
             lines += ["", words("feedback.hidden_input", lang, hidden=hidden)]
         hints = _hint_lines(check.actual)
-        advice = words(f"feedback.advice.{check.outcome}", lang) if check.outcome in ADVICE else ""
+        advice = _advice(check.outcome, lang)
         not_done = every_language("checks.not_done_yet")
         if "not written yet" in check.detail or any(said in check.actual for said in not_done):
             advice = words("feedback.not_written", lang)

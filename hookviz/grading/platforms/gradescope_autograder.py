@@ -95,9 +95,7 @@ def overall_output(result: SubmissionResult, delayed: list[str], visibility: str
     lang, lines = result.lang, []
     if result.status != Status.OK:
         status = words("feedback.status", lang, status=result.status)
-        lines.append(
-            f"**{status.replace('**', '')}**" + (f": {result.detail}." if result.detail else ".")
-        )
+        lines.append(f"**{status}**" + (f": {result.detail}." if result.detail else "."))
     if result.notes:
         lines += ["", words("feedback.notes", lang) + ":", ""]
         lines += [f"- {note}" for note in result.notes]

@@ -75,8 +75,8 @@ def _grade(
         except OSError:
             sha = ""
         return empty_result(submission, assignment, Status(error.status), str(error), sha)
-    lang = submission_language(student_notebook)
-    graded = assignment_in(assignment, lang)  # the notebook handed out in its language
+    graded = assignment_in(assignment, submission_language(student_notebook))  # its language
+    feedback_lang = notebook_language(graded.notebook)  # English when there is no such copy
     merged = merge(graded, student_notebook)
     notes = ([submission.note] if submission.note else []) + merged.notes
     flags = merged.flags + ([Flag("notebook-renamed")] if submission.note else [])
@@ -90,14 +90,14 @@ def _grade(
             else "no answer cell was found in the notebook"
         )
         result = empty_result(submission, assignment, Status.NO_ANSWERS, detail, sha)
-        result.lang = notebook_language(graded.notebook)
+        result.lang = feedback_lang
         result.notes = notes
         result.flags = _flag_texts(flags)
         result.matched_by = merged.matched_by
         return _with_manual(result, assignment, merged.manual)
     if not assignment.checks:  # only questions graded by hand: nothing to run
         result = empty_result(submission, assignment, Status.OK, "", sha)
-        result.lang = notebook_language(graded.notebook)
+        result.lang = feedback_lang
         result.notes, result.flags = notes, _flag_texts(flags)
         result.matched_by = merged.matched_by
         return _with_manual(result, assignment, merged.manual)
@@ -109,7 +109,7 @@ def _grade(
         remove_tree(workdir)
     result = score(graded, child, settings.limits, merged.renamed)
     result.assignment_sha256 = assignment.sha256  # one assignment, whichever its language
-    result.lang = notebook_language(graded.notebook)
+    result.lang = feedback_lang
     result.student = submission.student
     result.submission = str(submission.path)
     result.submission_sha256 = sha
