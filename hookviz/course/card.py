@@ -120,28 +120,39 @@ def _items(lines: list[str]) -> list[_Item]:
     return items
 
 
+# The card carries its own background: a host whose page is dark while the system's scheme is
+# light (Colab's dark theme) must not put dark text on a dark page. The ✗ and ○ tints are
+# translucent, so they read over JupyterLab's light and dark layouts alike (its *-color3 are
+# light in both); on a tint, muted lines take the text's colour. Outside JupyterLab (no --jp- variables) the system's scheme picks the colours.
 _STYLE = """<style>
 .hv-card{font-family:var(--jp-content-font-family,system-ui,sans-serif);font-size:13px;
-line-height:1.45;color:var(--jp-content-font-color1,#1f1f1f);margin:2px 0;max-width:100%;
-overflow-wrap:break-word}
+line-height:1.45;color:var(--jp-content-font-color1,#1f1f1f);background:var(--jp-layout-color0,#fff);
+border:1px solid var(--jp-border-color2,#d0d7de);border-radius:6px;padding:4px 6px;margin:2px 0;
+max-width:100%;box-sizing:border-box;overflow-wrap:break-word}
 .hv-card ul{list-style:none;margin:0;padding:0}
 .hv-card li{display:grid;grid-template-columns:1.4em 1fr;column-gap:.3em;padding:2px 0}
 .hv-card .hv-mark{font-weight:700;text-align:center}
 .hv-card .hv-pass .hv-mark{color:var(--jp-success-color1,#1b7f3a)}
 .hv-card .hv-fail .hv-mark{color:var(--jp-error-color1,#c62828)}
 .hv-card .hv-todo .hv-mark{color:var(--jp-warn-color1,#a15c00)}
-.hv-card .hv-fail{background:var(--jp-error-color3,#fdecea);border-radius:4px}
-.hv-card .hv-todo{background:var(--jp-warn-color3,#fff4e0);border-radius:4px}
+.hv-card .hv-fail{background:rgba(211,47,47,.08);border-radius:4px}
+.hv-card .hv-todo{background:rgba(245,124,0,.1);border-radius:4px}
 .hv-card .hv-body>div,.hv-card details{margin-top:2px}
 .hv-card summary{cursor:pointer;font-weight:600}
 .hv-card pre{margin:2px 0;padding:4px 6px;background:var(--jp-layout-color2,#f3f3f3);
 border-radius:3px;overflow-x:auto;white-space:pre;font-size:12px}
 .hv-card .hv-muted{color:var(--jp-content-font-color2,#555)}
+.hv-card :is(.hv-fail,.hv-todo) .hv-muted{color:inherit}
 .hv-card .hv-text{white-space:pre-wrap;font-family:var(--jp-code-font-family,monospace);
 font-size:12px}
-@media (prefers-color-scheme:dark){body:not([data-jp-theme-light]) .hv-card{color:#e8e8e8}
-body:not([data-jp-theme-light]) .hv-card .hv-fail{background:#4a1f1f}
-body:not([data-jp-theme-light]) .hv-card .hv-todo{background:#4a3a1f}
+@media (prefers-color-scheme:dark){body:not([data-jp-theme-light]) .hv-card{color:#e8e8e8;
+background:#1e1e1e;border-color:#444}
+body:not([data-jp-theme-light]) .hv-card .hv-pass .hv-mark{color:#56d364}
+body:not([data-jp-theme-light]) .hv-card .hv-fail .hv-mark{color:#ff7b72}
+body:not([data-jp-theme-light]) .hv-card .hv-todo .hv-mark{color:#f0b35a}
+body:not([data-jp-theme-light]) .hv-card .hv-fail{background:rgba(255,123,114,.14)}
+body:not([data-jp-theme-light]) .hv-card .hv-todo{background:rgba(240,179,90,.14)}
+body:not([data-jp-theme-light]) .hv-card .hv-muted{color:#b0b0b0}
 body:not([data-jp-theme-light]) .hv-card pre{background:#2b2b2b}}
 </style>"""
 

@@ -3,12 +3,12 @@
 A student's copy of assignment 01 (from exercises/, as `hookviz build` made it) with a wrong
 answer in every answer cell is run in a real JupyterLab: each check draws a card whose ✗ has the
 failure colour and a text mark, with the hint folded behind a closed "Hint"; the saved notebook
-keeps the plain text nbval and the grader compare, hint unfolded and sentinel last.
+keeps the plain text nbval and the grader compare, hint unfolded and sentinel last. Every line
+of every card, hints opened, reads at WCAG AA contrast in JupyterLab's light and dark themes.
 """
 
 from __future__ import annotations
 
-import importlib
 import re
 from pathlib import Path
 
@@ -17,26 +17,13 @@ import pytest
 from conftest import open_notebook
 from jupyter_ui import JupyterServer
 
-from tests.course.test_exercises_mutants import CATALOGUES
+from tests.contrast import too_faint
+from tests.course.test_exercises_card import wrong_copy
 
 REPO = Path(__file__).resolve().parents[2]
 ASSIGNMENT = "01-apply"
 NAME = "check_card_01.ipynb"
 RGB = re.compile(r"rgba?\((\d+), (\d+), (\d+)")
-
-
-def wrong_copy() -> nbformat.NotebookNode:
-    """The exercise with the catalogue's first wrong answer in each answer cell."""
-    notebook = nbformat.read(REPO / "exercises" / f"{ASSIGNMENT}.ipynb", as_version=4)
-    wrong: dict[str, str] = {}
-    for answer in importlib.import_module(CATALOGUES[ASSIGNMENT]).ANSWERS:
-        if answer.kind == "wrong":
-            wrong.setdefault(answer.exercise, answer.source)
-    for cell in notebook.cells:
-        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
-        if grade_id in wrong:
-            cell.source = wrong[grade_id]
-    return notebook
 
 
 @pytest.fixture(scope="module")
@@ -119,6 +106,32 @@ def test_the_saved_output_keeps_the_plain_text_nbval_compares(checked, jupyter_s
         marks = sum(1 for line in lines if line[:2] in ("✓ ", "✗ ", "○ "))
         card = shown[0].data["text/html"]
         assert card.count('<li class="hv-') == marks, f"{grade_id}: the card and the text differ"
+
+
+@pytest.mark.parametrize("theme", ["JupyterLab Dark", "JupyterLab Light"])
+def test_every_line_of_a_card_reads_in_the_light_and_the_dark_theme(checked, theme):
+    page = checked.page
+    light = "true" if theme.endswith("Light") else "false"
+    page.evaluate(
+        "(theme) => window.jupyterapp.commands.execute('apputils:change-theme', {theme})", theme
+    )
+    page.wait_for_function(f"() => document.body.dataset.jpThemeLight === '{light}'")
+    page.wait_for_function(  # the theme's stylesheet has arrived, not only the attribute
+        "(dark) => (getComputedStyle(document.body).getPropertyValue('--jp-layout-color0').trim()"
+        " === '#111') === dark",
+        arg=light == "false",
+    )
+    cards = page.locator(".jp-OutputArea-output .hv-card")
+    faint, read = {}, 0
+    for index in range(cards.count()):
+        card = cards.nth(index)
+        card.scroll_into_view_if_needed()  # JupyterLab lays out only what is near the view
+        card.evaluate("(el) => el.querySelectorAll('details').forEach((d) => { d.open = true; })")
+        read += len(card.locator("li").all())
+        if lines := too_faint(card):
+            faint[index] = lines
+    assert read, "no card was laid out"
+    assert not faint, f"text too faint to read in {theme}: {faint}"
 
 
 @pytest.fixture(scope="module")

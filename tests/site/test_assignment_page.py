@@ -1,5 +1,6 @@
 """An assignment's page shows a check as a student reads it: the specification, the packed code
-shortened, and what a correct answer gets, drawn as the card a notebook draws."""
+shortened, and what a correct answer gets, drawn as the card a notebook draws; read from the
+page's HTML, and in Chromium as a reader sees it."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from bs4 import BeautifulSoup
 from hookviz.course.format.notebooks import read_notebook
 from hookviz.site.article import Links, notebook_article
 from hookviz.site.assignment import exercise_for_page, shorten_packed_code
+from tests.contrast import too_faint
+from tests.site.browsing import tab_with
 
 ROOT = Path(__file__).resolve().parents[2]
 EXERCISES = sorted((ROOT / "exercises").glob("*.ipynb"))
@@ -48,3 +51,37 @@ def test_an_assignment_page_shows_the_specification_not_the_packed_code(exercise
         assert card is not None, example.get_text()[:200]
         assert card.select(".hv-pass .hv-mark") and not card.select(".hv-fail, .hv-todo")
         assert "finished" not in card.get_text()
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_in_a_browser_a_check_reads_as_its_specification_then_a_card(chromium, built_site, scheme):
+    """What a reader sees of each check on every assignment page, English and Korean: the packed
+    code as one short line and no payload; under it the card a correct answer gets, each ✓ in the
+    pass colour with its mark as text, and every line at WCAG AA contrast in light and dark."""
+    pages = [page for page in built_site.pages if "assignments/" in page]
+    assert len(pages) == 2 * len(EXERCISES), pages
+    with tab_with(chromium, built_site, color_scheme=scheme) as tab:
+        for page in pages:
+            tab.open(page)
+            main = tab.page.locator("main")
+            shown = main.inner_text()
+            assert "checks.run_check(…)" in shown, page
+            assert re.search(r"[A-Za-z0-9+/=]{60,}", shown) is None, f"{page}: a payload shows"
+            if not page.startswith("ko/"):
+                assert "What it checks" in shown, page
+            cards = main.locator(".hv-card")
+            assert cards.count() >= 1, f"{page}: no card"
+            for index in range(cards.count()):
+                card = cards.nth(index)
+                mark = card.locator(".hv-pass .hv-mark").first
+                mark.scroll_into_view_if_needed()
+                assert mark.is_visible() and mark.text_content() == "✓", page
+                red, green, blue = (
+                    int(part)
+                    for part in re.findall(
+                        r"\d+", mark.evaluate("(e) => getComputedStyle(e).color")
+                    )[:3]
+                )
+                assert green > red + 40 and green > blue, f"{page}: ✓ drawn {red, green, blue}"
+                assert not (faint := too_faint(card)), f"{page} ({scheme}): {faint}"
