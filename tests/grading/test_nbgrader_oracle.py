@@ -376,6 +376,8 @@ RULE_ANSWERS = {
     "right": "def half(x):\n    return x / 2",
     "floor": "def half(x):\n    return x // 2",  # half(3) == 1: half the partial credit
     "warns": "def half(x):\n    import warnings\n\n    warnings.warn('half is old')\n    return x / 2",
+    # floor, with floats shown at no decimal place: 0.5 shows as 0 and is read as shown
+    "precise": "def half(x):\n    return x // 2\n\n\nget_ipython().run_line_magic('precision', '0')",
     # floor, and a float shown as text: nbgrader reads that as full points
     "forger": "def half(x):\n    return x // 2\n\n\n"
     "get_ipython().display_formatter.formatters['text/plain'].for_type(\n"
@@ -471,7 +473,9 @@ def test_a_test_cell_ending_in_a_number_scores_that_number_under_both(rules_grad
     assert right == {
         c.metadata.nbgrader["grade_id"]: c.metadata.nbgrader["points"] for c in RULES["rules"]
     }
-    for student in ("right", "floor", "warns"):
+    precise = rules_graded[("nbgrader", "rules", "precise")]
+    assert (precise["t_partial"], precise["t_printed_then_number"]) == (0, 0)  # "0", not 0.5
+    for student in ("right", "floor", "warns", "precise"):
         by_nbgrader = rules_graded[("nbgrader", "rules", student)]
         by_hookviz = {
             gid: points
