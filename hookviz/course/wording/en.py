@@ -234,6 +234,7 @@ WORDS: dict[str, str] = {
     "feedback.hidden_model": "Your answer passed the checks you could run, but a hidden test failed: the grader ran one of this cell's checks again, on a model you had not seen, and your answer did not pass it ({hidden}). An answer that works for any model passes; look for what yours assumes about the models the visible checks use (a size, a name, a number of layers).",
     "feedback.hidden_input": "Your answer passed the checks you could run, but a hidden test failed: the grader tried your answer on a case you had not seen, and it did not pass ({hidden}). An answer that works for any input passes; look for what yours assumes about the inputs the visible checks use.",
     "feedback.hints": "Hints:",
+    "feedback.locked_name_restored": "Your answer cells define {name} again, which the locked cell {cell} defines; the checks from {check} on ran with the locked cell's {name}, as they were written for it. Give yours another name.",
     "feedback.not_written": "An answer this check needs is not written yet: write it where it says YOUR CODE HERE.",
     "feedback.by_hand": "Your instructor grades this answer by hand; the points come later.",
     "feedback.comment": "Comment: {comment}",

@@ -18,6 +18,7 @@ from ...course.conventions import (
     outputs_text,
 )
 from ...course.format.steps import notebook_language
+from ...course.wording import words
 from ..core.bare_checks import score_test_cell
 from ..core.merge import Assignment, CheckCell, Renamed
 from ..core.results import CheckResult, SubmissionResult, now_utc
@@ -42,6 +43,18 @@ def _explain_renamed(
                 break
 
 
+def _note_restored(
+    restored: dict[str, tuple[str, CheckCell]], lang: str, notes: list[str], flags: list[Flag]
+) -> None:
+    """Each locked cell's name an answer cell rebound, which the grader put back before the
+    checks: a note for the student (in their language) and a flag for the instructor."""
+    for name, (cell, check) in restored.items():
+        notes.append(
+            words("feedback.locked_name_restored", lang, name=name, cell=cell, check=check.grade_id)
+        )
+        flags.append(Flag("locked-name-rebound", name))
+
+
 def score(
     assignment: Assignment, child: ChildResult, limits: Limits, renamed: Sequence[Renamed] = ()
 ) -> SubmissionResult:
@@ -53,6 +66,7 @@ def score(
     cells = {r.get("index"): r for r in child.records if r.get("event") == "cell"}
     done = any(r.get("event") == "done" for r in child.records)
     checks, notes, flags = [], [], []
+    restored: dict[str, tuple[str, CheckCell]] = {}  # a locked cell's name an answer rebound
     died_in = next((r for r in cells.values() if r.get("outcome") == Outcome.KERNEL_DIED), None)
     check_ids = {c.grade_id for c in assignment.checks}
     for answer in assignment.answers:
@@ -98,6 +112,8 @@ def score(
                 result.outcome = Outcome.MISMATCH
             elif bare.above_points:
                 result.outcome = Outcome.GRADER_ERROR
+        for name_cell in record.get("restored") or ():
+            restored.setdefault(str(name_cell.get("name")), (str(name_cell.get("cell")), check))
         if result.tamper:
             result.outcome = Outcome.TAMPERED
             result.detail = "; ".join(result.tamper)
@@ -105,6 +121,7 @@ def score(
         elif result.outcome == Outcome.PASSED:
             result.points = earned
         checks.append(result)
+    _note_restored(restored, notebook_language(assignment.notebook), notes, flags)
     outcomes = {c.outcome for c in checks} | {
         r.get("outcome") for r in cells.values() if r.get("grade_id") not in check_ids
     }

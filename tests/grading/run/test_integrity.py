@@ -56,6 +56,17 @@ CASES = {
         "scale": "import sys\n\nsys._hookviz_integrity = ()\ntorch.equal = torch.is_same_size\n\n"
         + WRONG_SCALE
     },
+    # A name the locked setup cell binds, bound again by an answer: the check would compare
+    # with this fake torch's full(), which agrees with the wrong answer.
+    "locked_name_rebound": {
+        "scale": "import types\n\nimport torch as _torch\n\n"
+        "torch = types.SimpleNamespace(ones=_torch.ones, full=lambda size, value: 2 * _torch.ones(size))\n\n"
+        + WRONG_SCALE
+    },
+    # The same names imported again: the same objects, nothing to put back or say.
+    "imports_again": {
+        "scale": "import torch\nfrom torch import nn\n\ndef scale(x):\n    return 3 * x\n"
+    },
 }
 # student -> (the check the patch fools, what the grader names, points per check, answer flagged)
 EXPECTED = {
@@ -115,10 +126,31 @@ def result(out: Path, name: str) -> dict:
     return json.loads((out / "results" / f"{name}.json").read_text())
 
 
-def test_the_honest_submission_scores_full_marks_without_flags(batch: Path) -> None:
-    correct = result(batch, "correct")
+@pytest.mark.parametrize("name", ["correct", "imports_again"])
+def test_the_honest_submission_scores_full_marks_without_flags(batch: Path, name: str) -> None:
+    correct = result(batch, name)
     assert (correct["total"], correct["status"], correct["flags"]) == (5, "ok", [])
     assert all(c["tamper"] == [] for c in correct["checks"])
+    assert correct["notes"] == []
+
+
+def test_a_locked_cells_name_bound_again_by_an_answer_is_put_back_before_the_checks(
+    batch: Path,
+) -> None:
+    """nbval alone would pass check_scale: its expected value comes from the student's torch."""
+    rebound = result(batch, "locked_name_rebound")
+    checks = {c["grade_id"]: c for c in rebound["checks"]}
+    assert checks["check_scale"]["outcome"] == "mismatch" and checks["check_scale"]["points"] == 0
+    assert "scale(ones(2)) is 3s" in checks["check_scale"]["actual"]  # the genuine comparison
+    assert (checks["check_count"]["points"], checks["check_order"]["points"]) == (2, 1)
+    assert rebound["flags"] == ["locked-name-rebound (torch)"]  # not tampering: said, not scored
+    assert rebound["notes"] == [
+        "Your answer cells define torch again, which the locked cell setup defines; the checks "
+        "from check_scale on ran with the locked cell's torch, as they were written for it. "
+        "Give yours another name."
+    ]
+    feedback = (batch / "feedback" / "locked_name_rebound.md").read_text()
+    assert "Your answer cells define torch again" in feedback
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))

@@ -38,3 +38,33 @@ def test_the_installed_nbval_and_the_pin_agree_with_the_plugin():
     wanted = f"nbval>={low[0]}.{low[1]},<{high[0]}.{high[1]}"
     pins = [spec for extra in project.values() for spec in extra if spec.startswith("nbval")]
     assert pins and set(pins) == {wanted}, f"every extra that installs nbval pins {wanted}: {pins}"
+
+
+def test_the_names_a_locked_cell_binds_are_its_top_level_ones():
+    source = (
+        "%matplotlib inline\n"
+        "import torch, torch.nn.functional as F\n"
+        "from torch import nn as tnn, optim\n"
+        "from math import *\n"
+        "SEED: int = 0\n"
+        "a, (b, *c) = 1, (2, 3)\n"
+        "count += 1\n"
+        "class Branch(tnn.Module):\n    inner = 1\n"
+        "def helper():\n    local = 2\n"
+        "for i in range(2):\n    loop = i\n"
+        "torch.manual_seed(SEED)\n"
+    )
+    assert plugin._bound_names(source) == [
+        "torch",
+        "F",
+        "tnn",
+        "optim",
+        "SEED",
+        "a",
+        "b",
+        "c",
+        "count",
+        "Branch",
+        "helper",
+    ]
+    assert plugin._bound_names("def broken(:\n") == []

@@ -13,7 +13,10 @@ their file's path. What it does:
 - notices a dead kernel within half a second instead of waiting for the cell timeout;
 - keeps at most ``output_limit`` characters of each cell's output;
 - pins the functions checks rely on before the first student cell runs, then runs the
-  integrity probe in the kernel before and after each check cell.
+  integrity probe in the kernel before and after each check cell;
+- keeps what each locked cell's names are bound to, and before each check puts back any that
+  an answer cell rebound (``class Branch`` redefined to an easier model), so that checks run
+  on the instructor's definitions; the record says which.
 """
 
 from __future__ import annotations
@@ -234,6 +237,47 @@ def _classify(excinfo: Any) -> tuple[Any, str]:
     return Outcome.GRADER_ERROR, f"{name}: {message}"[:2000]
 
 
+def _bound_names(source: str) -> list[str]:
+    """The names a cell's top-level statements bind: defs, classes, imports and assignments
+    (lines of IPython magic left out). A cell that does not parse binds none we can name."""
+    kept = "\n".join(
+        "" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines()
+    )
+    try:
+        tree = ast.parse(kept)
+    except SyntaxError:
+        return []
+    names: list[str] = []
+
+    def targets(node: ast.AST) -> None:
+        if isinstance(node, ast.Name):
+            names.append(node.id)
+        elif isinstance(node, (ast.Tuple, ast.List)):
+            for element in node.elts:
+                targets(element)
+        elif isinstance(node, ast.Starred):
+            targets(node.value)
+
+    for statement in tree.body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.append(statement.name)
+        elif isinstance(statement, ast.Assign):
+            for target in statement.targets:
+                targets(target)
+        elif isinstance(statement, (ast.AnnAssign, ast.AugAssign)):
+            targets(statement.target)
+        elif isinstance(statement, ast.Import):
+            names += [alias.asname or alias.name.split(".")[0] for alias in statement.names]
+        elif isinstance(statement, ast.ImportFrom):
+            names += [alias.asname or alias.name for alias in statement.names if alias.name != "*"]
+    return list(dict.fromkeys(names))
+
+
+def _nbgrader(item: Any) -> dict:
+    meta = (getattr(item, "cell", {}) or {}).get("metadata", {}).get("nbgrader", {})
+    return meta if isinstance(meta, dict) else {}
+
+
 class Recorder:
     """Writes what happened to each cell to the result pipe, one JSON line at a time."""
 
@@ -247,6 +291,8 @@ class Recorder:
         self.snapshot_timeout = float(settings.get("snapshot_timeout", 60))  # may import torch
         self.snapshot_taken = False
         self.snapshot_digest: str | None = None  # kept here, out of the kernel's reach
+        # a locked cell's name -> (the id of its object in the kernel, that cell's grade_id)
+        self.locked_names: dict[str, tuple[int, str]] = {}
 
     def emit(self, record: dict) -> None:
         data = (json.dumps(record) + "\n").encode("utf-8")
@@ -270,14 +316,16 @@ class Recorder:
             self.snapshot_taken = True
             self.snapshot_digest = self.snapshot(item)
         if check:
-            item._hookviz_tamper = self.probe(item)
+            item._hookviz_restored, restoring = self.restore_locked_names(item)
+            item._hookviz_tamper = restoring + self.probe(item)
         probing = time.perf_counter() - started
         yield
+        started = time.perf_counter()
         if check:
-            started = time.perf_counter()
             item._hookviz_tamper = item._hookviz_tamper + self.probe(item)
-            probing += time.perf_counter() - started
-        item._hookviz_probe_seconds = probing
+        if not self._is_answer(item):
+            self.pin_locked_names(item)
+        item._hookviz_probe_seconds = probing + time.perf_counter() - started
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item: Any, call: Any):
@@ -301,6 +349,7 @@ class Recorder:
                     "seconds": round(call.duration, 3),
                     "outputs": _outputs_as_records(getattr(item, "test_outputs", None), self.limit),
                     "tamper": list(getattr(item, "_hookviz_tamper", [])),
+                    "restored": list(getattr(item, "_hookviz_restored", [])),
                     "probe_seconds": round(getattr(item, "_hookviz_probe_seconds", 0.0), 4),
                 }
             )
@@ -310,13 +359,45 @@ class Recorder:
 
     @staticmethod
     def _is_check(item: Any) -> bool:
-        meta = (getattr(item, "cell", {}) or {}).get("metadata", {}).get("nbgrader", {})
-        return isinstance(meta, dict) and meta.get("grade") is True
+        return _nbgrader(item).get("grade") is True
 
     @staticmethod
     def _is_answer(item: Any) -> bool:
-        meta = (getattr(item, "cell", {}) or {}).get("metadata", {}).get("nbgrader", {})
-        return isinstance(meta, dict) and meta.get("solution") is True
+        return _nbgrader(item).get("solution") is True
+
+    def pin_locked_names(self, item: Any) -> None:
+        """After an instructor's cell: keep the objects a locked cell's names are bound to (or
+        the new ones, where a later instructor's cell rebinds a name already kept)."""
+        meta = _nbgrader(item)
+        names = _bound_names(str((getattr(item, "cell", {}) or {}).get("source", "")))
+        locked = meta.get("locked") is True and not meta.get("grade") and not meta.get("solution")
+        if not locked:
+            names = [name for name in names if name in self.locked_names]
+        if not names:
+            return
+        answer = self._call_probe(item, "pin_names", config={"names": names})
+        ids = answer.get("ids") if isinstance(answer, dict) else None
+        for name, kernel_id in (ids if isinstance(ids, dict) else {}).items():
+            cell = str(meta.get("grade_id") or "") if locked else self.locked_names[name][1]
+            self.locked_names[str(name)] = (int(kernel_id), cell)
+
+    def restore_locked_names(self, item: Any) -> tuple[list[dict], list[str]]:
+        """Before a check: put back each locked cell's name that an answer cell rebound.
+        Returns ({name, cell} for each put back, problems for the integrity record)."""
+        if not self.locked_names:
+            return [], []
+        pinned = {name: kernel_id for name, (kernel_id, _) in self.locked_names.items()}
+        answer = self._call_probe(item, "restore_names", config={"pinned": pinned})
+        if isinstance(answer, list):  # the probe could not run: its answer says why
+            return [], answer
+        if not isinstance(answer, dict):
+            return [], []
+        restored = [
+            {"name": name, "cell": self.locked_names[name][1]}
+            for name in answer.get("restored", [])
+            if name in self.locked_names
+        ]
+        return restored, [str(p)[:300] for p in answer.get("problems", [])]
 
     def snapshot(self, item: Any) -> str | None:
         """Pin the functions checks rely on; the snapshot's digest (None if it could not be taken)."""
@@ -343,14 +424,18 @@ class Recorder:
         return problems
 
     def _call_probe(
-        self, item: Any, function: str, timeout: float | None = None
+        self, item: Any, function: str, timeout: float | None = None, config: dict | None = None
     ) -> dict | list | None:
-        """Call ``function`` of the probe in the kernel: its JSON answer, a list of problems when
-        it failed, or None when there is no kernel to ask."""
+        """Call ``function`` of the probe in the kernel with the probe's config (and ``config``
+        on top): its JSON answer, a list of problems when it failed, or None when there is no
+        kernel to ask."""
         kernel = getattr(item.parent, "kernel", None)
         if not self.probe_source or kernel is None or not kernel.is_alive():
             return None
-        expression = f"(lambda d: (exec({self.probe_source!r}, d), d[{function!r}]({self.probe_config!r}))[1])({{}})"
+        settings = {**self.probe_config, **(config or {})}
+        expression = (
+            f"(lambda d: (exec({self.probe_source!r}, d), d[{function!r}]({settings!r}))[1])({{}})"
+        )
         client = kernel.kc
         msg_id = client.execute(
             "",
