@@ -8,6 +8,7 @@ and hookviz loaded, as in a graded notebook, this times the plugin's own probe c
 - with the snapshot in place (what grading does now) against without it (the probe as it was),
   interleaved, blocks of calls, median of the per-round ratios;
 - the one-time snapshot per submission;
+- binding the locked setup cell's names back before a check (issue 31), one call per check;
 - for scale, the check cells of solutions/01-apply.ipynb run in the same kernel.
 
 Run: .venv/bin/python bench/bench_integrity.py [--rounds 15] [--smoke]
@@ -34,7 +35,7 @@ from harness import Config, interleaved, report  # noqa: E402
 
 from hookviz.course.authoring.execute import isolated_env  # noqa: E402
 from hookviz.course.format.notebooks import is_check  # noqa: E402
-from hookviz.grading.run import probe  # noqa: E402
+from hookviz.grading.run import locked_names, probe  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 ASSIGNMENT = REPO / "solutions" / "01-apply.ipynb"
@@ -77,6 +78,7 @@ def main() -> None:
         recorder = load_plugin().Recorder(
             {
                 "probe_source": Path(probe.__file__).read_text(encoding="utf-8"),
+                "locked_names_source": Path(locked_names.__file__).read_text(encoding="utf-8"),
                 "probe_config": {
                     "workdir": str(workdir),
                     "preload": ["torch", "hookviz.course.checks"],
@@ -87,6 +89,10 @@ def main() -> None:
             parent=SimpleNamespace(kernel=SimpleNamespace(kc=client, is_alive=manager.is_alive))
         )
         run(client, code_cells[1].source)  # the setup cell: torch and hookviz are loaded
+        locked = next(c for c in code_cells if c.metadata.get("nbgrader", {}).get("locked"))
+        run(client, locked.source)
+        recorder.pin_locked_names(SimpleNamespace(parent=item.parent, cell=locked))
+        assert recorder.locked_names, "the locked cell bound no name"
         snapshots = []
         for _ in range(5):
             started = time.perf_counter()
@@ -106,6 +112,9 @@ def main() -> None:
                    enter=lambda: run(client, aside), exit=lambda: run(client, back)),
             Config("probe, functions pinned (now)", lambda: recorder.probe(item),
                    enter=lambda: run(client, "pass"), exit=lambda: run(client, "pass")),
+            Config("locked names bound back (one per check)",
+                   lambda: recorder.restore_locked_names(item),
+                   enter=lambda: run(client, "pass"), exit=lambda: run(client, "pass")),
         ]  # fmt: skip
         timings = interleaved(configs, rounds=rounds, block=block, warmup=warmup)
     finally:
@@ -116,11 +125,13 @@ def main() -> None:
         f"({answer['count']} functions pinned; {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f})"
     )
     report("per probe (two per check cell)", timings, "probe, functions not pinned (before)")
-    before, now = (timings.median(c.name) for c in configs)
+    before, now = (timings.median(c.name) for c in configs[:2])
     check = statistics.median(check_seconds)
     per_check = 2 * (now - before)
     print(f"{'pinning, added per check (2 probes)':<44} {per_check * 1e3:9.2f} ms")
     print(f"{'snapshot, once per submission':<44} {statistics.median(snapshots) * 1e3:9.2f} ms")
+    restore = timings.median(configs[2].name)
+    print(f"{'locked names bound back, per check':<44} {restore * 1e3:9.2f} ms")
     print(f"{'a check cell of 01-apply, median run':<44} {check * 1e3:9.2f} ms")
     print(f"{'added per check / a check cell':<44} {per_check / check:9.3f}x")
     print(
@@ -128,6 +139,8 @@ def main() -> None:
             {
                 "ratio": timings.ratio(configs[1].name, configs[0].name),
                 "per_check_ms": per_check * 1e3,
+                "restore_ms": restore * 1e3,
+                "restore_per_check_cell": restore / check,
             }
         )
     )

@@ -18,9 +18,9 @@ What every command shares:
              the result types (results.py), the out folder and gradebook (gradebook.py,
              combined.py) and the feedback (feedback.py)
     run/     grading one submission: engine.py (read, merge, run, score), nbval_child.py (the
-             sandboxed `pytest --nbval`), scoring.py, sandbox.py, warm_kernel.py, probe.py and
-             flags.py (integrity), selfcheck.py (the solution scores full marks), and plugin/,
-             the code that runs inside the sandbox, loaded there by path
+             sandboxed `pytest --nbval`), scoring.py, sandbox.py, warm_kernel.py, probe.py,
+             locked_names.py and flags.py (integrity), selfcheck.py (the solution scores full
+             marks), and plugin/, the code that runs inside the sandbox, loaded there by path
 
 Imports point down only: grade/ -> manual/ -> platforms/, report/ -> run/ -> core/
 (tests/grading/test_layout.py keeps it so). Grading never imports widgets.

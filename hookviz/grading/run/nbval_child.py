@@ -24,7 +24,7 @@ from ...course.content import COURSE_ENV, NO_COURSE
 from ...course.format import regions
 from ...course.format.notebooks import is_answer, notebook_text
 from ..core.merge import Assignment
-from . import probe
+from . import locked_names, probe
 from .limits import Limits
 from .plugin import PYTEST_BOOT, boot_command
 from .sandbox import ChildResult, ChildRunner, ChildSpec
@@ -69,6 +69,7 @@ def run_notebook(
                 "notebook": str(notebook_path),
                 "output_limit": settings.output_limit,
                 "probe_source": Path(probe.__file__).read_text(encoding="utf-8"),
+                "locked_names_source": Path(locked_names.__file__).read_text(encoding="utf-8"),
                 "probe_config": {
                     "workdir": str(workdir),
                     "checks_path": str(checks_path) if checks_path.is_file() else None,

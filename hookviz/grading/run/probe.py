@@ -11,9 +11,7 @@ to code made by ``eval``. The student's code owns the kernel, so this is defence
 not proof: the sentinel line and the output comparison remain what makes a grade honest.
 
 The grading plugin sends this file's text to the kernel and calls ``snapshot(config)`` once,
-then ``probe(config)`` around each check; it may use only the standard library (and IPython's
-``get_ipython``). ``pin_names`` and ``restore_names`` keep the names the locked cells bind:
-after each locked cell, and before each check, where an answer rebound one.
+then ``probe(config)`` around each check; it may use only the standard library.
 """
 
 from __future__ import annotations
@@ -77,7 +75,6 @@ UNPINNED = {
     "sys": {"last_type", "last_value", "last_traceback", "last_exc"},
 }
 SNAPSHOT_SLOT = "_hookviz_integrity"  # where the kernel keeps the pinned originals (on sys)
-LOCKED_SLOT = "_hookviz_locked_names"  # where it keeps what the locked cells' names were (on sys)
 MAX_PROBLEMS = 12
 
 
@@ -161,49 +158,6 @@ def snapshot(config: dict) -> str:
     setattr(sys, SNAPSHOT_SLOT, pinned)
     count = sum(len(names) for _, _, names, _ in groups)
     return json.dumps({"count": count, "digest": _digest(pinned)})
-
-
-def pin_names(config: dict) -> str:
-    """After a locked cell ran: keep the objects ``config["names"]`` are bound to in the
-    notebook; JSON ``ids``, name -> id, for the plugin to hold out of the kernel's reach."""
-    import json
-    import sys
-
-    from IPython import get_ipython
-
-    namespace = get_ipython().user_ns
-    kept = vars(sys).setdefault(LOCKED_SLOT, {})
-    ids = {}
-    for name in config.get("names", ()):
-        if name in namespace:
-            kept[name] = namespace[name]
-            ids[name] = id(namespace[name])
-    return json.dumps({"ids": ids})
-
-
-def restore_names(config: dict) -> str:
-    """Before a check: bind each of ``config["pinned"]`` (name -> id) back to the object its
-    locked cell made, where an answer rebound or deleted it. JSON ``restored`` (names) and
-    ``problems`` (a kept object that is not the one pinned: the grader's record was changed)."""
-    import json
-    import sys
-
-    from IPython import get_ipython
-
-    namespace = get_ipython().user_ns
-    kept = vars(sys).get(LOCKED_SLOT)
-    kept = kept if type(kept) is dict else {}
-    restored, problems = [], []
-    absent = object()
-    for name, pinned_id in config.get("pinned", {}).items():
-        original = kept.get(name, absent)
-        if id(original) != pinned_id:
-            problems.append(f"the grader's record of the locked cells' {name} was changed")
-            continue
-        if namespace.get(name, absent) is not original:
-            namespace[name] = original
-            restored.append(name)
-    return json.dumps({"restored": restored, "problems": problems})
 
 
 def _pinned_kind(value: object, types) -> bool:

@@ -286,6 +286,7 @@ class Recorder:
         self.notebook = settings.get("notebook")
         self.limit = int(settings.get("output_limit", 100_000))
         self.probe_source = settings.get("probe_source")
+        self.locked_names_source = settings.get("locked_names_source")
         self.probe_config = settings.get("probe_config", {})
         self.probe_timeout = float(settings.get("probe_timeout", 10))
         self.snapshot_timeout = float(settings.get("snapshot_timeout", 60))  # may import torch
@@ -375,7 +376,9 @@ class Recorder:
             names = [name for name in names if name in self.locked_names]
         if not names:
             return
-        answer = self._call_probe(item, "pin_names", config={"names": names})
+        answer = self._call_probe(
+            item, "pin_names", config={"names": names}, source=self.locked_names_source
+        )
         ids = answer.get("ids") if isinstance(answer, dict) else None
         for name, kernel_id in (ids if isinstance(ids, dict) else {}).items():
             cell = str(meta.get("grade_id") or "") if locked else self.locked_names[name][1]
@@ -387,7 +390,9 @@ class Recorder:
         if not self.locked_names:
             return [], []
         pinned = {name: kernel_id for name, (kernel_id, _) in self.locked_names.items()}
-        answer = self._call_probe(item, "restore_names", config={"pinned": pinned})
+        answer = self._call_probe(
+            item, "restore_names", config={"pinned": pinned}, source=self.locked_names_source
+        )
         if isinstance(answer, list):  # the probe could not run: its answer says why
             return [], answer
         if not isinstance(answer, dict):
@@ -424,18 +429,22 @@ class Recorder:
         return problems
 
     def _call_probe(
-        self, item: Any, function: str, timeout: float | None = None, config: dict | None = None
+        self,
+        item: Any,
+        function: str,
+        timeout: float | None = None,
+        config: dict | None = None,
+        source: str | None = None,
     ) -> dict | list | None:
-        """Call ``function`` of the probe in the kernel with the probe's config (and ``config``
-        on top): its JSON answer, a list of problems when it failed, or None when there is no
-        kernel to ask."""
+        """Call ``function`` of the probe (or of ``source``) in the kernel with the probe's
+        config (``config`` on top): its JSON answer, a list of problems when it failed, or None
+        when there is no kernel to ask."""
+        source = source or self.probe_source
         kernel = getattr(item.parent, "kernel", None)
-        if not self.probe_source or kernel is None or not kernel.is_alive():
+        if not source or kernel is None or not kernel.is_alive():
             return None
         settings = {**self.probe_config, **(config or {})}
-        expression = (
-            f"(lambda d: (exec({self.probe_source!r}, d), d[{function!r}]({settings!r}))[1])({{}})"
-        )
+        expression = f"(lambda d: (exec({source!r}, d), d[{function!r}]({settings!r}))[1])({{}})"
         client = kernel.kc
         msg_id = client.execute(
             "",
