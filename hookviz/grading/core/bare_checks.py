@@ -93,12 +93,13 @@ def score_test_cell(outputs: list[dict], gid: str, max_points: float) -> CellSco
     Only the result shown after the sentinel counts (a result the student's code shows
     earlier, by calling ``sys.displayhook``, is not the cell's last expression).
     """
-    body, value = list(outputs), None
+    # ipykernel may send stderr after stdout, and after the result: a warning's stream is
+    # flushed later than the displayhook publishes the result
+    stderr = [o for o in outputs if o.get("type") == "stream" and o.get("name") == "stderr"]
+    body, value = [o for o in outputs if o not in stderr], None
     if body and body[-1].get("type") == "execute_result":
         body, value = body[:-1], str(body[-1].get("text", ""))
-    stderr = [o for o in body if o.get("type") == "stream" and o.get("name") == "stderr"]
-    # the sentinel ends what the cell printed (ipykernel may send stderr after stdout)
-    if not ends_with_sentinel(outputs_text([o for o in body if o not in stderr]), gid):
+    if not ends_with_sentinel(outputs_text(body), gid):  # the sentinel ends what it printed
         return CellScore(0.0, ran_to_end=False)
     if stderr:
         text = "".join(str(o.get("text", "")) for o in stderr).strip() or "blank lines"

@@ -58,8 +58,15 @@ def test_same_line_statements_before_the_last_expression_are_kept() -> None:
 
 
 def test_stderr_scores_zero_whichever_stream_came_first() -> None:
+    """A warning's stream can reach IOPub after the result it was raised before: the cell still
+    ran to its end, and the feedback says it wrote to stderr."""
     note = {"type": "stream", "name": "stderr", "text": "UserWarning: half is old\n  warn()\n"}
-    for outputs in ([note, SENTINEL], [SENTINEL, note], [SENTINEL, note, result("1")]):
+    for outputs in (
+        [note, SENTINEL],
+        [SENTINEL, note],
+        [SENTINEL, note, result("1")],
+        [SENTINEL, result("1"), note],
+    ):
         scored = score_test_cell(outputs, "t", 2)
         assert scored.points == 0 and "wrote to stderr (UserWarning: half is old)" in scored.detail
 
