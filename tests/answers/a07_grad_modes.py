@@ -543,4 +543,114 @@ def capture_gradients(model, x):
         "records only for the visible input size",
         capture(backward_if="output.requires_grad and x.shape[-1] == 4"),
     ),
+    # -- the blind round of assignment 07 (issue 31): written from the student notebook alone --
+    wrong(
+        "gradient_hook",
+        "guarded by the module's parameters requiring grad",
+        "autograd left on",
+        '''
+def gradient_hook(norms, path):
+    """A forward hook appending the norm of its module's output gradient to norms[path], once per call, when the output needs one."""
+
+    def hook(module, inputs, output):
+        # only modules that are being trained will get a gradient
+        if any(p.requires_grad for p in module.parameters()):
+            output.register_hook(lambda grad: norms.setdefault(path, []).append(grad.norm().item()))
+
+    return hook
+''',
+        "✗ under torch.no_grad(), model(x) runs with the hooks on (Branch)",
+        "Ask the output itself whether it needs a gradient",
+    ),
+    wrong(
+        "capture_gradients",
+        "a return inside finally swallows forward's error",
+        "wrong place",
+        '''
+def capture_gradients(model, x):
+    """Every module's output-gradient norms during model(x) and backward, by path; no hook is left, even when forward raises."""
+    norms = {}
+    handles = [module.register_forward_hook(gradient_hook(norms, path)) for path, module in model.named_modules()]
+    try:
+        output = model(x)
+        if output.requires_grad:
+            output.sum().backward()
+    finally:
+        for handle in handles:
+            handle.remove()
+        return norms
+''',
+        "✗ when model(x) raises, the error reaches the caller (Branch)",
+        "so does a return inside finally",
+    ),
+    wrong(
+        "capture_gradients",
+        "one dict at module level, shared by every call",
+        "global state shared across calls or modules",
+        '''
+norms = {}
+
+
+def capture_gradients(model, x):
+    """Every module's output-gradient norms during model(x) and backward, by path; no hook is left, even when forward raises."""
+    handles = [module.register_forward_hook(gradient_hook(norms, path)) for path, module in model.named_modules()]
+    try:
+        output = model(x)
+        if output.requires_grad:
+            output.sum().backward()
+    finally:
+        for handle in handles:
+            handle.remove()
+    return norms
+''',
+        "✗ and returns an empty dict under torch.no_grad() (Branch)",
+        "A dict created outside capture_gradients lives on between calls",
+    ),
+    correct(
+        "gradient_hook",
+        "a callable object as the forward hook, a bound method as the tensor hook",
+        '''
+class _OutputGradientRecorder:
+    """A forward hook object: on each call whose output needs a gradient, hooks that output's gradient."""
+
+    def __init__(self, norms, path):
+        self.norms = norms
+        self.path = path
+
+    def __call__(self, module, inputs, output):
+        if output.requires_grad:
+            output.register_hook(self._record)
+        # returns None: the module's output is left alone
+
+    def _record(self, grad):
+        self.norms.setdefault(self.path, []).append(float(torch.linalg.vector_norm(grad)))
+        # returns None: the gradient is left alone
+
+
+def gradient_hook(norms, path):
+    """A forward hook appending the norm of its module's output gradient to norms[path], once per call, when the output needs one."""
+    return _OutputGradientRecorder(norms, path)
+''',
+    ),
+    correct(
+        "capture_gradients",
+        "handles in a contextlib.ExitStack",
+        '''
+import contextlib
+
+
+def capture_gradients(model, x):
+    """Every module's output-gradient norms during model(x) and backward, by path; no hook is left, even when forward raises."""
+    norms = {}
+    with contextlib.ExitStack() as stack:
+        for path, module in model.named_modules():
+            # a RemovableHandle is a context manager: leaving the stack removes it, error or not
+            stack.enter_context(module.register_forward_hook(gradient_hook(norms, path)))
+        output = model(x)
+    # the tensor hooks live on the outputs, not the modules, so they still fire now
+    if output.requires_grad:
+        output.sum().backward()
+    return norms
+''',
+    ),
 ]
