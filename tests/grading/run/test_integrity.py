@@ -63,6 +63,12 @@ CASES = {
         "torch = types.SimpleNamespace(ones=_torch.ones, full=lambda size, value: 2 * _torch.ones(size))\n\n"
         + WRONG_SCALE
     },
+    # The same, done by the answer's function while the check runs: tampering.
+    "locked_name_during_check": {
+        "scale": "import types\n\nimport torch as _torch\n\n\ndef scale(x):\n    global torch\n"
+        "    torch = types.SimpleNamespace(ones=_torch.ones, full=lambda size, value: 2 * _torch.ones(size))\n"
+        "    return 2 * x\n"
+    },
     # The same names imported again: the same objects, nothing to put back or say.
     "imports_again": {
         "scale": "import torch\nfrom torch import nn\n\ndef scale(x):\n    return 3 * x\n"
@@ -170,3 +176,16 @@ def test_a_patch_that_fools_a_check_scores_nothing_for_it(batch: Path, name: str
     assert f"tampered ({fooled})" in flags and f"monkeypatch ({answer})" in flags
     feedback = (batch / "feedback" / f"{name}.md").read_text()
     assert "The grader's tools were changed while this check ran" in feedback
+
+
+def test_a_locked_cells_name_bound_again_while_a_check_runs_is_tampering(batch: Path) -> None:
+    """The answer's function binds the global torch when the check calls it: the check's
+    expected value comes from the fake, so nbval passes it; the grader scores it 0."""
+    during = result(batch, "locked_name_during_check")
+    checks = {c["grade_id"]: c for c in during["checks"]}
+    assert checks["check_scale"]["nbval_outcome"] == "passed", checks["check_scale"]["actual"]
+    assert checks["check_scale"]["outcome"] == "tampered" and checks["check_scale"]["points"] == 0
+    assert checks["check_scale"]["tamper"] == [
+        "torch, which the locked cell setup binds, was bound again while the check ran"
+    ]
+    assert "tampered (check_scale)" in during["flags"]

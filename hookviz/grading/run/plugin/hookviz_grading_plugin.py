@@ -323,7 +323,9 @@ class Recorder:
         yield
         started = time.perf_counter()
         if check:
-            item._hookviz_tamper = item._hookviz_tamper + self.probe(item)
+            item._hookviz_tamper = (
+                item._hookviz_tamper + self.probe(item) + self.rebound_during(item)
+            )
         if not self._is_answer(item):
             self.pin_locked_names(item)
         item._hookviz_probe_seconds = probing + time.perf_counter() - started
@@ -384,12 +386,30 @@ class Recorder:
             cell = str(meta.get("grade_id") or "") if locked else self.locked_names[name][1]
             self.locked_names[str(name)] = (int(kernel_id), cell)
 
-    def restore_locked_names(self, item: Any) -> tuple[list[dict], list[str]]:
-        """Before a check: put back each locked cell's name that an answer cell rebound.
+    def rebound_during(self, item: Any) -> list[str]:
+        """After a check: a locked cell's name that something other than the check cell's own
+        code bound while it ran (the student's function, rebinding a global) is tampering; it
+        is put back for the checks after it."""
+        own = set(_bound_names(str((getattr(item, "cell", {}) or {}).get("source", ""))))
+        restored, problems = self.restore_locked_names(item, leave=own)
+        return problems + [
+            f"{found['name']}, which the locked cell {found['cell']} binds, was bound again "
+            "while the check ran"
+            for found in restored
+        ]
+
+    def restore_locked_names(
+        self, item: Any, leave: set[str] = frozenset()
+    ) -> tuple[list[dict], list[str]]:
+        """Put back each locked cell's name (but those in ``leave``) that was bound again.
         Returns ({name, cell} for each put back, problems for the integrity record)."""
-        if not self.locked_names:
+        pinned = {
+            name: kernel_id
+            for name, (kernel_id, _) in self.locked_names.items()
+            if name not in leave
+        }
+        if not pinned:
             return [], []
-        pinned = {name: kernel_id for name, (kernel_id, _) in self.locked_names.items()}
         answer = self._call_probe(
             item, "restore_names", config={"pinned": pinned}, source=self.locked_names_source
         )
