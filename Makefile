@@ -28,7 +28,7 @@ lab: $(STAMP)  ## set up, then open the course in JupyterLab on "00 start here"
 lab-instructor: $(STAMP)  ## JupyterLab with nbgrader's instructor tools (formgrader, Create Assignment)
 	$(VENV)/bin/jupyter lab --LabApp.default_url=/lab/tree/$(START) $$([ "$$(id -u)" = 0 ] && echo --allow-root) $(LAB_ARGS)
 
-test: test-main test-colab  ## the whole suite, as CI runs it (about 30 minutes on 2 cores)
+test: test-main test-colab  ## the whole suite, as CI runs it (about 40 minutes on 2 cores)
 
 test-main: $(STAMP) system-deps  ## the suite in the course environment
 	HOOKVIZ_FORBID_SKIPS=1 $(PY) -m pytest --durations=25 tests
