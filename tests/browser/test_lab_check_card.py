@@ -4,7 +4,8 @@ A student's copy of assignment 01 (from exercises/, as `hookviz build` made it) 
 answer in every answer cell is run in a real JupyterLab: each check draws a card whose ✗ has the
 failure colour and a text mark, with the hint folded behind a closed "Hint"; the saved notebook
 keeps the plain text nbval and the grader compare, hint unfolded and sentinel last. Every line
-of every card, hints opened, reads at WCAG AA contrast in JupyterLab's light and dark themes.
+of every card, hints opened, reads at WCAG AA contrast in JupyterLab's light and dark themes,
+and in Notebook 7's dark one.
 """
 
 from __future__ import annotations
@@ -108,9 +109,9 @@ def test_the_saved_output_keeps_the_plain_text_nbval_compares(checked, jupyter_s
         assert card.count('<li class="hv-') == marks, f"{grade_id}: the card and the text differ"
 
 
-@pytest.mark.parametrize("theme", ["JupyterLab Dark", "JupyterLab Light"])
-def test_every_line_of_a_card_reads_in_the_light_and_the_dark_theme(checked, theme):
-    page = checked.page
+def faint_lines_in(page, theme: str) -> dict[int, list[str]]:
+    """Switch the app (JupyterLab or Notebook 7) to ``theme``; every card's lines, hints opened,
+    that are below WCAG AA there, by the card's index."""
     light = "true" if theme.endswith("Light") else "false"
     page.evaluate(
         "(theme) => window.jupyterapp.commands.execute('apputils:change-theme', {theme})", theme
@@ -125,12 +126,18 @@ def test_every_line_of_a_card_reads_in_the_light_and_the_dark_theme(checked, the
     faint, read = {}, 0
     for index in range(cards.count()):
         card = cards.nth(index)
-        card.scroll_into_view_if_needed()  # JupyterLab lays out only what is near the view
+        card.scroll_into_view_if_needed()  # the app lays out only what is near the view
         card.evaluate("(el) => el.querySelectorAll('details').forEach((d) => { d.open = true; })")
         read += len(card.locator("li").all())
         if lines := too_faint(card):
             faint[index] = lines
     assert read, "no card was laid out"
+    return faint
+
+
+@pytest.mark.parametrize("theme", ["JupyterLab Dark", "JupyterLab Light"])
+def test_every_line_of_a_card_reads_in_the_light_and_the_dark_theme(checked, theme):
+    faint = faint_lines_in(checked.page, theme)
     assert not faint, f"text too faint to read in {theme}: {faint}"
 
 
@@ -159,6 +166,8 @@ def test_notebook7_draws_the_same_card(chromium, notebook7_server):
         summary.wait_for(state="visible")
         assert summary.text_content().strip() == "Hint"
         assert details.evaluate("(el) => el.open") is False
+        faint = faint_lines_in(session.page, "JupyterLab Dark")
+        assert not faint, f"text too faint to read in Notebook 7's dark theme: {faint}"
     finally:
         session.page.context.close()
         notebook7_server.delete_sessions()
