@@ -4,8 +4,11 @@ WCAG contrast ratio of the two. Used by the browser tests of a check's card."""
 
 from __future__ import annotations
 
+import re
+
 MIN_TEXT = 4.5  # WCAG AA for text under 18.66 px bold
 MIN_MARK = 3.0  # WCAG's non-text contrast: a ✓/✗ mark, also spoken as a word beside it
+_RGB = re.compile(r"rgba?\((\d+), (\d+), (\d+)")
 
 _CONTRASTS = """(root) => {
   const parse = (css) => {
@@ -62,3 +65,10 @@ def too_faint(locator) -> list[str]:
         for seen in text_contrasts(locator)
         if seen["ratio"] < (MIN_MARK if seen["mark"] else MIN_TEXT)
     ]
+
+
+def text_colour(locator) -> tuple[int, int, int]:
+    """The computed text colour of the element ``locator`` finds, as (r, g, b)."""
+    found = _RGB.match(locator.evaluate("(el) => getComputedStyle(el).color"))
+    assert found, "no colour"
+    return tuple(int(part) for part in found.groups())

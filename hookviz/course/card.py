@@ -123,7 +123,8 @@ def _items(lines: list[str]) -> list[_Item]:
 # The card carries its own background: a host whose page is dark while the system's scheme is
 # light (Colab's dark theme) must not put dark text on a dark page. The ✗ and ○ tints are
 # translucent, so they read over JupyterLab's light and dark layouts alike (its *-color3 are
-# light in both); on a tint, muted lines take the text's colour. Outside JupyterLab (no --jp- variables) the system's scheme picks the colours.
+# light in both); on a tint, muted lines take the text's colour. Outside JupyterLab (no --jp-
+# variables) the system's scheme picks the colours.
 _STYLE = """<style>
 .hv-card{font-family:var(--jp-content-font-family,system-ui,sans-serif);font-size:13px;
 line-height:1.45;color:var(--jp-content-font-color1,#1f1f1f);background:var(--jp-layout-color0,#fff);

@@ -18,13 +18,12 @@ import pytest
 from conftest import open_notebook
 from jupyter_ui import JupyterServer
 
-from tests.contrast import too_faint
+from tests.contrast import text_colour, too_faint
 from tests.course.test_exercises_card import wrong_copy
 
 REPO = Path(__file__).resolve().parents[2]
 ASSIGNMENT = "01-apply"
 NAME = "check_card_01.ipynb"
-RGB = re.compile(r"rgba?\((\d+), (\d+), (\d+)")
 
 
 @pytest.fixture(scope="module")
@@ -44,12 +43,6 @@ def checked(chromium, jupyter_server):
         jupyter_server.delete_sessions()
 
 
-def colour(locator) -> tuple[int, int, int]:
-    found = RGB.match(locator.evaluate("(el) => getComputedStyle(el).color"))
-    assert found, "no colour"
-    return tuple(int(part) for part in found.groups())
-
-
 def test_a_failed_check_is_a_card_with_its_colour_and_a_text_mark(checked):
     page = checked.page
     cards = page.locator(".jp-OutputArea-output .hv-card")
@@ -66,13 +59,13 @@ def test_a_failed_check_is_a_card_with_its_colour_and_a_text_mark(checked):
     assert (
         mark.text_content() == "✗" and mark.is_visible()
     )  # the mark itself, for a reader who cannot tell the colours
-    red, green, blue = colour(mark)
+    red, green, blue = text_colour(mark)
     assert red > green + 60 and red > blue + 60, (
         f"the ✗ is not drawn in the failure colour: {red, green, blue}"
     )
     passed = page.locator(".hv-card li.hv-pass .hv-mark")
     if passed.count():  # a ✓ beside it is not drawn in the same colour
-        assert colour(passed.first) != (red, green, blue)
+        assert text_colour(passed.first) != (red, green, blue)
     assert "finished" not in cards.first.text_content(), (
         "the sentinel is for the grader, not the card"
     )
@@ -158,7 +151,7 @@ def test_notebook7_draws_the_same_card(chromium, notebook7_server):
         failed.scroll_into_view_if_needed()
         mark = failed.locator(".hv-mark")
         assert mark.text_content() == "✗" and mark.is_visible()
-        red, green, blue = colour(mark)
+        red, green, blue = text_colour(mark)
         assert red > green + 60 and red > blue + 60, (red, green, blue)
         details = failed.locator("details").first
         details.scroll_into_view_if_needed()  # Notebook 7 lays out only what is in view

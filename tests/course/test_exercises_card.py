@@ -20,7 +20,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tests.contrast import too_faint
+from tests.contrast import text_colour, too_faint
 from tests.course.test_exercises_mutants import CATALOGUES
 
 pytestmark = [pytest.mark.notebook, pytest.mark.browser]
@@ -35,7 +35,6 @@ HOSTS = {
     "dark-page-light-system": ("#383838", "light"),
     "light-page-dark-system": ("#ffffff", "dark"),
 }
-RGB = re.compile(r"rgba?\((\d+), (\d+), (\d+)")
 
 
 def wrong_copy(assignment: str = ASSIGNMENT) -> nbformat.NotebookNode:
@@ -96,12 +95,6 @@ def frame(card_html: str, background: str) -> str:
     )
 
 
-def colour(locator) -> tuple[int, int, int]:
-    found = RGB.match(locator.evaluate("(el) => getComputedStyle(el).color"))
-    assert found, "no colour"
-    return tuple(int(part) for part in found.groups())
-
-
 def test_the_text_is_the_grader_s_and_the_card_leaves_the_sentinel_out(cards):
     for grade_id, data in cards.items():
         assert data["text/plain"].splitlines()[-1] == f"[hookviz] {grade_id}: finished"
@@ -123,7 +116,7 @@ def test_every_line_of_the_card_reads_on_the_page(cards, chromium, host):
             card = page.locator(".hv-card")
             failed = card.locator("li.hv-fail .hv-mark").first
             assert failed.text_content() == "✗" and failed.is_visible(), grade_id
-            red, green, blue = colour(failed)
+            red, green, blue = text_colour(failed)
             assert red > green + 60 and red > blue + 60, (grade_id, (red, green, blue))
             if lines := too_faint(card):
                 faint[grade_id] = lines

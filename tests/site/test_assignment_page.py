@@ -13,7 +13,7 @@ from bs4 import BeautifulSoup
 from hookviz.course.format.notebooks import read_notebook
 from hookviz.site.article import Links, notebook_article
 from hookviz.site.assignment import exercise_for_page, shorten_packed_code
-from tests.contrast import too_faint
+from tests.contrast import text_colour, too_faint
 from tests.site.browsing import tab_with
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -77,11 +77,6 @@ def test_in_a_browser_a_check_reads_as_its_specification_then_a_card(chromium, b
                 mark = card.locator(".hv-pass .hv-mark").first
                 mark.scroll_into_view_if_needed()
                 assert mark.is_visible() and mark.text_content() == "✓", page
-                red, green, blue = (
-                    int(part)
-                    for part in re.findall(
-                        r"\d+", mark.evaluate("(e) => getComputedStyle(e).color")
-                    )[:3]
-                )
+                red, green, blue = text_colour(mark)
                 assert green > red + 40 and green > blue, f"{page}: ✓ drawn {red, green, blue}"
                 assert not (faint := too_faint(card)), f"{page} ({scheme}): {faint}"
