@@ -9,8 +9,8 @@ the hookviz in DIR (a checkout of an earlier commit, say ``git worktree add DIR 
 interleaved with today's, so that before and after are read in one run.
 
 It reaches hookviz only through names hookviz supports: ``hookviz.record``, ``summaries.Lane``
-and its sizes, ``module_grads.IdentityNode`` (how record() sees gradients), and torch's own
-hook dicts.
+and its sizes, ``module_grads.NodeWatch`` (the node hooks through which record() sees
+gradients), and torch's own hook dicts.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from harness import Config, interleaved, report, report_totals, verdict  # noqa:
 
 import hookviz as hv  # noqa: E402
 from hookviz import summaries  # noqa: E402
-from hookviz.module_grads import IdentityNode, through_identity  # noqa: E402
+from hookviz.module_grads import NodeWatch  # noqa: E402
 
 # torch's own grad-mode switch, what record()'s hooks flip (torch.no_grad() calls it too)
 _set_grad_enabled = getattr(torch._C, "_set_grad_enabled", torch.set_grad_enabled)
@@ -158,13 +158,14 @@ class FloorHooks:
 
 class GatherHooks:
     """What any recorder of record()'s four phases that keeps a sample pays at least: the hooks
-    record() registers, put the way it puts them (a forward pre-hook that passes each call's
-    inputs through an identity node, a forward hook that passes its output through another:
-    ``module_grads.IdentityNode``, the nodes torch's own full backward hooks are built on),
-    doing nothing but gather the sample of each tensor record() samples (every output, each
-    input no hook saw before, and their gradients) into a buffer row as record() does (one
-    ``torch.take``). No events, no calls, no flush: what record(exact=False) costs beyond this
-    is its Python bookkeeping and its flushes.
+    record() registers, put the way it puts them (a forward pre-hook that notes the nodes that
+    made each call's inputs, a forward hook that walks back from the outputs through the nodes
+    made during the call to those that send the inputs a share, and a post-hook on each such
+    node and on the nodes that made the outputs: how record() sees torch's grad_input and
+    grad_output without a node of its own), doing nothing but gather the sample of each tensor
+    record() samples (every output, each input no hook saw before, and their gradients) into a
+    buffer row as record() does (one ``torch.take``). No events, no calls, no ordering, no flush:
+    what record(exact=False) costs beyond this is its Python bookkeeping and its flushes.
 
     ``exact=True``: before a large tensor's gather, record()'s exact pass too (one ``aminmax``
     into a pair of cells read on the host, the NaN/Inf probe on their difference, and for a
@@ -180,6 +181,7 @@ class GatherHooks:
         self.lane = summaries.Lane(torch.device("cpu"), summaries.Interner())
         self.where: dict[int, tuple[torch.Tensor, torch.Tensor]] = {}  # numel -> place()
         self.handles: list = []
+        self.open: list[tuple[int, dict]] = []  # calls begun: (first node number, input edges)
         # (id, version) -> the tensor gathered; forgotten every 512, as record() forgets at a flush
         self.seen: dict[tuple[int, int], weakref.ref] = {}
 
@@ -227,24 +229,18 @@ class GatherHooks:
         self.gather(t, gradient)
         return True
 
-    def on_gradients(self, grads, ctx) -> None:
-        for grad in grads:
+    def on_grad_output(self, grad_inputs, grad_outputs) -> None:
+        for grad in grad_outputs:
             if grad is not None:
                 self.gather_once(grad, gradient=True)
 
-    def through_node(self, values: tuple) -> tuple | None:
-        """``values`` with the tensors that need a gradient passed through one identity node."""
-        wanted = [
-            i for i, v in enumerate(values) if isinstance(v, torch.Tensor) and v.requires_grad
-        ]
-        if not wanted or not torch.is_grad_enabled():
-            return None
-        aliases = through_identity(self.on_gradients, *(values[i] for i in wanted))
-        aliases = (aliases,) if len(wanted) == 1 else aliases
-        new = list(values)
-        for i, alias in zip(wanted, aliases, strict=True):
-            new[i] = alias
-        return tuple(new)
+    def on_share(self, edges: list[int]):
+        def hook(grad_inputs, grad_outputs) -> None:
+            for i in edges:
+                if grad_inputs[i] is not None:
+                    self.gather_once(grad_inputs[i], gradient=True)
+
+        return hook
 
     def on_input(self, module, args):
         if len(args) == 1 and type(args[0]) is torch.Tensor:  # the usual case, as record() has it
@@ -252,16 +248,40 @@ class GatherHooks:
         else:
             for t in tensors_in(args):
                 self.gather_once(t)
-        return self.through_node(args)
+        if torch.is_grad_enabled():
+            edges = {}
+            for t in args:
+                if isinstance(t, torch.Tensor) and t.requires_grad:
+                    edge = torch.autograd.graph.get_gradient_edge(t)
+                    edges[(id(edge.node), edge.output_nr)] = edge.node
+            self.open.append((torch._C._autograd._get_sequence_nr(), edges))
 
     def on_output(self, module, args, output):
-        single = type(output) is torch.Tensor
-        wrapped = self.through_node((output,) if single else output)
-        if wrapped is not None:
-            output = wrapped[0] if single else wrapped
         for t in tensors_in(output):
             self.gather_once(t)
-        return None if wrapped is None else output
+        if not torch.is_grad_enabled() or not self.open:
+            return
+        first, inputs = self.open.pop()
+        outputs = [t for t in tensors_in(output) if t.requires_grad and t.grad_fn is not None]
+        nodes = {id(t.grad_fn): t.grad_fn for t in outputs}
+        for node in nodes.values():
+            node.register_hook(self.on_grad_output)
+        stack = [n for n in nodes.values() if n._sequence_nr() >= first]
+        seen = {id(n) for n in stack}
+        while stack:  # the nodes made during the call that send a share to an input
+            node = stack.pop()
+            edges = []
+            for i, (nxt, nr) in enumerate(node.next_functions):
+                if nxt is None:
+                    continue
+                if (id(nxt), nr) in inputs:
+                    edges.append(i)
+                elif id(nxt) not in seen and hasattr(nxt, "_sequence_nr"):
+                    if nxt.next_functions and nxt._sequence_nr() >= first:
+                        seen.add(id(nxt))
+                        stack.append(nxt)
+            if edges:
+                node.register_hook(self.on_share(edges))
 
     def start(self) -> GatherHooks:
         for m in self.targets:
@@ -472,8 +492,8 @@ class HookTimer:
     each module's forward pre-hooks and forward hooks are wrapped in a timer when it starts (a
     recorder's flush, which runs in its hooks, is counted), each tensor hook found on a
     module's inputs and outputs by a forward hook of its own, registered last, as those are put
-    there during forward, and the backward of ``module_grads.IdentityNode`` (where record() and
-    the gather hooks see gradients). No recorder's internals are touched."""
+    there during forward, and ``module_grads.NodeWatch.post_hook`` (the node hooks through which
+    record() sees gradients). No recorder's internals are touched."""
 
     def __init__(self, model: nn.Module):
         self.model, self.spent = model, 0.0
@@ -508,12 +528,12 @@ class HookTimer:
                 self.saved.append((hooks, dict(hooks)))
                 self.wrap(hooks)
         self.handles = [m.register_forward_hook(self.on_output) for m in modules]
-        self.identity_backward = IdentityNode.backward
-        IdentityNode.backward = staticmethod(self.timed(self.identity_backward))
+        self.node_hook = NodeWatch.post_hook
+        NodeWatch.post_hook = self.timed(self.node_hook)  # bound as record() registers a hook
         return self
 
     def stop(self) -> None:
-        IdentityNode.backward = staticmethod(self.identity_backward)
+        NodeWatch.post_hook = self.node_hook
         for handle in self.handles:
             handle.remove()
         for hooks, before in self.saved:

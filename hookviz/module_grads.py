@@ -1,43 +1,86 @@
-"""A module call's own gradients, as torch's full backward hooks see them: record()'s backward side.
+"""A module call's gradients, as torch's full backward hooks report them, read off the model's
+own autograd graph without changing it: record()'s backward side.
 
 torch builds ``register_full_backward_pre_hook`` and ``register_full_backward_hook`` on
-``torch.utils.hooks.BackwardHook``: for each call of a module it passes the call's positional
-tensor inputs, and then its tensor outputs, through an identity autograd function. The node of
-the outputs' identity runs once the gradient w.r.t. all of the call's outputs is complete
-(backward pre-hooks fire there); the node of the inputs' identity runs once *this call's own
-share* of each input's gradient is ready (backward hooks fire there). A tensor hook on an
-input sees something else: the tensor's total gradient, ready only when every module that
-read it is done.
+``torch.utils.hooks.BackwardHook``, which passes each call's inputs and outputs through an
+identity autograd node. Those nodes change the model they watch: an in-place op on a wrapped
+tensor raises; ``query is key is value`` stops holding (``MultiheadAttention`` leaves its fast
+path); a tensor read by several modules has its gradient summed in another order, so its last
+bits change. hookviz adds no node and no alias. It hooks nodes the model made itself:
 
-``ModuleCall`` does what ``BackwardHook`` does, as an observer, with the nodes made at the same
-points of the forward pass (after every forward pre-hook, after every forward hook), so the
-autograd engine runs them at the same moments and a call's events come in torch's order, with
-torch's values, call by call, through every ``backward()`` or ``torch.autograd.grad`` that
-reaches them. Two differences, both so that the model computes exactly what it computes alone:
+- **grad_output** arrives at the nodes that made the call's outputs: a node pre-hook there
+  sees it as that node starts. Where that node also gets gradient from elsewhere (the call
+  returned one of its inputs as it came, or reads its own output), the gradient from outside
+  the call is taken where it is sent: at the nodes made after the call that read the output,
+  found by the walks of the calls around it (``StepGraph``).
+- **grad_input** is *this call's own share* of each input's gradient: what the nodes made during
+  the call send to the node that made the input. When the call returns, a walk from its outputs
+  back through the nodes it made (autograd numbers nodes as it makes them, so "made during the
+  call" is a range of numbers) finds every edge into an input; a node post-hook on each such
+  node adds up what it sends there.
 
-- the identity returns detached aliases, not the tensors themselves. torch's returns views,
-  and an in-place op on a view made by a custom function raises ("Output 0 of
-  BackwardHookFunctionBackward is a view and is being modified inplace"), which is why full
-  backward hooks fail before ``ReLU(inplace=True)``. An alias shares memory and version counter
-  with its tensor, so an in-place op after the module works, autograd's check on saved tensors
-  still sees it, and the gradient reported is the one w.r.t. the value before the op;
-- a gradient that never arrives stays undefined on its way on. torch's identity turns it into
-  zeros (so a leaf reached by no path gets ``.grad`` of zeros); the event still reports zeros
-  where torch's hooks see zeros.
+torch's identity nodes would have had numbers too: the input node the number next after every
+forward pre-hook, the output node the one next after every forward hook. On one thread the
+engine runs the nodes that will run from the highest number down (a node waits only for nodes
+made after it), so a ``_Pass`` can give each event where torch's node would have run: once the
+engine reaches a node made before it, or the pass ends. The events come in torch's order, with
+torch's values (a sum of several parts may round differently in its last bit), and the model
+computes what it computes alone, bit for bit.
+
+Two things autograd does not keep apart without a node of one's own: a tensor passed at several
+positions of one call (``attn(x, x, x)``) is one tensor, so each of its positions reports its
+whole share; and an output whose readers outside the call are not inside a recorded module (the
+model returned an input, or a tensor it also reads) gets what reaches the node that made it.
+
+Nothing here holds a node that can lead back to itself: a hook holds only nodes made before its
+own, so a graph is freed as soon as the model lets go of it, as without hookviz.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, Protocol
 
 import torch
 
-__all__ = ["GradReceiver", "IdentityNode", "ModuleCall", "through_identity"]
+__all__ = ["GradReceiver", "ModuleCall", "NodeWatch", "StepGraph"]
+
+_next_seq = torch._C._autograd._get_sequence_nr  # the number the next node made will get
+_graph_task = torch._C._current_graph_task_id
+_will_run = torch._C._will_engine_execute_node
+_queue_callback = torch.autograd.Variable._execution_engine.queue_callback
+
+
+def _accumulator_type() -> type:
+    leaf = torch.zeros(1, requires_grad=True)
+    return type(leaf.view_as(leaf).grad_fn.next_functions[0][0])
+
+
+_ACCUMULATE_GRAD = _accumulator_type()  # a leaf's node: it has no number of its own
+_LEAF_SEQ = -1  # where a leaf's node stands: before every other node
+
+
+def _seq_of(node) -> int:
+    return _LEAF_SEQ if type(node) is _ACCUMULATE_GRAD else node._sequence_nr()
+
+
+def _runs(node, unknown: bool | None) -> bool | None:
+    """Whether the engine will run ``node`` in this pass; ``unknown`` where torch cannot say (a
+    leaf's node during ``torch.autograd.grad``, which captures its gradient instead)."""
+    try:
+        return _will_run(node)
+    except RuntimeError:
+        return unknown
+
+
+def _edge_of(tensor: torch.Tensor) -> tuple[Any, int]:
+    node = tensor.grad_fn
+    if node is None:  # a leaf: its AccumulateGrad node
+        return torch.autograd.graph.get_gradient_edge(tensor).node, 0
+    return node, tensor.output_nr
 
 
 class GradReceiver(Protocol):
-    """What a ModuleCall reports to (a ``Recording``): torch's two hooks, as two callbacks."""
+    """Where a ModuleCall's events go (a Recording's hooks): torch's two hooks, as two callbacks."""
 
     def on_grad_outputs(self, call: ModuleCall, grads: tuple) -> None:
         """The backward pre-hook's moment: ``grads`` is grad_output as torch packs it."""
@@ -46,39 +89,7 @@ class GradReceiver(Protocol):
         """The backward hook's moment: ``grads`` is grad_input as torch packs it."""
 
 
-_ONE = (0,)  # the positions of a lone tensor
-
-
-class IdentityNode(torch.autograd.Function):
-    """Detached aliases of its tensors; its backward passes the gradients to ``report(grads, ctx)``
-    (None for a gradient that did not come). Made by ``through_identity(report, *tensors)``."""
-
-    @staticmethod
-    def forward(ctx, report: Callable, *tensors: torch.Tensor):
-        ctx.report = report
-        # A gradient that never came stays None, as torch's hooks see it (set_materialize_grads).
-        ctx.materialize_grads = False
-        if len(tensors) == 1:
-            return tensors[0].detach()
-        return tuple(t.detach() for t in tensors)
-
-    @staticmethod
-    def backward(ctx, *grads):
-        ctx.report(grads, ctx)
-        return (None, *grads)
-
-
-# autograd.Function.apply without its Python wrapper, which only unwraps functorch's tensors:
-# a third of a node's cost on a small layer (bench/README.md). The wrapper runs under functorch.
-_apply_directly = torch._C._FunctionBase.__dict__["apply"].__get__(None, IdentityNode)
-_functorch_active = torch._C._are_functorch_transforms_active
-
-
-def through_identity(report: Callable, *tensors: torch.Tensor):
-    """``tensors`` through one IdentityNode: their aliases (one tensor, or a tuple for several)."""
-    if _functorch_active():
-        return IdentityNode.apply(report, *tensors)
-    return _apply_directly(report, *tensors)
+# -- the forward pass ---------------------------------------------------------------------------
 
 
 class ModuleCall:
@@ -90,141 +101,518 @@ class ModuleCall:
         "step",
         "index",
         "n_inputs",
+        "producers",
+        "input_keys",
         "input_positions",
+        "input_metas",
         "idle_inputs",
         "n_outputs",
         "output_positions",
-        "ready",
+        "passthrough",
+        "first_seq",
+        "key_in",
+        "key_out",
+        "passes",
     )
 
     def __init__(self, receiver: GradReceiver, path_id: int, step: int, index: int):
         self.receiver, self.path_id, self.step, self.index = receiver, path_id, step, index
         self.n_inputs = 0  # positional arguments, tensors or not (grad_input has one entry each)
-        self.input_positions: tuple[int, ...] | list[int] | None = None  # None: no input node
+        # The distinct tensor inputs that need a gradient, by the node that made each (None for
+        # one the call returns as is: its node carries this call's hook).
+        self.producers: list = []
+        self.input_keys: dict[tuple[int, int], int] = {}  # (id(node), output_nr) -> input
+        self.input_positions: list[list[int]] = []  # per input: its positions among the arguments
+        self.input_metas: list[tuple] = []  # per input: shape, dtype, device (for zeros)
         self.idle_inputs: list[tuple[int, Any, Any, Any]] = []  # tensor inputs needing no gradient
         self.n_outputs = -1  # entries of grad_output; -1: the output is one tensor
-        self.output_positions: tuple[int, ...] | list[int] = _ONE
-        self.ready = False  # grad_output came; grad_input has not yet
+        self.output_positions: list[int] = [0]
+        self.passthrough: list[tuple[int, int]] = []  # (output, input): an input returned as is
+        self.first_seq = -1  # the number of the first node the call could make; -1: not watched
+        self.key_in = (0, 0)  # where torch's input node would stand among the nodes
+        self.key_out = (0, 0)  # where torch's output node would stand
+        self.passes: dict[int, _CallPass] = {}  # graph task id -> progress through that pass
 
-    # -- the forward pass: where torch's BackwardHook makes its nodes --------------------------
-
-    def wrap_inputs(self, args: tuple) -> tuple | None:
-        """``args`` with each tensor that needs a gradient passed through this call's input node,
-        or None if none does (torch's backward hook then fires with no input gradients)."""
+    def watch_inputs(self, args: tuple, tick: int) -> None:
+        """At the forward pre-hook, after every other one (where torch makes its input node): note
+        each tensor input that needs a gradient, and the node that made it."""
         if type(args) is tuple and len(args) == 1 and type(args[0]) is torch.Tensor:  # the usual
             self.n_inputs = 1
-            if not args[0].requires_grad:
-                return None
-            self.input_positions = _ONE
-            return (through_identity(self.on_input_node, args[0]),)
-        self.n_inputs = len(args)
-        positions, tensors = [], []
-        for i, value in enumerate(args):
-            if isinstance(value, torch.Tensor):
-                if value.requires_grad:
-                    positions.append(i)
-                    tensors.append(value)
-                else:  # torch's hook reports zeros for it: keep what makes them, not the tensor
-                    self.idle_inputs.append((i, value.shape, value.dtype, value.device))
-        if not tensors:
-            return None
-        self.input_positions = positions
-        aliases = through_identity(self.on_input_node, *tensors)
-        if len(tensors) == 1:
-            aliases = (aliases,)
-        new = list(args)
-        for i, alias in zip(positions, aliases, strict=True):
-            new[i] = alias
-        return tuple(new) if type(args) is tuple else type(args)(*new)
-
-    def wrap_outputs(self, output: Any) -> Any:
-        """``output`` with each tensor that needs a gradient passed through this call's output
-        node, as torch does it: a tensor, or the tensors at the top of a tuple. None when torch's
-        full hooks would fire nothing (no such tensor; a dict, a list or another type)."""
-        if isinstance(output, torch.Tensor):
-            return through_identity(self.on_output_node, output) if output.requires_grad else None
-        if not isinstance(output, tuple):
-            return None
-        positions = [i for i, v in enumerate(output) if isinstance(v, torch.Tensor)]
-        tensors = [output[i] for i in positions if output[i].requires_grad]
-        if not tensors:
-            return None
-        self.n_outputs = len(output)
-        self.output_positions = [i for i in positions if output[i].requires_grad]
-        aliases = through_identity(self.on_output_node, *tensors)
-        if len(tensors) == 1:
-            aliases = (aliases,)
-        new = list(output)
-        for i, alias in zip(self.output_positions, aliases, strict=True):
-            new[i] = alias
-        return tuple(new) if type(output) is tuple else type(output)(*new)
-
-    def watch_outputs(self, output: Any, hook: Callable[[torch.Tensor, Callable], Any]) -> None:
-        """Without an output node (a module keeping a legacy ``register_backward_hook``, which
-        torch attaches to the output's node and ours would take over): gradients from tensor
-        hooks put by ``hook(tensor, fn)``, reported once every tensor's has come."""
-        single = isinstance(output, torch.Tensor)
-        items = [(0, output)] if single else list(enumerate(output))
-        watched = [(i, t) for i, t in items if isinstance(t, torch.Tensor) and t.requires_grad]
-        if not watched:
-            return
-        if not single:
-            self.n_outputs = len(output)
-            self.output_positions = [i for i, _ in watched]
-        grads: list = [None] * len(watched)
-        missing = [len(watched)]
-
-        def arrived(k: int, grad: torch.Tensor) -> None:
-            if grads[k] is None:
-                missing[0] -= 1
-            grads[k] = grad
-            if missing[0] == 0:
-                self.on_output_node(tuple(grads), None)
-                grads[:] = [None] * len(watched)
-                missing[0] = len(watched)
-
-        for k, (_, tensor) in enumerate(watched):
-            hook(tensor, lambda grad, k=k: arrived(k, grad))
-
-    # -- the backward pass: the two nodes' moments ----------------------------------------------
-
-    def on_output_node(self, grads: tuple, ctx: Any) -> None:
-        packed = (
-            grads if self.n_outputs < 0 else _pack(grads, self.output_positions, self.n_outputs)
-        )
-        self.receiver.on_grad_outputs(self, packed)
-        if self.input_positions is None:
-            # No input needs a gradient: torch's backward hook fires here, with None for each.
-            self.receiver.on_grad_inputs(self, (None,) * self.n_inputs)
+            if args[0].requires_grad:
+                self._add_input(args[0], 0)
         else:
-            self.ready = True
+            self.n_inputs = len(args)
+            for i, value in enumerate(args):
+                if isinstance(value, torch.Tensor):
+                    if value.requires_grad:
+                        self._add_input(value, i)
+                    else:  # torch's hook reports zeros for it: keep what makes them, not it
+                        self.idle_inputs.append((i, value.shape, value.dtype, value.device))
+        # After the inputs' nodes are found (a leaf's is found through a node made for it).
+        self.first_seq = seq = _next_seq()
+        self.key_in = (seq, tick)
 
-    def on_input_node(self, grads: tuple, ctx: Any) -> None:
-        if not self.ready:
-            # The gradient reached the inputs without passing the outputs (a backward from inside
-            # the module, or a second backward that skipped them): torch's hook does not fire.
-            return
-        self.ready = False
-        if self.input_positions is _ONE and self.n_inputs == 1 and grads[0] is not None:
-            self.receiver.on_grad_inputs(self, grads)
-            return
-        # torch's identity turns a missing gradient into zeros, and reports zeros for a tensor
-        # input that needs none: so does the event (the model's own gradients stay as they are).
-        metas = getattr(ctx, "_input_metadata", None)
+    def _add_input(self, tensor: torch.Tensor, position: int) -> None:
+        node, nr = _edge_of(tensor)
+        key = (id(node), nr)
+        index = self.input_keys.get(key)
+        if index is None:
+            self.input_keys[key] = len(self.producers)
+            self.producers.append(node)
+            self.input_positions.append([position])
+            self.input_metas.append((tensor.shape, tensor.dtype, tensor.device))
+        else:  # the same tensor at two positions is one input to autograd
+            self.input_positions[index].append(position)
+
+    def state(self) -> _CallPass | None:
+        return self.passes.get(_graph_task())
+
+    def grad_outputs(self, state: _CallPass) -> tuple:
+        if self.n_outputs < 0:
+            return (state.grad_outputs[0],)
+        packed: list = [None] * self.n_outputs
+        for k, i in enumerate(self.output_positions):
+            packed[i] = state.grad_outputs[k]
+        return tuple(packed)
+
+    def grad_inputs(self, state: _CallPass) -> tuple:
         packed: list = [None] * self.n_inputs
-        for k, (i, grad) in enumerate(zip(self.input_positions, grads, strict=True)):
-            if grad is None and metas is not None:
-                meta = metas[k]
-                grad = torch.zeros(meta.shape, dtype=meta.dtype, device=meta.device)
-            packed[i] = grad
+        for index, positions in enumerate(self.input_positions):
+            grad = state.sums[index]
+            if grad is None:  # torch's identity turns a gradient that never came into zeros
+                shape, dtype, device = self.input_metas[index]
+                grad = torch.zeros(shape, dtype=dtype, device=device)
+            for i in positions:
+                packed[i] = grad
         for i, shape, dtype, device in self.idle_inputs:
             packed[i] = torch.zeros(shape, dtype=dtype, device=device)
-        self.receiver.on_grad_inputs(self, tuple(packed))
+        return tuple(packed)
 
 
-def _pack(grads: tuple, positions, size: int) -> tuple:
-    """torch's ``_pack_with_none``: ``grads`` at ``positions`` in a tuple of ``size``, None elsewhere."""
-    packed: list = [None] * size
-    for i, grad in zip(positions, grads, strict=True):
-        packed[i] = grad
-    return tuple(packed)
+class _Roles:
+    """What one node does for one call: makes outputs whose gradient is read there (``slots``:
+    (output, output_nr)), sends a share to inputs (``shares``: (edge, input)), sends an output
+    gradient from outside the call (``outside``: (edge, output)), or from inside (``inside``)."""
+
+    __slots__ = ("slots", "shares", "outside", "inside")
+
+    def __init__(self):
+        self.slots: list[tuple[int, int]] = []
+        self.shares: list[tuple[int, int]] = []
+        self.outside: list[tuple[int, int]] = []
+        self.inside: list[tuple[int, int]] = []
+
+    def counts(self) -> tuple[int, int]:
+        """(grad_output parts, grad_input parts) this node gives when it runs."""
+        return (1 if self.slots else 0) + (1 if self.outside else 0), 1 if self.shares else 0
+
+
+class _Link:
+    """One node a call watches, and the nodes it watches that were made before it: a hook holds
+    the link of the node made just before its own, never its own node or a later one."""
+
+    __slots__ = ("node", "roles", "older")
+
+    def __init__(self, node, roles: _Roles, older: _Link | None):
+        self.node, self.roles, self.older = node, roles, older
+
+
+class _Watched:
+    """A call's watch in one step: its nodes, newest first, and the outputs whose gradient from
+    outside must be taken at their readers."""
+
+    __slots__ = ("call", "head", "roles", "wanted", "found", "readers")
+
+    def __init__(self, call: ModuleCall):
+        self.call = call
+        self.head: _Link | None = None
+        self.roles: dict[int, tuple[Any, _Roles]] = {}  # id(node) -> (node, roles)
+        self.wanted: dict[tuple[int, int], int] = {}  # output edge -> output
+        self.found: set[int] = set()  # readers found already
+        self.readers: list[_Roles] = []  # the readers' roles
+
+    def read_at_readers(self, key: tuple[int, int]) -> None:
+        """The output at ``key`` takes its gradient from readers only (none: None)."""
+        k = self.wanted[key]
+        roles = self.roles[key[0]][1]
+        roles.slots = [s for s in roles.slots if s[0] != k]
+
+    def read_at_node(self, key: tuple[int, int]) -> None:
+        """The output at ``key`` escapes every walk: its gradient is what reaches its node."""
+        k = self.wanted[key]
+        roles = self.roles[key[0]][1]
+        if all(s[0] != k for s in roles.slots):
+            roles.slots.append((k, key[1]))
+        for reader in self.readers:
+            reader.outside = [r for r in reader.outside if r[1] != k]
+
+
+class StepGraph:
+    """The calls of one step whose outputs' readers outside them are still to be found by the
+    walks of later calls (a call that returned an input as it came, or reads its own output)."""
+
+    def __init__(self):
+        self.wanted: dict[tuple[int, int], list[_Watched]] = {}
+        self.nodes: list = []  # keeps the wanted keys' nodes (and so their ids) for the step
+
+    def clear(self) -> None:
+        self.wanted.clear()
+        self.nodes.clear()
+
+    def close(self, returned: set[tuple[int, int]]) -> None:
+        """The model's own call has returned (its walk found every reader inside it): an output
+        no reader read gets no gradient; one the model returned (``returned``) is read outside,
+        where no walk goes, so it takes what reaches its node."""
+        for key, watches in self.wanted.items():
+            for watch in watches:
+                if key in returned:
+                    watch.read_at_node(key)
+                else:
+                    watch.read_at_readers(key)
+        self.wanted.clear()
+
+    def watch_outputs(self, call: ModuleCall, output: Any, tick: int) -> set | None:
+        """At the forward hook, after every other one (where torch makes its output node): hook
+        the nodes that made the outputs and those made during the call that send its inputs a
+        share. Nothing is hooked where torch's full hooks fire nothing (no output needs a
+        gradient; an output that is a dict, a list or another type)."""
+        outputs = _watched_outputs(call, output)
+        if outputs is None:
+            # torch's full hooks fire nothing for this call, but its walk still finds the readers
+            # of the outputs of the calls inside it.
+            inner = [t for t in _tensors_in(output) if t.requires_grad]
+            if inner and self.wanted:
+                starts = [n for n, _ in map(_edge_of, inner) if _seq_of(n) >= call.first_seq]
+                self._walk(call, starts, {}, _Watched(call), find_top=False)
+            return {(id(n), nr) for n, nr in map(_edge_of, inner)}
+        call.key_out = (_next_seq(), tick)
+        watch = _Watched(call)
+        lo = call.first_seq
+        out_keys: dict[tuple[int, int], int] = {}
+        starts = []
+        for k, tensor in enumerate(outputs):
+            node, nr = _edge_of(tensor)
+            key = (id(node), nr)
+            out_keys[key] = k
+            watch_roles(watch, node).slots.append((k, nr))
+            index = call.input_keys.get(key)
+            if index is not None:  # returned as it came: torch's output node feeds its input node
+                call.passthrough.append((k, index))
+                call.producers[index] = None  # its node carries this call's hook: no loop
+            if _seq_of(node) >= lo:
+                starts.append(node)
+            else:  # made before the call: other readers reach its node too
+                watch.wanted[key] = k
+            if key in self.wanted:  # a call inside returned it too: the readers start both
+                watch.wanted[key] = k
+        inside = self._walk(call, starts, out_keys, watch)
+        for key in inside:  # an output the call reads itself
+            watch.wanted[key] = out_keys[key]
+        for key in watch.wanted:
+            self.wanted.setdefault(key, []).append(watch)
+        if watch.wanted:
+            self.nodes.extend(n for n, _ in watch.roles.values())  # their ids stay theirs
+        self._hook(watch, list(watch.roles.values()))
+        return set(out_keys)
+
+    def _walk(
+        self, call: ModuleCall, starts: list, out_keys: dict, watch: _Watched, find_top=True
+    ) -> set:
+        """From the outputs back through the nodes made during the call: note each edge into an
+        input (a share) or into an output (read inside), and each edge into an output of an
+        earlier call that waits for its readers. Returns the output edges read inside."""
+        inputs, lo, wanted = call.input_keys, call.first_seq, self.wanted
+        stack = list(starts)
+        seen = {id(n) for n in stack}
+        top, top_seq = None, -2  # the newest node made during the call: the engine starts it first
+        inside: set[tuple[int, int]] = set()
+        found: dict[int, list] = {}  # id(watch) -> [watch, [(seq, node, edge, output)]]
+        while stack:
+            node = stack.pop()
+            seq = node._sequence_nr()
+            if seq > top_seq:
+                top, top_seq = node, seq
+            for i, (nxt, nr) in enumerate(node.next_functions):
+                if nxt is None:
+                    continue
+                key = (id(nxt), nr)
+                if wanted:
+                    for other in wanted.get(key, ()):
+                        if other is not watch and seq >= other.call.key_out[0]:
+                            found.setdefault(id(other), [other, []])[1].append(
+                                (seq, node, i, other.wanted[key])
+                            )
+                index = inputs.get(key)
+                if index is not None:
+                    watch_roles(watch, node).shares.append((i, index))
+                    continue
+                k = out_keys.get(key)
+                if k is not None:
+                    watch_roles(watch, node).inside.append((i, k))
+                    inside.add(key)
+                if id(nxt) in seen or type(nxt) is _ACCUMULATE_GRAD or nxt._sequence_nr() < lo:
+                    continue
+                seen.add(id(nxt))
+                stack.append(nxt)
+        for other, readers in found.values():
+            self._add_readers(other, readers)
+        if top is not None and find_top:
+            watch_roles(watch, top)  # hooked to start the call's pass there, if nothing else is
+        return inside
+
+    def _add_readers(self, watch: _Watched, readers: list) -> None:
+        """Readers of a call's output, found by a later call's walk: their hooks take that output's
+        gradient from outside where it is sent, instead of at the node that made the output."""
+        per_node: dict[int, tuple[Any, _Roles]] = {}
+        for _, node, i, k in readers:
+            if id(node) in watch.found:
+                continue
+            entry = per_node.get(id(node))
+            if entry is None:
+                entry = per_node[id(node)] = (node, _Roles())
+            entry[1].outside.append((i, k))
+            for key, slot in watch.wanted.items():
+                if slot == k:
+                    watch.read_at_readers(key)
+        if per_node:
+            watch.found.update(per_node)
+            watch.readers.extend(r for _, r in per_node.values())
+            self.nodes.extend(n for n, _ in per_node.values())
+            self._hook(watch, list(per_node.values()))
+
+    def _hook(self, watch: _Watched, nodes: list) -> None:
+        """Hook ``nodes`` (node, roles) for the call, oldest first, each holding the link to the
+        call's nodes made before it."""
+        nodes.sort(key=lambda e: _seq_of(e[0]))
+        call = watch.call
+        for node, roles in nodes:
+            seq = _seq_of(node)
+            node.register_hook(NodeWatch(call, seq, roles, watch.head).post_hook)
+            watch.head = _Link(node, roles, watch.head)
+
+
+def _watched_outputs(call: ModuleCall, output: Any) -> list | None:
+    """The outputs torch's full hooks watch (a tensor, or the tensors at the top of a tuple)
+    that need a gradient; None where torch's hooks fire nothing."""
+    if isinstance(output, torch.Tensor):
+        return [output] if output.requires_grad else None
+    if not isinstance(output, tuple):
+        return None
+    watched = [i for i, v in enumerate(output) if isinstance(v, torch.Tensor) and v.requires_grad]
+    if not watched:
+        return None
+    call.n_outputs = len(output)
+    call.output_positions = watched
+    return [output[i] for i in watched]
+
+
+def _tensors_in(value: Any, depth: int = 0):
+    """The tensors in a nested structure of tuples, lists and dicts."""
+    if isinstance(value, torch.Tensor):
+        yield value
+    elif depth < 8 and isinstance(value, (tuple, list)):
+        for item in value:
+            yield from _tensors_in(item, depth + 1)
+    elif depth < 8 and isinstance(value, dict):
+        for item in value.values():
+            yield from _tensors_in(item, depth + 1)
+
+
+def watch_roles(watch: _Watched, node) -> _Roles:
+    entry = watch.roles.get(id(node))
+    if entry is None:
+        entry = watch.roles[id(node)] = (node, _Roles())
+    return entry[1]
+
+
+# -- the backward pass: torch's two nodes, replayed -------------------------------------------
+
+
+class _CallPass:
+    """One call's progress through one backward pass (graph task)."""
+
+    __slots__ = ("grad_outputs", "inside", "outputs_left", "shares_left", "sums", "pre", "post")
+
+    def __init__(self, call: ModuleCall):
+        self.grad_outputs: list = [None] * len(call.output_positions)
+        self.inside: dict[int, Any] = {}  # output -> what the call's own nodes sent it
+        self.outputs_left = 0  # grad_output parts still to come
+        self.shares_left = 0  # grad_input parts still to come
+        self.sums: list = [None] * len(call.producers)
+        self.pre: _Event | None = None
+        self.post: _Event | None = None
+
+
+class _Event:
+    """An event torch's node would give: its place among the nodes (``key``), the node whose
+    hooks made it known (``at``, its number), and its values when they are all in."""
+
+    __slots__ = ("key", "at", "call", "state", "inputs", "complete", "maybe")
+
+    def __init__(self, key, at, call: ModuleCall, state: _CallPass | None, inputs: bool):
+        self.key, self.at, self.call, self.state, self.inputs = key, at, call, state, inputs
+        self.complete = self.maybe = False
+
+    def give(self) -> None:
+        call, state = self.call, self.state
+        if not self.inputs:
+            call.receiver.on_grad_outputs(call, call.grad_outputs(state))
+        elif state is None:  # no input needs a gradient: torch's hook gets None for each
+            call.receiver.on_grad_inputs(call, (None,) * call.n_inputs)
+        elif not (self.maybe and all(s is None for s in state.sums)):
+            call.receiver.on_grad_inputs(call, call.grad_inputs(state))
+        # else: no share came to a leaf autograd.grad captures: torch's input node did not run
+
+
+class _Pass:
+    """The events of one backward pass not yet given out, in torch's order (newest node first).
+    An event goes out at the first later moment the engine reaches a node made before torch's
+    would have been (that node could not have run first), or when the pass ends."""
+
+    __slots__ = ("task", "waiting", "calls")
+    open: dict[int, _Pass] = {}
+
+    def __init__(self, task: int):
+        self.task = task
+        self.waiting: list[_Event] = []
+        self.calls: list[ModuleCall] = []  # the calls with a state in this pass
+
+    @classmethod
+    def reach(cls, seq: int) -> _Pass:
+        """The engine has run the node numbered ``seq``: give out what torch would have run before
+        it (not what this node's own hooks make known); return this pass."""
+        task = _graph_task()
+        run = cls.open.get(task)
+        if run is None:
+            run = cls.open[task] = _Pass(task)
+            _queue_callback(run.end)
+            return run
+        waiting = run.waiting
+        while waiting:
+            event = waiting[0]
+            if event.key[0] <= seq or not event.complete or event.at == seq:
+                break
+            del waiting[0]
+            event.give()
+        return run
+
+    def add(self, event: _Event) -> None:
+        waiting, key = self.waiting, event.key
+        i = len(waiting)
+        while i and waiting[i - 1].key < key:
+            i -= 1
+        waiting.insert(i, event)
+
+    def end(self) -> None:
+        _Pass.open.pop(self.task, None)
+        waiting = self.waiting
+        while waiting:
+            waiting.pop(0).give()
+        for call in self.calls:
+            call.passes.pop(self.task, None)
+
+
+class NodeWatch:
+    """One call's post-hook on one node: the node made outputs of the call (``roles.slots``: it
+    received their gradient), sent a share to the call's inputs, or sent gradient to its outputs
+    from outside or inside the call."""
+
+    __slots__ = ("call", "seq", "roles", "older")
+
+    def __init__(self, call: ModuleCall, seq: int, roles: _Roles, older: _Link | None):
+        self.call, self.seq, self.roles, self.older = call, seq, roles, older
+
+    def _start(self, run: _Pass) -> _CallPass:
+        """The call's state in this pass; the first hook of the call to run in a pass counts what
+        is to come: its own node's parts, and those of the older nodes that will run (a later
+        node that will run has run already: the engine goes from the newest down)."""
+        call = self.call
+        state = call.passes.get(run.task)
+        if state is not None:
+            return state
+        state = call.passes[run.task] = _CallPass(call)
+        run.calls.append(call)
+        outputs, shares = self.roles.counts()
+        link = self.older
+        while link is not None:
+            more_outputs, more_shares = link.roles.counts()
+            if (more_outputs or more_shares) and _runs(link.node, True):
+                outputs += more_outputs
+                shares += more_shares
+            link = link.older
+        state.outputs_left, state.shares_left = outputs, shares
+        state.pre = _Event(call.key_out, self.seq, call, state, False)
+        run.add(state.pre)
+        if outputs == 0:
+            self._outputs_done(run, state)
+        return state
+
+    def post_hook(self, grad_inputs: tuple, grad_outputs: tuple) -> None:
+        run = _Pass.reach(self.seq)
+        roles = self.roles
+        if roles.shares and not (roles.slots or roles.outside or roles.inside):
+            if self.call.passes.get(run.task) is None:
+                # The gradient reached the inputs without passing the outputs (a backward from
+                # inside the module, or one that skipped them): torch's hook does not fire.
+                return
+        state = self._start(run)
+        for i, k in roles.inside:
+            if grad_inputs[i] is not None:
+                state.inside[k] = _add(state.inside.get(k), grad_inputs[i])
+        pre = state.pre
+        if (roles.slots or roles.outside) and not pre.complete:
+            for k, nr in roles.slots:
+                grad = grad_outputs[nr]
+                inside = state.inside.get(k)
+                if inside is not None and grad is not None:
+                    grad = None if grad is inside else _difference(grad, inside)
+                state.grad_outputs[k] = grad
+            for i, k in roles.outside:
+                if grad_inputs[i] is not None:
+                    state.grad_outputs[k] = _add(state.grad_outputs[k], grad_inputs[i])
+            state.outputs_left -= 1
+            if state.outputs_left <= 0:
+                self._outputs_done(run, state)
+        if roles.shares:
+            for i, index in roles.shares:
+                grad = grad_inputs[i]
+                if grad is not None:
+                    state.sums[index] = _add(state.sums[index], grad)
+            state.shares_left -= 1
+            post = state.post
+            if post is not None and state.shares_left <= 0:
+                post.complete = True
+
+    def _outputs_done(self, run: _Pass, state: _CallPass) -> None:
+        """grad_output is complete: what torch's input node will give, if it runs."""
+        call = self.call
+        state.pre.complete = True
+        for k, index in call.passthrough:
+            state.sums[index] = _add(state.sums[index], state.grad_outputs[k])
+        if not call.producers:
+            # No input needs a gradient: torch's backward hook fires at once, with None for each.
+            post = _Event(call.key_out, self.seq, call, None, True)
+            post.complete = True
+            run.add(post)
+            return
+        runs = [True] if call.passthrough else [_runs(n, None) for n in call.producers if n]
+        wanted = True if True in runs else (None if None in runs else False)
+        if wanted is False:
+            return  # no input's gradient is wanted: torch's input node stays idle
+        post = state.post = _Event(call.key_in, self.seq, call, state, True)
+        post.maybe = wanted is None  # a leaf autograd.grad captures: wanted if a share comes
+        run.add(post)
+        if state.shares_left <= 0:
+            post.complete = True
+
+
+def _add(total, grad):
+    if total is None:
+        return grad
+    with torch.no_grad():
+        return total + grad
+
+
+def _difference(total, inside):
+    with torch.no_grad():
+        return total - inside

@@ -1,13 +1,14 @@
 """The hooks a Recording puts on a model: steps, calls, and each firing written as an event.
 
 Each top-level call of the model starts a step (``every=N`` keeps the hooks on one step in N).
-Each module call is numbered within its step and opened by a forward pre-hook, which also
-passes its tensor inputs through ``module_grads``' input node, and closed by a forward hook,
-which passes its output through the output node. Both hooks stay last in the module's dicts,
-where torch makes its own backward nodes: an event holds what ``forward`` received and what
-the call returned, after every other hook's replacement, and the backward nodes stand where
-torch's would. Every firing goes into ``summaries.Pending`` as an event; the Recording that
-owns these hooks computes the statistics and keeps the events.
+Each module call is numbered within its step and opened by a forward pre-hook, which notes the
+nodes that made its tensor inputs, and closed by a forward hook, which hooks the nodes of its
+outputs and those that send its inputs their gradients (``module_grads``). The hooks never
+return anything: the model's inputs, outputs and graph stay its own. Both stay last in the
+module's dicts, where torch makes its own backward nodes (after every other hook, also one
+registered during forward): an event holds what ``forward`` received and what the call returned,
+after every other hook's replacement. Every firing goes into ``summaries.Pending`` as an event;
+the Recording that owns these hooks computes the statistics and keeps the events.
 """
 
 from __future__ import annotations
@@ -17,11 +18,10 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import torch
-import torch.nn.modules.module as torch_module
 from torch import nn
 from torch.utils.hooks import RemovableHandle
 
-from .module_grads import ModuleCall
+from .module_grads import ModuleCall, StepGraph
 from .store import BACKWARD, BACKWARD_PRE, FORWARD, FORWARD_PRE
 from .summaries import BUFFER_ROWS, Pending
 
@@ -31,6 +31,7 @@ MAX_LEAVES = 32  # values summarised per event (a huge tuple output is cut here)
 _LONE_OUTPUT_GRAD = "grad_output"  # the name of a lone tensor output's gradient
 _INPUT_GRADS = tuple(f"grad_input[{i}]" for i in range(8))  # names made once for the usual sizes
 _grad_enabled = torch.is_grad_enabled  # False under no_grad and inference_mode
+_functorch_active = torch._C._are_functorch_transforms_active  # vmap, grad: no engine backward
 
 
 class ModuleHooks:
@@ -58,7 +59,11 @@ class ModuleHooks:
         self._model_handle = None
         self._model_hooks: list[Any] = []  # the root's own hooks: on for the whole recording
         self._module_handles: list[Any] = []  # the other modules': with every > 1, per step
-        self._legacy_handles: list[Any] = []  # tensor hooks for modules with a legacy hook
+        self._tick = itertools.count()  # orders torch's would-be nodes made at one number
+        self._graph = StepGraph()
+        # event number -> (node number, tick) where torch's node would stand: kept for
+        # trace_hooks, which places its markers among the user's hooks by it (None: not kept)
+        self.event_keys: dict[int, tuple[int, int]] | None = None
         self._hooks_seen = -1  # RemovableHandle.next_id when our hooks were last put last
         self._active = False
         self._recording_step = False
@@ -93,8 +98,8 @@ class ModuleHooks:
             raise
 
     def stop(self) -> None:
-        """Remove every hook. Graphs made while recording keep their identity nodes; those now
-        pass gradients on and record nothing."""
+        """Remove every hook. Graphs made while recording keep hooks on their nodes: those record
+        nothing once stopped, and go with the graph."""
         if self._model_handle is not None:
             self._model_handle.remove()
             self._model_handle = None
@@ -102,9 +107,7 @@ class ModuleHooks:
             handle.remove()
         self._model_hooks = []
         self._detach()
-        for handle in self._legacy_handles:
-            handle.remove()
-        self._legacy_handles.clear()
+        self._reset_step_state()
         self._active = False
 
     # -- hooks on and off ------------------------------------------------------------------
@@ -149,6 +152,8 @@ class ModuleHooks:
     def _reset_step_state(self) -> None:
         self._calls: dict[int, int] = {}  # module id -> calls so far in this step
         self._open: dict[int, list[ModuleCall]] = {}  # module id -> calls not yet returned
+        if hasattr(self, "_graph"):
+            self._graph.clear()
 
     def _begin_step(self) -> None:
         self.step += 1
@@ -175,10 +180,12 @@ class ModuleHooks:
     def _on_forward_pre(self, module, args, kwargs):
         if not self._recording_step:
             if self.step >= 0:
-                return None
+                return
             self._begin_step()  # a submodule called before the model itself: step 0
             if not self._recording_step:
-                return None
+                return
+        if RemovableHandle.next_id != self._hooks_seen:
+            self._keep_hooks_last()  # a hook registered during forward: ours still run last
         key = id(module)
         index = self._calls.get(key, 0)
         self._calls[key] = index + 1
@@ -201,19 +208,18 @@ class ModuleHooks:
                 if kwargs:
                     leaves += leaves_of(kwargs, "input")  # input['name']
                 self._emit(FORWARD_PRE, call.step, call.path_id, index, leaves)
-        if self._wants_backward and _grad_enabled():
-            wrapped = call.wrap_inputs(args)
-            if wrapped is not None:
-                return wrapped, kwargs
-        return None
+        if self._wants_backward and _grad_enabled() and not _functorch_active():
+            call.watch_inputs(args, next(self._tick))
 
     def _on_forward(self, module, args, output):
         if not self._recording_step:
             if self.step >= 0:
-                return None
+                return
             self._begin_step()
             if not self._recording_step:
-                return None
+                return
+        if RemovableHandle.next_id != self._hooks_seen:
+            self._keep_hooks_last()
         key = id(module)
         stack = self._open.get(key)
         if stack:
@@ -223,87 +229,88 @@ class ModuleHooks:
             call = None
             step, path_id, index = self.step, self._path_id_of[key], self._calls.get(key, 0)
             self._calls[key] = index + 1
-        wrapped = None
-        if call is not None and self._wants_backward and _grad_enabled():
-            if _keeps_legacy_hook(module):
-                call.watch_outputs(output, self._legacy_tensor_hook)
-            else:
-                wrapped = call.wrap_outputs(output)
-                if wrapped is not None:
-                    output = wrapped  # the alias: the next module's input, summarised once
         if self._wants_forward:
             if type(output) is torch.Tensor:  # the usual single output, kept off the general path
                 self._emit_tensor(FORWARD, step, path_id, index, "output", output)
             else:
                 self._emit(FORWARD, step, path_id, index, leaves_of(output, "output"))
-        return wrapped
+        if call is not None and call.first_seq >= 0 and _grad_enabled() and not _functorch_active():
+            returned = self._graph.watch_outputs(call, output, next(self._tick))
+            self._hooks_seen = RemovableHandle.next_id  # the node hooks just made are ours
+            if module is self.model:
+                self._graph.close(returned or set())
 
-    def _legacy_tensor_hook(self, tensor: torch.Tensor, hook: Callable) -> None:
-        self._legacy_handles.append(tensor.register_hook(hook))
-
-    # -- what the backward nodes report (module_grads.GradReceiver) --------------------------
+    # -- what the watched nodes report (module_grads.GradReceiver) ---------------------------
 
     def on_grad_outputs(self, call: ModuleCall, grads: tuple) -> None:
         """A call's grad_output, where torch's full backward pre-hooks fire."""
         if not (self._active and self._wants_grad_outputs):
             return
+        seq = self._next_backward_seq(call.key_out)
         if call.n_outputs < 0:  # one tensor
             self._emit_tensor(
-                BACKWARD_PRE, call.step, call.path_id, call.index, _LONE_OUTPUT_GRAD, grads[0]
+                BACKWARD_PRE, call.step, call.path_id, call.index, _LONE_OUTPUT_GRAD, grads[0], seq
             )
         else:
             names = [f"grad_output[{i}]" for i in range(len(grads))]
-            self._emit(
-                BACKWARD_PRE, call.step, call.path_id, call.index, zip(names, grads, strict=True)
-            )
+            leaves = zip(names, grads, strict=True)
+            self._emit(BACKWARD_PRE, call.step, call.path_id, call.index, leaves, seq)
 
     def on_grad_inputs(self, call: ModuleCall, grads: tuple) -> None:
         """A call's grad_input, where torch's full backward hooks fire."""
         if not (self._active and self._wants_grad_inputs):
             return
+        seq = self._next_backward_seq(call.key_in if call.producers else call.key_out)
         if len(grads) == 1:
             self._emit_tensor(
-                BACKWARD, call.step, call.path_id, call.index, "grad_input[0]", grads[0]
+                BACKWARD, call.step, call.path_id, call.index, "grad_input[0]", grads[0], seq
             )
         else:
             names = _INPUT_GRADS if len(grads) <= len(_INPUT_GRADS) else _input_grad_names(grads)
             # the names made once may outnumber the gradients: zip stops at the last gradient
-            self._emit(
-                BACKWARD, call.step, call.path_id, call.index, zip(names, grads, strict=False)
-            )
+            leaves = zip(names, grads, strict=False)
+            self._emit(BACKWARD, call.step, call.path_id, call.index, leaves, seq)
+
+    def _next_backward_seq(self, key: tuple[int, int]) -> int:
+        """The event's number; with ``event_keys`` kept, also where torch's node would stand."""
+        seq = next(self._seq)
+        if self.event_keys is not None:
+            self.event_keys[seq] = key
+        return seq
 
     # -- events ----------------------------------------------------------------------------
 
     def _emit(
-        self, phase_id: int, step: int, path_id: int, call: int, leaves: Iterable[tuple[str, Any]]
+        self,
+        phase_id: int,
+        step: int,
+        path_id: int,
+        call: int,
+        leaves: Iterable[tuple[str, Any]],
+        seq: int | None = None,
     ) -> None:
         pending = self._pending
         if len(pending.written) > BUFFER_ROWS - MAX_LEAVES:  # room for every leaf of the event
             self._flush()
-        pending.add_event(next(self._seq), step, phase_id, path_id, call, leaves)
+        seq = next(self._seq) if seq is None else seq
+        pending.add_event(seq, step, phase_id, path_id, call, leaves)
 
     def _emit_tensor(
-        self, phase_id: int, step: int, path_id: int, call: int, name: str, tensor
+        self, phase_id: int, step: int, path_id: int, call: int, name: str, tensor, seq=None
     ) -> None:
         """``_emit`` for the usual event: one plain tensor."""
         if type(tensor) is not torch.Tensor:
-            self._emit(phase_id, step, path_id, call, ((name, tensor),))
+            self._emit(phase_id, step, path_id, call, ((name, tensor),), seq)
             return
         pending = self._pending
         if len(pending.written) >= BUFFER_ROWS:
             self._flush()
-        pending.add_tensor_event(next(self._seq), step, phase_id, path_id, call, name, tensor)
+        seq = next(self._seq) if seq is None else seq
+        pending.add_tensor_event(seq, step, phase_id, path_id, call, name, tensor)
 
 
 def _input_grad_names(grads: tuple) -> list[str]:
     return [f"grad_input[{i}]" for i in range(len(grads))]
-
-
-def _keeps_legacy_hook(module: nn.Module) -> bool:
-    """True if ``module`` or torch's globals hold a legacy ``register_backward_hook``."""
-    return (module._backward_hooks and module._is_full_backward_hook is False) or (
-        torch_module._global_backward_hooks and torch_module._global_is_full_backward_hook is False
-    )
 
 
 def leaves_of(value: Any, name: str) -> list[tuple[str, Any]]:

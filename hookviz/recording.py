@@ -244,6 +244,12 @@ class Recording:
         """Start a new step by hand (steps also start at each top-level call of the model)."""
         self._hooks.next_step()
 
+    def _keep_event_keys(self) -> dict[int, tuple[int, int]]:
+        """Keep, per backward event's number, where torch's node for it stands (trace_hooks uses
+        it to place its markers among the user's hooks)."""
+        self._hooks.event_keys = keys = {}
+        return keys
+
     def on_step(self, listener: Callable[[Recording, list[HookEvent]], None]) -> None:
         """Call `listener(recording, new_events)` when new events are ready (a few times a second)."""
         self._listeners.append(listener)

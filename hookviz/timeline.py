@@ -37,6 +37,10 @@ class Firing:
     who: str  # "user" for the model's own hooks, "torch" for markers of what torch is doing
     name: str  # the hook's name, or a short description of the marker
     replaced: str | None = None  # what the hook's return value replaced, if it returned one
+    # Where the autograd engine was when a user's hook fired in backward: the running node's
+    # number, and 1 if it is torch's own node for full backward hooks, else -1 (None: no node
+    # that orders markers, e.g. in forward). Orders the markers among the hooks.
+    at: tuple[int, int] | None = field(default=None, compare=False, repr=False)
 
     def __str__(self) -> str:
         text = f"{self.seq:>3}  {self.label:<14} {self.kind:<20} {self.name}"
@@ -126,7 +130,8 @@ def trace_hooks(
                 if module_or_none is not None
                 else GLOBAL_LABEL
             )
-        trace.firings.append(Firing(next(clock), path, label, kind, who, name, replaced))
+        at = _engine_position() if who == "user" else None
+        trace.firings.append(Firing(next(clock), path, label, kind, who, name, replaced, at))
 
     restore: list[Callable[[], None]] = []
     saved_grads = {id(p): (p, p.grad) for p in model.parameters()}
@@ -134,6 +139,7 @@ def trace_hooks(
     markers = Recording(
         model, phases=("backward_pre", "backward"), stats=(), gradients=True, clock=clock
     )
+    keys = markers._keep_event_keys()
     try:
         _wrap_module_hooks(model, note, restore)
         _wrap_global_hooks(note, restore)
@@ -153,6 +159,7 @@ def trace_hooks(
         if not keep_grads:
             for p, grad in saved_grads.values():
                 p.grad = grad
+    found = []
     for event in markers.events:
         kind = "grad_output_ready" if event.phase == PHASES[BACKWARD_PRE] else "grad_input_ready"
         what = (
@@ -160,46 +167,53 @@ def trace_hooks(
             if kind == "grad_output_ready"
             else "gradient w.r.t. its input is ready"
         )
-        trace.firings.append(
-            Firing(
-                event.seq, event.path, labels.get(id(event.module), event.path), kind, "torch", what
-            )
-        )
+        label = labels.get(id(event.module), event.path)
+        found.append((keys[event.seq], Firing(event.seq, event.path, label, kind, "torch", what)))
     trace.firings.sort(key=lambda f: f.seq)
-    trace.firings = _markers_first(trace.firings)
+    trace.firings = _place_markers(trace.firings, found)
     return trace
 
 
-# A marker and the user hook kinds torch fires at the moment it marks.
-_ANNOUNCES = {"grad_output_ready": "backward_pre", "grad_input_ready": "backward"}
-
-
-def _markers_first(firings: list[Firing]) -> list[Firing]:
-    """Each backward marker moved before the user's hooks it announces, the firings renumbered.
-
-    A marker is record()'s event, fired by hookviz's identity node for the call. torch makes its
-    own node for the user's full backward (pre-)hooks right after hookviz's (consecutive
-    sequence numbers, hookviz's node its only successor), so the engine runs hookviz's node
-    next: the user's backward hooks of that module that fired just before a marker are exactly
-    those torch fired at the moment the marker stands for.
-    """
-    ordered: list[Firing] = []
-    for firing in firings:
-        announced = _ANNOUNCES.get(firing.kind) if firing.who == "torch" else None
-        if announced is None:
-            ordered.append(firing)
-            continue
-        start = len(ordered)
-        while start and _fired_at_node(ordered[start - 1], firing.path):
-            start -= 1
-        at = next((i for i in range(start, len(ordered)) if ordered[i].kind == announced), None)
-        ordered.insert(len(ordered) if at is None else at, firing)
+def _place_markers(firings: list[Firing], markers: list[tuple[tuple[int, int], Firing]]) -> list:
+    """The markers put among the firings, the firings renumbered. A marker stands where torch's
+    node for the event runs: record() gives each the number that node has, or would have (when
+    no hook asks torch to make it), and on one thread the engine runs nodes from the highest
+    number down. So a marker comes before the first hook that fired at a node with a lower
+    number, or at torch's own node for it (the same number) of the kind it announces."""
+    ordered = list(firings)
+    start = 0
+    for (number, _), marker in sorted(markers, key=lambda m: m[0], reverse=True):
+        announced = _ANNOUNCES[marker.kind]
+        i = start
+        while i < len(ordered):
+            f = ordered[i]
+            if f.at is not None and (
+                f.at[0] < number or (f.at[0] == number and f.at[1] > 0 and f.kind == announced)
+            ):
+                break
+            i += 1
+        ordered.insert(i, marker)
+        start = i + 1
     return [dataclasses.replace(f, seq=i) for i, f in enumerate(ordered)]
 
 
-def _fired_at_node(firing: Firing, path: str) -> bool:
-    """A user's full backward (pre-)hook on the module at ``path`` (global ones included)."""
-    return firing.who == "user" and firing.path == path and firing.kind in _ANNOUNCES.values()
+_HOOK_NODE = "BackwardHookFunctionBackward"  # torch's node for full backward hooks
+# A marker and the user hook kind torch fires at the moment it marks.
+_ANNOUNCES = {"grad_output_ready": "backward_pre", "grad_input_ready": "backward"}
+
+
+def _engine_position() -> tuple[int, int] | None:
+    """The node the autograd engine runs now: its number, and 1 for torch's full-hook node (None
+    outside backward, or at a leaf's node, which runs as soon as its gradient comes)."""
+    if torch._C._current_graph_task_id() == -1:
+        return None
+    node = torch._C._current_autograd_node()
+    if node is None or not hasattr(node, "_sequence_nr"):
+        return None
+    name = node.name()
+    if name == "torch::autograd::AccumulateGrad":
+        return None
+    return node._sequence_nr(), 1 if name == _HOOK_NODE else -1
 
 
 def _as_call(inputs: Any, kwargs: dict[str, Any] | None) -> tuple[tuple, dict[str, Any]]:

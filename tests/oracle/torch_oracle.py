@@ -13,6 +13,7 @@ so that a mistake in record() cannot hide in a helper both sides share.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 from collections.abc import Callable
@@ -40,10 +41,13 @@ class Value:
     min: float | None = None
     max: float | None = None
     norm_estimated: bool = False  # record()'s norm of a large output is a sample's: not compared
+    any_values: bool = False  # a share that torch splits by position and autograd cannot (below)
 
     def close_to(self, other: Value, rtol: float) -> bool:
         if (self.name, self.value_type, self.shape) != (other.name, other.value_type, other.shape):
             return False
+        if self.any_values or other.any_values:
+            return True
         fields = (
             ("min", "max")
             if self.norm_estimated or other.norm_estimated
@@ -127,8 +131,21 @@ def torch_events(
     seen: list[Seen] = []
     paths = {id(m): p for p, m in model.named_modules()}
     single: dict[int, bool] = {}  # module -> its output is one tensor (grad_output, unnumbered)
+    # One tensor passed at several positions is one input to autograd: record() reports its
+    # whole share at each of them, where torch's own identity node splits it by position. So
+    # torch's shares of such a tensor are added up; where a module's calls group their
+    # arguments differently, which call a backward event belongs to is unknown, and the
+    # values are not compared (shapes still are).
+    groupings: dict[int, set] = {}  # module -> the groupings of its calls' positions
 
     def pre(module, args, kwargs):
+        groups: dict[int, list[int]] = {}
+        for i, a in enumerate(args):
+            if isinstance(a, torch.Tensor):
+                groups.setdefault(id(a), []).append(i)
+        groupings.setdefault(id(module), set()).add(
+            tuple(tuple(g) for g in groups.values() if len(g) > 1)
+        )
         pairs = flatten(args, "input") if isinstance(args, tuple) else [("input", args)]
         if not kwargs and len(args) == 1 and isinstance(args[0], torch.Tensor):
             pairs = [("input[0]", args[0])]
@@ -150,7 +167,21 @@ def torch_events(
         seen.append(Seen(BACKWARD_PRE, paths[id(module)], _values(pairs)))
 
     def bwd(module, grad_input, grad_output):
-        pairs = [(f"grad_input[{i}]", g) for i, g in enumerate(grad_input)]
+        grads = list(grad_input)
+        (grouping, *others) = groupings.get(id(module), {()})
+        if others:
+            values = tuple(
+                dataclasses.replace(value(f"grad_input[{i}]", g), any_values=True)
+                for i, g in enumerate(grads)
+            )
+            seen.append(Seen(BACKWARD, paths[id(module)], values[:MAX_VALUES]))
+            return
+        for group in grouping:
+            parts = [grads[i] for i in group if grads[i] is not None]
+            total = sum(parts[1:], parts[0]) if parts else None
+            for i in group:
+                grads[i] = total
+        pairs = [(f"grad_input[{i}]", g) for i, g in enumerate(grads)]
         seen.append(Seen(BACKWARD, paths[id(module)], _values(pairs)))
 
     handles = []
