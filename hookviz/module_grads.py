@@ -133,9 +133,14 @@ class ModuleCall:
         self.key_out = (0, 0)  # where torch's output node would stand
         self.passes: dict[int, _CallPass] = {}  # graph task id -> progress through that pass
 
-    def watch_inputs(self, args: tuple, tick: int) -> None:
+    def watch_inputs(self, args: tuple, tick: int, shares: bool = True) -> None:
         """At the forward pre-hook, after every other one (where torch makes its input node): note
-        each tensor input that needs a gradient, and the node that made it."""
+        each tensor input that needs a gradient, and the node that made it (``shares``: False
+        when no backward event is wanted, only grad_output)."""
+        if not shares:
+            self.first_seq = seq = _next_seq()
+            self.key_in = (seq, tick)
+            return
         if type(args) is tuple and len(args) == 1 and type(args[0]) is torch.Tensor:  # the usual
             self.n_inputs = 1
             if args[0].requires_grad:

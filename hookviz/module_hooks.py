@@ -209,7 +209,7 @@ class ModuleHooks:
                     leaves += leaves_of(kwargs, "input")  # input['name']
                 self._emit(FORWARD_PRE, call.step, call.path_id, index, leaves)
         if self._wants_backward and _grad_enabled() and not _functorch_active():
-            call.watch_inputs(args, next(self._tick))
+            call.watch_inputs(args, next(self._tick), self._wants_grad_inputs)
 
     def _on_forward(self, module, args, output):
         if not self._recording_step:
