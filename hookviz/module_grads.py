@@ -56,6 +56,8 @@ def _accumulator_type() -> type:
 
 
 _ACCUMULATE_GRAD = _accumulator_type()  # a leaf's node: it has no number of its own
+_FIRST = (0,)
+_FIRST_ONLY = ((0,),)
 _LEAF_SEQ = -1  # where a leaf's node stands: before every other node
 
 
@@ -117,60 +119,70 @@ class ModuleCall:
 
     def __init__(self, receiver: GradReceiver, path_id: int, step: int, index: int):
         self.receiver, self.path_id, self.step, self.index = receiver, path_id, step, index
+        # Tuples where a call keeps something for backward: a call lives as long as its graph,
+        # and a tuple of numbers is one object the garbage collector soon stops looking at.
         self.n_inputs = 0  # positional arguments, tensors or not (grad_input has one entry each)
         # The distinct tensor inputs that need a gradient, by the node that made each (None for
         # one the call returns as is: its node carries this call's hook).
-        self.producers: list = []
-        self.input_keys: dict[tuple[int, int], int] = {}  # (id(node), output_nr) -> input
-        self.input_positions: list[list[int]] = []  # per input: its positions among the arguments
-        self.input_metas: list[tuple] = []  # per input: shape, dtype, device (for zeros)
-        self.idle_inputs: list[tuple[int, Any, Any, Any]] = []  # tensor inputs needing no gradient
+        self.producers: tuple = ()
+        self.input_keys: dict | None = None  # (id(node), output_nr) -> input; forward only
+        self.input_positions: tuple = ()  # per input: its positions among the arguments
+        self.input_metas: tuple = ()  # per input: shape, dtype, device (for zeros)
+        self.idle_inputs: tuple = ()  # (position, shape, dtype, device): tensors needing none
         self.n_outputs = -1  # entries of grad_output; -1: the output is one tensor
-        self.output_positions: list[int] = [0]
-        self.passthrough: list[tuple[int, int]] = []  # (output, input): an input returned as is
+        self.output_positions: tuple = _FIRST
+        self.passthrough: tuple = ()  # (output, input): an input returned as it came
         self.first_seq = -1  # the number of the first node the call could make; -1: not watched
         self.key_in = (0, 0)  # where torch's input node would stand among the nodes
         self.key_out = (0, 0)  # where torch's output node would stand
-        self.passes: dict[int, _CallPass] = {}  # graph task id -> progress through that pass
+        self.passes: dict[int, _CallPass] | None = None  # graph task id -> progress in it
 
     def watch_inputs(self, args: tuple, tick: int, shares: bool = True) -> None:
         """At the forward pre-hook, after every other one (where torch makes its input node): note
         each tensor input that needs a gradient, and the node that made it (``shares``: False
         when no backward event is wanted, only grad_output)."""
         if not shares:
-            self.first_seq = seq = _next_seq()
-            self.key_in = (seq, tick)
-            return
-        if type(args) is tuple and len(args) == 1 and type(args[0]) is torch.Tensor:  # the usual
+            pass
+        elif type(args) is tuple and len(args) == 1 and type(args[0]) is torch.Tensor:  # usual
             self.n_inputs = 1
-            if args[0].requires_grad:
-                self._add_input(args[0], 0)
+            tensor = args[0]
+            if tensor.requires_grad:
+                node, nr = _edge_of(tensor)
+                self.producers = (node,)
+                self.input_keys = {(id(node), nr): 0}
+                self.input_positions = _FIRST_ONLY
+                self.input_metas = ((tensor.shape, tensor.dtype, tensor.device),)
         else:
-            self.n_inputs = len(args)
-            for i, value in enumerate(args):
-                if isinstance(value, torch.Tensor):
-                    if value.requires_grad:
-                        self._add_input(value, i)
-                    else:  # torch's hook reports zeros for it: keep what makes them, not it
-                        self.idle_inputs.append((i, value.shape, value.dtype, value.device))
+            self._watch_args(args)
         # After the inputs' nodes are found (a leaf's is found through a node made for it).
         self.first_seq = seq = _next_seq()
         self.key_in = (seq, tick)
 
-    def _add_input(self, tensor: torch.Tensor, position: int) -> None:
-        node, nr = _edge_of(tensor)
-        key = (id(node), nr)
-        index = self.input_keys.get(key)
-        if index is None:
-            self.input_keys[key] = len(self.producers)
-            self.producers.append(node)
-            self.input_positions.append([position])
-            self.input_metas.append((tensor.shape, tensor.dtype, tensor.device))
-        else:  # the same tensor at two positions is one input to autograd
-            self.input_positions[index].append(position)
+    def _watch_args(self, args: tuple) -> None:
+        self.n_inputs = len(args)
+        keys: dict = {}
+        producers, positions, metas, idle = [], [], [], []
+        for i, value in enumerate(args):
+            if not isinstance(value, torch.Tensor):
+                continue
+            if not value.requires_grad:  # torch's hook reports zeros for it: keep what makes them
+                idle.append((i, value.shape, value.dtype, value.device))
+                continue
+            node, nr = _edge_of(value)
+            index = keys.get((id(node), nr))
+            if index is None:
+                keys[(id(node), nr)] = len(producers)
+                producers.append(node)
+                positions.append([i])
+                metas.append((value.shape, value.dtype, value.device))
+            else:  # the same tensor at two positions is one input to autograd
+                positions[index].append(i)
+        self.producers, self.input_keys = tuple(producers), keys
+        self.input_positions = tuple(map(tuple, positions))
+        self.input_metas, self.idle_inputs = tuple(metas), tuple(idle)
 
     def state(self) -> _CallPass | None:
-        return self.passes.get(_graph_task())
+        return self.passes.get(_graph_task()) if self.passes else None
 
     def grad_outputs(self, state: _CallPass) -> tuple:
         if self.n_outputs < 0:
@@ -207,6 +219,12 @@ class _Roles:
         self.outside: list[tuple[int, int]] = []
         self.inside: list[tuple[int, int]] = []
 
+    def freeze(self) -> _Roles:
+        """Tuples for the lists the walk filled: what the graph keeps, kept small."""
+        self.slots, self.shares = tuple(self.slots), tuple(self.shares)
+        self.outside, self.inside = tuple(self.outside), tuple(self.inside)
+        return self
+
     def counts(self) -> tuple[int, int]:
         """(grad_output parts, grad_input parts) this node gives when it runs."""
         return (1 if self.slots else 0) + (1 if self.outside else 0), 1 if self.shares else 0
@@ -240,16 +258,16 @@ class _Watched:
         """The output at ``key`` takes its gradient from readers only (none: None)."""
         k = self.wanted[key]
         roles = self.roles[key[0]][1]
-        roles.slots = [s for s in roles.slots if s[0] != k]
+        roles.slots = tuple(s for s in roles.slots if s[0] != k)
 
     def read_at_node(self, key: tuple[int, int]) -> None:
         """The output at ``key`` escapes every walk: its gradient is what reaches its node."""
         k = self.wanted[key]
         roles = self.roles[key[0]][1]
         if all(s[0] != k for s in roles.slots):
-            roles.slots.append((k, key[1]))
+            roles.slots += ((k, key[1]),)
         for reader in self.readers:
-            reader.outside = [r for r in reader.outside if r[1] != k]
+            reader.outside = tuple(r for r in reader.outside if r[1] != k)
 
 
 class StepGraph:
@@ -300,10 +318,12 @@ class StepGraph:
             key = (id(node), nr)
             out_keys[key] = k
             watch_roles(watch, node).slots.append((k, nr))
-            index = call.input_keys.get(key)
+            index = call.input_keys.get(key) if call.input_keys else None
             if index is not None:  # returned as it came: torch's output node feeds its input node
-                call.passthrough.append((k, index))
-                call.producers[index] = None  # its node carries this call's hook: no loop
+                call.passthrough += ((k, index),)
+                producers = list(call.producers)
+                producers[index] = None  # its node carries this call's hook: no loop
+                call.producers = tuple(producers)
             if _seq_of(node) >= lo:
                 starts.append(node)
             else:  # made before the call: other readers reach its node too
@@ -318,6 +338,7 @@ class StepGraph:
         if watch.wanted:
             self.nodes.extend(n for n, _ in watch.roles.values())  # their ids stay theirs
         self._hook(watch, list(watch.roles.values()))
+        call.input_keys = None  # the nodes of the inputs are found: the keys' work is done
         return set(out_keys)
 
     def _walk(
@@ -326,7 +347,7 @@ class StepGraph:
         """From the outputs back through the nodes made during the call: note each edge into an
         input (a share) or into an output (read inside), and each edge into an output of an
         earlier call that waits for its readers. Returns the output edges read inside."""
-        inputs, lo, wanted = call.input_keys, call.first_seq, self.wanted
+        inputs, lo, wanted = call.input_keys or {}, call.first_seq, self.wanted
         stack = list(starts)
         seen = {id(n) for n in stack}
         top, top_seq = None, -2  # the newest node made during the call: the engine starts it first
@@ -392,7 +413,7 @@ class StepGraph:
         call = watch.call
         for node, roles in nodes:
             seq = _seq_of(node)
-            node.register_hook(NodeWatch(call, seq, roles, watch.head).post_hook)
+            node.register_hook(NodeWatch(call, seq, roles.freeze(), watch.head).post_hook)
             watch.head = _Link(node, roles, watch.head)
 
 
@@ -407,7 +428,7 @@ def _watched_outputs(call: ModuleCall, output: Any) -> list | None:
     if not watched:
         return None
     call.n_outputs = len(output)
-    call.output_positions = watched
+    call.output_positions = tuple(watched)
     return [output[i] for i in watched]
 
 
@@ -532,10 +553,13 @@ class NodeWatch:
         is to come: its own node's parts, and those of the older nodes that will run (a later
         node that will run has run already: the engine goes from the newest down)."""
         call = self.call
-        state = call.passes.get(run.task)
+        passes = call.passes
+        if passes is None:
+            passes = call.passes = {}
+        state = passes.get(run.task)
         if state is not None:
             return state
-        state = call.passes[run.task] = _CallPass(call)
+        state = passes[run.task] = _CallPass(call)
         run.calls.append(call)
         outputs, shares = self.roles.counts()
         link = self.older
@@ -556,7 +580,7 @@ class NodeWatch:
         run = _Pass.reach(self.seq)
         roles = self.roles
         if roles.shares and not (roles.slots or roles.outside or roles.inside):
-            if self.call.passes.get(run.task) is None:
+            if self.call.state() is None:
                 # The gradient reached the inputs without passing the outputs (a backward from
                 # inside the module, or one that skipped them): torch's hook does not fire.
                 return

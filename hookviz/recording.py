@@ -1,24 +1,34 @@
 """record(): a hook recorder that sees forward and backward as torch's hooks do, and always cleans up.
 
 What is exact, and why:
+- The model computes what it computes alone, bit for bit: record() adds no autograd node and no
+  alias, and its hooks return nothing. Outputs, parameter gradients and input gradients are
+  those of the bare model, wherever torch's full hooks would run and where they would raise (an
+  in-place op on a module's input or output), ``query is key is value`` still holds for
+  attention's fast path, and a tensor read by several modules has its gradient summed in the
+  engine's own order (tests/oracle/test_never_changes.py).
 - Forward events come from a forward pre-hook and a forward hook on each module, kept last in
-  the module's hook dicts: an event holds what ``forward`` received (after every pre-hook's
-  replacement) and the output the call returned (after every forward hook's). Keyword
-  arguments are recorded too (``input['name']``).
+  the module's dicts (also after a hook registered during forward): an event holds what
+  ``forward`` received (after every pre-hook's replacement) and the output the call returned
+  (after every forward hook's). Keyword arguments are recorded too (``input['name']``).
 - Backward events are those of torch's full backward hooks, event for event: a
   ``backward_pre`` event where ``register_full_backward_pre_hook`` fires (grad_output), a
   ``backward`` event where ``register_full_backward_hook`` fires (grad_input: *this call's own
   share* of each positional input's gradient), in torch's order, once per call and per backward
-  pass, with torch's values (``module_grads`` makes the same identity nodes torch makes, at
-  the same points). Where torch's full hooks fire nothing, record() records nothing: an output
-  that is a dict, a list or a dataclass (a transformers ``ModelOutput``), an output that needs no
-  gradient, a pass under ``no_grad`` or ``inference_mode``.
+  pass, with torch's values (a sum of several parts may round differently in its last bit).
+  ``module_grads`` reads them off the model's own graph, at the moment torch's nodes would run.
+  Where torch's full hooks fire nothing, record() records nothing: an output that is a dict, a
+  list or a dataclass (a transformers ``ModelOutput``), an output that needs no gradient, a pass
+  under ``no_grad`` or ``inference_mode``.
 - Where torch's full backward hooks raise (an in-place op on the module's output or input,
   ``ReLU(inplace=True)``), record() works: the events hold the gradient w.r.t. the value the
-  module returned, before the in-place op changed it.
-- A module that keeps a legacy ``register_backward_hook`` gets its ``backward_pre`` event from
-  tensor hooks on its outputs (torch refuses full hooks beside a legacy one; an output node would
-  move the legacy hook onto hookviz's node).
+  module returned, before the in-place op changed it; a module that changes its own input in
+  place sends the share of every later reader of that tensor through its op, so its grad_input
+  holds them too.
+- What torch keeps apart only by handing the caller a new tensor, record() reports together: a
+  tensor passed at several positions of one call (``attn(x, x, x)``) gets its whole share at
+  each position; readers of a tensor that a forward hook kept, or of a pass-through module's
+  input read again after it, count in that call's grad_output.
 - A hook does little (see ``summaries``): one small copy per tensor, and one exact pass for
   large tensors (none with ``exact=False``). Statistics are computed later, for many events at once.
 """

@@ -401,3 +401,75 @@ def test_a_hook_registered_during_forward_still_runs_before_records():
     torch_pre = [e for e in expected if e.phase == "backward_pre" and e.path == "b"][0]
     recorded_pre = rec.select(phase="backward_pre", path="b")[0].main
     assert recorded_pre.norm == pytest.approx(torch_pre.values[0].norm, rel=1e-5)
+
+
+# -- what torch keeps apart only by handing the caller a new tensor -----------------------------
+
+
+def grads_of(rec, phase: str, path: str) -> torch.Tensor:
+    """The (small) gradient an event carried, read back from its exact values."""
+    event = rec.select(phase=phase, path=path)[0]
+    return torch.tensor(event.main.values).reshape(event.main.shape)
+
+
+def test_a_pass_through_input_read_again_counts_in_its_grad_output():
+    """``skip`` returns ``h`` as it came and the caller reads ``h`` again: torch's hooks hand the
+    caller a new tensor and leave that read out of skip's grad_output; autograd alone cannot tell
+    the two reads apart, so record() counts both, as it documents."""
+
+    class ReadsAgain(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a, self.skip, self.b = nn.Linear(3, 3), nn.Identity(), nn.Linear(3, 3)
+
+        def forward(self, x):
+            h = self.a(x)
+            return self.b(self.skip(h)) * h
+
+    torch.manual_seed(0)
+    model = ReadsAgain()
+    x = torch.randn(2, 3)
+    h = model.a(x)
+    total = torch.autograd.grad((model.b(h) * h).sum(), h)[0]  # every reader of h
+    with hv.record(model) as rec:
+        model(x).sum().backward()
+    assert torch.allclose(grads_of(rec, "backward_pre", "skip"), total)
+    seen, _ = torch_events(model, lambda: model(x).sum().backward())
+    by_torch = [e for e in seen if e.phase == "backward_pre" and e.path == "skip"][0]
+    assert by_torch.values[0].norm != pytest.approx(float(total.norm()), rel=1e-3)
+
+
+def test_a_tensor_a_forward_hook_keeps_counts_in_grad_output():
+    class KeepsAndReads(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a, self.b = nn.Linear(3, 3), nn.Linear(3, 1)
+            self.kept = []
+            self.a.register_forward_hook(lambda m, args, out: self.kept.append(out))
+
+        def forward(self, x):
+            self.kept.clear()
+            return self.b(torch.tanh(self.a(x))).sum() + self.kept[0].square().sum()
+
+    torch.manual_seed(0)
+    model = KeepsAndReads()
+    x = torch.randn(2, 3)
+    out = model.a(x)
+    total = torch.autograd.grad(model.b(torch.tanh(out)).sum() + out.square().sum(), out)[0]
+    with hv.record(model) as rec:
+        model(x).backward()
+    assert torch.allclose(grads_of(rec, "backward_pre", "a"), total)
+    seen, _ = torch_events(model, lambda: model(x).backward())
+    by_torch = [e for e in seen if e.phase == "backward_pre" and e.path == "a"][0]
+    assert by_torch.values[0].norm != pytest.approx(float(total.norm()), rel=1e-3)
+
+
+def test_a_module_that_changes_its_input_in_place_holds_every_later_reader_in_its_share():
+    """``router`` scales ``h`` in place and its caller reads ``h`` again: that read goes through
+    router's in-place op, so router's grad_input is all the gradient ``h``'s maker gets."""
+    torch.manual_seed(0)
+    model = CallerReusesInput(width=3)
+    with hv.record(model) as rec:
+        loss_of(model(torch.randn(2, 3))).backward()
+    share = grads_of(rec, "backward", "router")
+    assert torch.allclose(share, grads_of(rec, "backward_pre", "embed"))
