@@ -276,10 +276,13 @@ class StepGraph:
 
     def __init__(self):
         self.wanted: dict[tuple[int, int], list[_Watched]] = {}
-        self.nodes: list = []  # keeps the wanted keys' nodes (and so their ids) for the step
+        # id(output node of a call that returned) -> the edges leaving that call (``_walk``)
+        self.summaries: dict[int, list] = {}
+        self.nodes: list = []  # keeps the nodes of those keys (and so their ids) for the step
 
     def clear(self) -> None:
         self.wanted.clear()
+        self.summaries.clear()
         self.nodes.clear()
 
     def close(self, returned: set[tuple[int, int]]) -> None:
@@ -294,19 +297,22 @@ class StepGraph:
                     watch.read_at_readers(key)
         self.wanted.clear()
 
-    def watch_outputs(self, call: ModuleCall, output: Any, tick: int) -> set | None:
+    def watch_outputs(
+        self, call: ModuleCall, output: Any, tick: int, around: tuple = ()
+    ) -> set | None:
         """At the forward hook, after every other one (where torch makes its output node): hook
         the nodes that made the outputs and those made during the call that send its inputs a
-        share. Nothing is hooked where torch's full hooks fire nothing (no output needs a
-        gradient; an output that is a dict, a list or another type)."""
+        share (``around``: the calls still running around this one). Nothing is hooked where
+        torch's full hooks fire nothing (no output needs a gradient; an output that is a dict, a
+        list or another type). Returns the edges of every tensor in the output."""
         outputs = _watched_outputs(call, output)
         if outputs is None:
             # torch's full hooks fire nothing for this call, but its walk still finds the readers
             # of the outputs of the calls inside it.
             inner = [t for t in _tensors_in(output) if t.requires_grad]
-            if inner and self.wanted:
+            if inner and (self.wanted or around):
                 starts = [n for n, _ in map(_edge_of, inner) if _seq_of(n) >= call.first_seq]
-                self._walk(call, starts, {}, _Watched(call), find_top=False)
+                self._walk(call, starts, {}, _Watched(call), around, find_top=False)
             return {(id(n), nr) for n, nr in map(_edge_of, inner)}
         call.key_out = (_next_seq(), tick)
         watch = _Watched(call)
@@ -330,7 +336,7 @@ class StepGraph:
                 watch.wanted[key] = k
             if key in self.wanted:  # a call inside returned it too: the readers start both
                 watch.wanted[key] = k
-        inside = self._walk(call, starts, out_keys, watch)
+        inside = self._walk(call, starts, out_keys, watch, around)
         for key in inside:  # an output the call reads itself
             watch.wanted[key] = out_keys[key]
         for key in watch.wanted:
@@ -342,46 +348,82 @@ class StepGraph:
         return set(out_keys)
 
     def _walk(
-        self, call: ModuleCall, starts: list, out_keys: dict, watch: _Watched, find_top=True
+        self,
+        call: ModuleCall,
+        starts: list,
+        out_keys: dict,
+        watch: _Watched,
+        around: tuple,
+        find_top: bool = True,
     ) -> set:
         """From the outputs back through the nodes made during the call: note each edge into an
         input (a share) or into an output (read inside), and each edge into an output of an
-        earlier call that waits for its readers. Returns the output edges read inside."""
-        inputs, lo, wanted = call.input_keys or {}, call.first_seq, self.wanted
+        earlier call that waits for its readers. Returns the output edges read inside.
+
+        The calls still running around this one (``around``) walk the same nodes again when they
+        return; so the edges that leave this call and matter to one of them (into their inputs,
+        or to nodes they made) are kept by this call's output nodes, and their walks step over
+        this call at once (``summaries``): each node is walked once a step, not once per level."""
+        inputs, lo, wanted, summaries = (
+            call.input_keys or {},
+            call.first_seq,
+            self.wanted,
+            self.summaries,
+        )
+        if around:
+            outer_lo = min(c.first_seq for c in around)
+            outer_keys = set().union(*(c.input_keys for c in around if c.input_keys))
+        exits: list = []
         stack = list(starts)
         seen = {id(n) for n in stack}
         top, top_seq = None, -2  # the newest node made during the call: the engine starts it first
         inside: set[tuple[int, int]] = set()
         found: dict[int, list] = {}  # id(watch) -> [watch, [(seq, node, edge, output)]]
+        stepped: set[int] = set()  # the calls stepped over (one list of edges per call)
         while stack:
             node = stack.pop()
             seq = node._sequence_nr()
+            edges = summaries.get(id(node))
+            if edges is None:
+                edges = [(node, seq, i, nxt, nr) for i, (nxt, nr) in enumerate(node.next_functions)]
+            elif id(edges) in stepped:
+                edges = ()  # another output node of the same call: its edges are walked already
+            else:
+                stepped.add(id(edges))
             if seq > top_seq:
                 top, top_seq = node, seq
-            for i, (nxt, nr) in enumerate(node.next_functions):
+            for source, source_seq, i, nxt, nr in edges:
                 if nxt is None:
                     continue
                 key = (id(nxt), nr)
                 if wanted:
                     for other in wanted.get(key, ()):
-                        if other is not watch and seq >= other.call.key_out[0]:
+                        if other is not watch and source_seq >= other.call.key_out[0]:
                             found.setdefault(id(other), [other, []])[1].append(
-                                (seq, node, i, other.wanted[key])
+                                (source_seq, source, i, other.wanted[key])
                             )
                 index = inputs.get(key)
                 if index is not None:
-                    watch_roles(watch, node).shares.append((i, index))
-                    continue
+                    watch_roles(watch, source).shares.append((i, index))
                 k = out_keys.get(key)
                 if k is not None:
-                    watch_roles(watch, node).inside.append((i, k))
+                    watch_roles(watch, source).inside.append((i, k))
                     inside.add(key)
-                if id(nxt) in seen or type(nxt) is _ACCUMULATE_GRAD or nxt._sequence_nr() < lo:
+                if id(nxt) in seen:
+                    continue
+                nxt_seq = _LEAF_SEQ if type(nxt) is _ACCUMULATE_GRAD else nxt._sequence_nr()
+                if nxt_seq < lo:  # made before the call (an input's node is): the edge leaves it
+                    if around and (key in outer_keys or nxt_seq >= outer_lo):
+                        exits.append((source, source_seq, i, nxt, nr))
                     continue
                 seen.add(id(nxt))
                 stack.append(nxt)
         for other, readers in found.values():
             self._add_readers(other, readers)
+        if around:  # the calls around step over this one from its output nodes
+            for node in starts:
+                summaries[id(node)] = exits
+            self.nodes.extend(starts)
         if top is not None and find_top:
             watch_roles(watch, top)  # hooked to start the call's pass there, if nothing else is
         return inside

@@ -152,6 +152,7 @@ class ModuleHooks:
     def _reset_step_state(self) -> None:
         self._calls: dict[int, int] = {}  # module id -> calls so far in this step
         self._open: dict[int, list[ModuleCall]] = {}  # module id -> calls not yet returned
+        self._watching: list[ModuleCall] = []  # calls whose nodes are watched, not yet returned
         if hasattr(self, "_graph"):
             self._graph.clear()
 
@@ -210,6 +211,7 @@ class ModuleHooks:
                 self._emit(FORWARD_PRE, call.step, call.path_id, index, leaves)
         if self._wants_backward and _grad_enabled() and not _functorch_active():
             call.watch_inputs(args, next(self._tick), self._wants_grad_inputs)
+            self._watching.append(call)
 
     def _on_forward(self, module, args, output):
         if not self._recording_step:
@@ -235,7 +237,10 @@ class ModuleHooks:
             else:
                 self._emit(FORWARD, step, path_id, index, leaves_of(output, "output"))
         if call is not None and call.first_seq >= 0 and _grad_enabled() and not _functorch_active():
-            returned = self._graph.watch_outputs(call, output, next(self._tick))
+            watching = self._watching
+            while watching and watching.pop() is not call:
+                pass  # a call inside raised before it returned: it is not running any more
+            returned = self._graph.watch_outputs(call, output, next(self._tick), tuple(watching))
             self._hooks_seen = RemovableHandle.next_id  # the node hooks just made are ours
             if module is self.model:
                 self._graph.close(returned or set())
