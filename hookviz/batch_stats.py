@@ -38,6 +38,7 @@ from .summaries import (
     Lane,
     Needs,
     Pending,
+    autograd_off,
 )
 
 __all__ = ["SLAB", "compute"]
@@ -62,7 +63,13 @@ class Workspace:
 
 
 def compute(pending: Pending) -> tuple[array, array, dict[int, list[float]]]:
-    """Statistics for every pending row: STAT_COLUMNS and ``HIST_BINS`` counts per row."""
+    """Statistics for every pending row: STAT_COLUMNS and ``HIST_BINS`` counts per row, with
+    autograd off whatever mode the caller is in (a flush can come from inside a hook)."""
+    with autograd_off():
+        return _compute(pending)
+
+
+def _compute(pending: Pending) -> tuple[array, array, dict[int, list[float]]]:
     pending.layout()
     n = len(pending.slots)
     table = array("d", [math.nan]) * (n * STAT_WIDTH)

@@ -15,12 +15,14 @@ The design keeps the cost inside a hook small:
 
 from __future__ import annotations
 
+import contextlib
 import math
 import weakref
 from array import array
 from typing import Any, NamedTuple
 
 import torch
+from torch.autograd import forward_ad
 
 from .store import (
     BACKWARD_PRE,
@@ -62,6 +64,22 @@ _grad_enabled = torch.is_grad_enabled
 _inference_mode = torch.is_inference_mode_enabled
 # torch's own switch (what torch.no_grad calls), for the hot path; the public one if it is gone
 _set_grad_enabled = getattr(torch._C, "_set_grad_enabled", torch.set_grad_enabled)
+# forward-mode AD's switch (private in torch 2.13); without it, forward AD stays as it is
+_forward_grad_off = getattr(
+    forward_ad, "_set_fwd_grad_enabled", lambda enabled: contextlib.nullcontext()
+)
+
+
+@contextlib.contextmanager
+def autograd_off():
+    """Neither reverse-mode nor forward-mode autograd, and not in inference mode: how hookviz
+    reads a user's tensors into its own buffers and computes their statistics, whatever mode
+    the user's code runs in.
+
+    ``inference_mode(False)`` alone turns grad mode back *on*: an out= op then refuses a tensor
+    that requires grad, and a copy links hookviz's buffer into the user's graph."""
+    with torch.inference_mode(False), torch.no_grad(), _forward_grad_off(False):
+        yield
 
 
 class NormTaken(tuple):
@@ -214,6 +232,14 @@ class Lane:
         self.used = 0
         self.rows = []
 
+    def drop_autograd(self) -> None:
+        """Make the buffers plain tensors again, with fresh views: a forward-mode dual tensor
+        copied into a row gives the whole buffer a tangent (until its dual level ends)."""
+        self.buffer, self.exact = self.buffer.detach(), self.exact.detach()
+        self.small.clear()
+        self.row_views = [None] * BUFFER_ROWS
+        self._cells = [None] * BUFFER_ROWS
+
     def type_id(self, dtype: torch.dtype) -> TensorType:
         """The TensorType of ``dtype`` on this lane's device, made once per dtype."""
         ids = self.type_ids[dtype] = TensorType(
@@ -274,6 +300,7 @@ class Pending:
         self.lanes: dict[torch.device, Lane] = {}
         self._cpu: Lane | None = None
         self._exact = ExactPass(need)
+        self._reading_again = False  # _read_again is reading a tensor with autograd off
         self.reset()
 
     def reset(self) -> None:
@@ -455,8 +482,9 @@ class Pending:
         (none when ``need.exact`` is False). ``t`` must not require grad, or grad mode be off
         (out= copies)."""
         if _inference_mode():
-            # The buffers must stay normal tensors, which inference mode cannot write or make.
-            with torch.inference_mode(False):
+            # The buffers must stay normal tensors, which inference mode cannot write or make;
+            # leaving it turns grad mode on (even under no_grad): autograd_off turns it off.
+            with autograd_off():
                 return self._write(t, gradient)
         written = self.written
         row = len(written)
@@ -495,11 +523,32 @@ class Pending:
             # The slot stays with a row no event names: a lane's rows must hold consecutive
             # slots, and cells this read filled must not pass to the next tensor's row.
             written.append((lane, slot, plan, _NOT_TAKEN))
+            if isinstance(error, NotImplementedError) and plan.floating:
+                return self._read_again(error, t, lane, slot, gradient)
             if isinstance(error, RuntimeError) and _inside_vmap():
                 raise RuntimeError(INSIDE_VMAP) from error
             raise
         written.append((lane, slot, plan, exact))
         return row
+
+    def _read_again(
+        self, error: BaseException, t: torch.Tensor, lane: Lane, slot: int, gradient: bool
+    ) -> int:
+        """After a read raised NotImplementedError, read ``t`` once more with autograd off, or
+        raise ``error``: forward-mode AD refuses out= ops on a dual tensor, or on a buffer one
+        was copied into (grad mode is off on the hot path already; forward AD has no cheap test)."""
+        if self._reading_again:
+            raise error
+        # Undo the failed row: the same row and slot are written again, cell for cell.
+        self.written.pop()
+        lane.used = slot
+        lane.drop_autograd()
+        self._reading_again = True
+        try:
+            with autograd_off():
+                return self._write(t.detach(), gradient)
+        finally:
+            self._reading_again = False
 
 
 class ExactPass:
