@@ -54,11 +54,12 @@ class Workspace:
     256 KB temporary per op would be a fresh mmap, and page faults would cost more than the
     arithmetic."""
 
-    def __init__(self, device: torch.device):
-        self.work = torch.empty((2, MAX_SLAB, SAMPLE_SIZE), dtype=torch.float32, device=device)
+    def __init__(self, device: torch.device, dtype: torch.dtype = torch.float32):
+        """``dtype``: the lane buffer's (float32; float64 for float64 tensors)."""
+        self.work = torch.empty((2, MAX_SLAB, SAMPLE_SIZE), dtype=dtype, device=device)
         self.bin_index = torch.empty((MAX_SLAB, SAMPLE_SIZE), dtype=torch.int32, device=device)
-        self.ones = torch.ones(SAMPLE_SIZE, dtype=torch.float32, device=device)
-        offsets = torch.arange(0, MAX_SLAB * _BINS, _BINS, dtype=torch.float32, device=device)
+        self.ones = torch.ones(SAMPLE_SIZE, dtype=dtype, device=device)
+        offsets = torch.arange(0, MAX_SLAB * _BINS, _BINS, dtype=dtype, device=device)
         self.bin_offsets = offsets[:, None]
 
 
@@ -81,7 +82,7 @@ def _compute(pending: Pending) -> tuple[array, array, dict[int, list[float]]]:
         exact = torch.frombuffer(pending.minmax, dtype=torch.float64).view(-1, EXTREMES_WIDTH)
     for lane, rows in by_lane.items():
         if lane.workspace is None:
-            lane.workspace = Workspace(lane.device)
+            lane.workspace = Workspace(lane.device, lane.dtype)
         # Slabs of equal size, about SLAB rows each: the ~80 small ops of a slab cost the same
         # for 9 rows as for 256, so the 9 rows past a flush's 512 join the others.
         count = max(1, round(len(rows) / SLAB))  # at most MAX_SLAB rows a slab
@@ -106,7 +107,7 @@ class Slab:
     index: slice | torch.Tensor  # those rows in the pending columns
     contiguous: bool  # rows[i] == rows[0] + i
     first: int  # the buffer row of rows[0] (a lane's rows are consecutive in its buffer)
-    sample: torch.Tensor  # (n, SAMPLE_SIZE) float32, NaN past each row's length
+    sample: torch.Tensor  # (n, SAMPLE_SIZE) in the lane's dtype, NaN past each row's length
     info: torch.Tensor  # the rows' ROW_FIELDS, on the device
     clean: torch.Tensor  # work matrix: the sample with every non-finite value 0
     work: torch.Tensor  # work matrix for each op's result in turn
@@ -196,7 +197,7 @@ def _moments(slab: Slab, want: frozenset[str], found: dict[str, torch.Tensor]) -
     if "std" in want:
         # Two passes, centred: no cancellation. The non-finite cells hold 0, so each adds mean^2.
         safe_mean = torch.nan_to_num(found["mean"])
-        centered = torch.sub(clean, safe_mean.float()[:, None], out=work)
+        centered = torch.sub(clean, safe_mean.to(clean.dtype)[:, None], out=work)
         spread = (
             torch.linalg.vector_norm(centered, dim=1).double().square()
             - non_finite * safe_mean.square()
@@ -264,8 +265,9 @@ def _histogram(slab: Slab, lo: torch.Tensor, hi: torch.Tensor) -> tuple[torch.Te
     flat = range_hi <= range_lo
     range_lo = torch.where(flat, range_lo - 0.5, range_lo)
     range_hi = torch.where(flat, range_hi + 0.5, range_hi)
-    scale = (HIST_BINS / (range_hi - range_lo)).float()
-    u = torch.sub(slab.sample, range_lo.float()[:, None], out=slab.work).mul_(scale[:, None])
+    dtype = slab.sample.dtype
+    scale = (HIST_BINS / (range_hi - range_lo)).to(dtype)
+    u = torch.sub(slab.sample, range_lo.to(dtype)[:, None], out=slab.work).mul_(scale[:, None])
     u.nan_to_num_(nan=_BINS - 1, posinf=_BINS - 1, neginf=_BINS - 1).clamp_(0, _BINS - 1)
     u += space.bin_offsets[:n]
     index_of = space.bin_index[:n]

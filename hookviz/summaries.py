@@ -47,6 +47,10 @@ SAMPLE_SIZE = RUNS * RUN  # larger tensors: mean, std, norm, zeros and histogram
 TINY = 16  # tensors with at most this many elements keep their values
 BUFFER_ROWS = 1024  # sample rows held before statistics are computed
 
+# Dtypes whose rows are not kept the float32 way (RowPlan.conversion): (statistics of |z|, rows
+# in the device's float64 lane, the kept tensor's dtype is its lane's buffer's). float32 would
+# overflow or flush to zero what float64 holds (1e40, 1e-50).
+_CONVERTED = {torch.float64: (False, True, True)}
 _SUMMARISABLE = {
     torch.float32,
     torch.float64,
@@ -125,9 +129,10 @@ class TensorType(NamedTuple):
     float32: bool
 
 
-# RowPlan.mode, how _write keeps a tensor of that plan: no values (not summarisable, empty, or no
-# statistics asked for); all its values; a sample
-NOT_KEPT, WHOLE, SAMPLED = range(3)
+# RowPlan.mode, how _write keeps a tensor of that plan: all its values; a sample; no values (not
+# summarisable, empty, or no statistics asked for); converted first (RowPlan.conversion), then
+# kept as the plan it carries says. The last two are the rare ones: one test (>= NOT_KEPT).
+WHOLE, SAMPLED, NOT_KEPT, CONVERTED = range(4)
 
 
 class RowPlan(NamedTuple):
@@ -139,9 +144,12 @@ class RowPlan(NamedTuple):
     fields: tuple[int, ...]
     mode: int
     positions: torch.Tensor | None  # SAMPLED: where the sample is taken
-    float32: bool  # the tensor is float32: gathered straight into the buffer
+    straight: bool  # the kept tensor's dtype is its lane buffer's: gathered straight into it
     floating: bool  # else converted to float64 first
     tiny: bool  # WHOLE and at most TINY elements: its values are kept
+    # CONVERTED: (statistics of |z|, rows in the float64 lane, the RowPlan of the converted tensor)
+    conversion: tuple[bool, bool, RowPlan] | None = None
+    converted: bool = False  # the plan a CONVERTED plan carries: it keeps a converted tensor
 
 
 class Needs:
@@ -204,11 +212,10 @@ class Lane:
     """The sample buffer of one device, and views of its rows made once and kept (so that a
     hook needs no indexing op)."""
 
-    def __init__(self, device: torch.device, words: Interner):
-        self.device = device
-        self.buffer = torch.full(
-            (BUFFER_ROWS, SAMPLE_SIZE), math.nan, dtype=torch.float32, device=device
-        )
+    def __init__(self, device: torch.device, words: Interner, dtype: torch.dtype = torch.float32):
+        """``dtype``: the buffer's, float32; float64 for the rows of float64 tensors (``wide``)."""
+        self.device, self.dtype = device, dtype
+        self.buffer = torch.full((BUFFER_ROWS, SAMPLE_SIZE), math.nan, dtype=dtype, device=device)
         # (row, shape) -> the row's first cells in that shape
         self.small: dict[tuple, torch.Tensor] = {}
         self.row_views: list[torch.Tensor | None] = [None] * BUFFER_ROWS  # row -> view of that row
@@ -218,7 +225,7 @@ class Lane:
         # Exact min, max, norm, NaN and Inf counts that hooks reduce on the device (EXACT_CELLS;
         # NaN: none).
         self.exact = torch.full(
-            (BUFFER_ROWS, len(EXACT_CELLS)), math.nan, dtype=torch.float32, device=device
+            (BUFFER_ROWS, len(EXACT_CELLS)), math.nan, dtype=dtype, device=device
         )
         self.exact_written = False  # a hook wrote cells of ``exact`` since the last compute
         self._cells: list[tuple | None] = [None] * BUFFER_ROWS
@@ -226,6 +233,7 @@ class Lane:
         self.plans: dict[tuple, RowPlan] = {}  # (shape, dtype, layout) -> RowPlan
         self._words = words
         self.workspace: Any = None  # the batched statistics' work space (batch_stats makes it)
+        self.wide: Lane | None = None  # the device's float64 lane, once a row needs it
 
     def reset(self) -> None:
         """Free every row (their statistics were computed)."""
@@ -453,7 +461,7 @@ class Pending:
         if shape_id is None:
             shape_id = self.shapes(tuple(shape))
         n = math.prod(shape)
-        dtype_id, device_id, summarisable, floating, float32 = lane.type_ids.get(
+        dtype_id, device_id, summarisable, floating, straight = lane.type_ids.get(
             dtype
         ) or lane.type_id(dtype)
         positions = None
@@ -470,12 +478,37 @@ class Pending:
             positions = lane.positions.get(n)
             if positions is None:
                 positions = lane.sample_positions(n)
+        tiny = mode == WHOLE and n <= TINY
+        conversion = _CONVERTED.get(dtype) if mode != NOT_KEPT else None
+        if conversion is not None:
+            magnitude, wide, straight = conversion
+            # |z| is not a complex tensor's values: they are not kept
+            inner = RowPlan(
+                shape_id, fields, mode, positions, straight, True, tiny and not magnitude
+            )
+            mode, conversion = CONVERTED, (magnitude, wide, inner._replace(converted=True))
         if len(lane.plans) > 256:
             lane.plans.clear()
         plan = lane.plans[key] = RowPlan(
-            shape_id, fields, mode, positions, float32, floating, mode == WHOLE and n <= TINY
+            shape_id, fields, mode, positions, straight, floating, tiny, conversion
         )
         return plan
+
+    def _converted(self, t: torch.Tensor, lane: Lane, plan: RowPlan) -> tuple:
+        """(the tensor to keep, its lane, its RowPlan) for a tensor of a CONVERTED plan."""
+        magnitude, wide, inner = plan.conversion
+        if magnitude:
+            t = t.abs()
+        if wide:
+            lane = lane.wide or self._wide_lane(lane)
+        return t, lane, inner
+
+    def _wide_lane(self, lane: Lane) -> Lane:
+        """The float64 lane beside ``lane``, made on first use."""
+        wide = lane.wide = self.lanes[(lane.device, torch.float64)] = Lane(
+            lane.device, self.words, torch.float64
+        )
+        return wide
 
     def _write(self, t: torch.Tensor, gradient: bool = False) -> int:
         """Copy a sample of ``t`` into the next buffer row; for a large ``t``, one exact pass
@@ -494,9 +527,13 @@ class Pending:
         if plan is None:
             plan = self._plan(lane, key)
         mode = plan.mode
-        if mode == NOT_KEPT:
-            written.append((None, -1, plan, _NOT_TAKEN))
-            return row
+        if mode >= NOT_KEPT:  # the rare ones: NOT_KEPT, CONVERTED
+            if mode == NOT_KEPT:
+                written.append((None, -1, plan, _NOT_TAKEN))
+                return row
+            source = t
+            t, lane, plan = self._converted(t, lane, plan)
+            mode = plan.mode
         slot = lane.used
         lane.used = slot + 1
         try:
@@ -515,7 +552,7 @@ class Pending:
             exact = self._exact.take(t, lane, slot, gradient) if self.need.exact else _NOT_TAKEN
             # One gather (take reads t in its logical order, whatever its strides), after the
             # exact pass: its scattered runs then hit cache and TLB entries, not memory.
-            if plan.float32:
+            if plan.straight:
                 torch.take(t, plan.positions, out=lane.row(slot))
             else:  # the buffer is float32: gather, then convert only the sample
                 lane.row(slot).copy_(torch.take(t, plan.positions))
@@ -524,7 +561,8 @@ class Pending:
             # slots, and cells this read filled must not pass to the next tensor's row.
             written.append((lane, slot, plan, _NOT_TAKEN))
             if isinstance(error, NotImplementedError) and plan.floating:
-                return self._read_again(error, t, lane, slot, gradient)
+                original = source if plan.converted else t  # source: set where converted
+                return self._read_again(error, original, lane, slot, gradient)
             if isinstance(error, RuntimeError) and _inside_vmap():
                 raise RuntimeError(INSIDE_VMAP) from error
             raise
@@ -588,6 +626,21 @@ class ExactPass:
         made = self._pairs[dtype] = (host, cells, tuple(cells.unbind()))
         return made
 
+    def _extremes_apart(
+        self, t: torch.Tensor, lo_cell: torch.Tensor, hi_cell: torch.Tensor
+    ) -> None:
+        """The device path's min and max of a tensor whose dtype is not its cells' (half
+        precision on a float32 lane), reduced first, then copied into the cells."""
+        need = self.need
+        if need.lo and need.hi:
+            lo, hi = torch.aminmax(t)
+            lo_cell.copy_(lo)
+            hi_cell.copy_(hi)
+        elif need.lo:
+            lo_cell.copy_(t.amin())
+        elif need.hi:
+            hi_cell.copy_(t.amax())
+
     def _norm(self, t: torch.Tensor) -> float:
         """The exact norm of ``t``, read on the host (float32 and float64: no torch op to read)."""
         host, _, cells = self._pairs.get(t.dtype) or self._pair(t.dtype)
@@ -630,7 +683,9 @@ class ExactPass:
         # the reductions are written, on the device, into the row's cells of lane.exact.
         lo_cell, hi_cell, norm_cell, nan_cell, inf_cell = lane.exact_cells(slot)  # EXACT_CELLS
         lane.exact_written = True
-        if need.lo and need.hi:
+        if t.dtype is not lane.dtype:  # half precision on a float32 lane: out= wants one dtype
+            self._extremes_apart(t, lo_cell, hi_cell)
+        elif need.lo and need.hi:
             torch.aminmax(t, out=(lo_cell, hi_cell))
         elif need.lo:
             torch.amin(t, dim=(), out=lo_cell)
@@ -638,10 +693,10 @@ class ExactPass:
             torch.amax(t, dim=(), out=hi_cell)
         if norm:  # over the finite values when NaN and Inf are counted apart
             finite = torch.nan_to_num(t, nan=0.0, posinf=0.0, neginf=0.0) if need.nonfinite else t
-            norm_cell.copy_(torch.linalg.vector_norm(finite, dtype=torch.float32))
+            norm_cell.copy_(torch.linalg.vector_norm(finite, dtype=norm_cell.dtype))
         if need.nonfinite:
-            torch.sum(torch.isnan(t), dtype=torch.float32, out=nan_cell)
-            torch.sum(torch.isinf(t), dtype=torch.float32, out=inf_cell)
+            torch.sum(torch.isnan(t), dtype=nan_cell.dtype, out=nan_cell)
+            torch.sum(torch.isinf(t), dtype=inf_cell.dtype, out=inf_cell)
         deferred = (math.nan, math.nan, math.nan, NOT_COUNTED, NOT_COUNTED)
         return NormTaken(deferred) if norm else deferred
 
