@@ -189,19 +189,19 @@ def _statistics(
 def _moments(slab: Slab, want: frozenset[str], found: dict[str, torch.Tensor]) -> None:
     """Mean, std, norm and zero fraction over the finite values, as far as they were asked for."""
     clean, work, ones = slab.clean, slab.work, slab.lane.workspace.ones
-    count, non_finite, numel, length = slab.count, slab.non_finite, slab.numel, slab.length
+    count, numel, length = slab.count, slab.numel, slab.length
     if want & {"mean", "std"}:
         found["mean"] = torch.where(
             count > 0, (clean @ ones).double() / count.clamp(min=1), math.nan
         )
     if "std" in want:
-        # Two passes, centred: no cancellation. The non-finite cells hold 0, so each adds mean^2.
+        # Two passes, centred, and the non-finite cells (the padding too) 0 once centred: a
+        # padding cell centred is -mean, and taking its mean^2 back out cancelled every digit
+        # of a row whose spread is small beside its mean (1000 +- 0.01 read std 0).
         safe_mean = torch.nan_to_num(found["mean"])
-        centered = torch.sub(clean, safe_mean.to(clean.dtype)[:, None], out=work)
-        spread = (
-            torch.linalg.vector_norm(centered, dim=1).double().square()
-            - non_finite * safe_mean.square()
-        )
+        centered = torch.sub(slab.sample, safe_mean.to(clean.dtype)[:, None], out=work)
+        centered.nan_to_num_(nan=0.0, posinf=0.0, neginf=0.0)
+        spread = torch.linalg.vector_norm(centered, dim=1).double().square()
         variance = (spread / (count - 1).clamp(min=1)).clamp(min=0)
         found["std"] = torch.where(
             count > 1, variance.sqrt(), torch.where(count == 1, 0.0, math.nan)

@@ -145,3 +145,17 @@ def test_the_device_path_reads_half_precision_and_float64(dtype, size):
         assert t.dtype == str(dtype).removeprefix("torch.")
         assert_matches(t, expected(x, gradient=gradient), rel=1e-5)
         assert_histogram(t, x)
+
+
+@pytest.mark.parametrize("size", [SMALL, LARGE])
+@pytest.mark.parametrize("exact", [True, False])
+def test_std_of_values_whose_spread_is_small_beside_their_mean(size, exact):
+    """A row kept whole is padded to SAMPLE_SIZE cells; the padding's mean^2, taken back out
+    of the sum of squares, cancelled every digit of a small spread: 1000 +- 0.01 read std 0,
+    and a constant 1000 read 0.11."""
+    torch.manual_seed(0)
+    for x in (1000 + 0.01 * torch.randn(size), torch.full((size,), 1000.0)):
+        t = record_output(x, exact=exact)
+        want = expected(x, exact=exact)
+        assert t.std == pytest.approx(want["std"], rel=1e-3, abs=1e-4 * 0.01)
+        assert t.mean == pytest.approx(want["mean"], rel=1e-6)
