@@ -86,6 +86,13 @@ def autograd_off():
         yield
 
 
+# A norm taken in float32 (of float32 and half-precision tensors) or float64 holds all its
+# digits at or above this floor, by dtype taken in: below, squares left the normal range. Above
+# it, only an overflow (Inf) is wrong, as the sum of squares of finite values cannot shrink.
+NORM_FLOOR = {torch.float32: 1e-16, torch.float64: 1e-145}
+_INF = math.inf
+
+
 class NormTaken(tuple):
     """EXACT_CELLS of a row whose norm the hook took exactly (on the host, or on the device)."""
 
@@ -615,15 +622,16 @@ class ExactPass:
                 norm = self._norm(finite) if finite.numel() else 0.0
         return lo, hi, norm, nans, infs
 
-    def _pair(self, dtype: torch.dtype) -> tuple[array | None, torch.Tensor, tuple]:
+    def _pair(self, dtype: torch.dtype) -> tuple[array | None, torch.Tensor, tuple, float]:
         """Three cells of ``dtype`` for aminmax's and vector_norm's out=: (host, tensor, its
-        0-d cells). For float32 and float64 the tensor's memory is ``host``, a Python array read
-        with no torch op (between two convolutions an op costs tens of microseconds); else
-        ``host`` is None."""
+        0-d cells, the NORM_FLOOR of a norm taken of ``dtype``). For float32 and float64 the
+        tensor's memory is ``host``, a Python array read with no torch op (between two
+        convolutions an op costs tens of microseconds); else ``host`` is None."""
         code = {torch.float32: "f", torch.float64: "d"}.get(dtype)
         host = array(code, (0.0, 0.0, 0.0)) if code else None
         cells = torch.empty(3, dtype=dtype) if host is None else torch.frombuffer(host, dtype=dtype)
-        made = self._pairs[dtype] = (host, cells, tuple(cells.unbind()))
+        floor = NORM_FLOOR[torch.float64 if dtype is torch.float64 else torch.float32]
+        made = self._pairs[dtype] = (host, cells, tuple(cells.unbind()), floor)
         return made
 
     def _extremes_apart(
@@ -642,12 +650,17 @@ class ExactPass:
             hi_cell.copy_(t.amax())
 
     def _norm(self, t: torch.Tensor) -> float:
-        """The exact norm of ``t``, read on the host (float32 and float64: no torch op to read)."""
-        host, _, cells = self._pairs.get(t.dtype) or self._pair(t.dtype)
-        if host is None:  # half precision: accumulate in float32, where the norm cannot overflow
-            return torch.linalg.vector_norm(t, dtype=torch.float32).item()
-        torch.linalg.vector_norm(t, out=cells[2])
-        return host[2]
+        """The exact norm of ``t`` (finite values), read on the host (float32 and float64: no
+        torch op to read); taken again in float64 where float32 overflowed or lost digits."""
+        host, _, cells, floor = self._pairs.get(t.dtype) or self._pair(t.dtype)
+        if host is None:  # half precision: accumulate in float32
+            norm = torch.linalg.vector_norm(t, dtype=torch.float32).item()
+        else:
+            torch.linalg.vector_norm(t, out=cells[2])
+            norm = host[2]
+        if floor <= norm < _INF:
+            return norm
+        return _norm_in_float64(t, norm)
 
     def take(
         self, t: torch.Tensor, lane: Lane, slot: int, gradient: bool = False
@@ -666,7 +679,7 @@ class ExactPass:
             # transfer; the one full pass shows whether a NaN or an Inf is there, and only then
             # are they counted. Min/max and norm are then over the finite values.
             if need.minmax:
-                host, pair, cells = self._pairs.get(t.dtype) or self._pair(t.dtype)
+                host, pair, cells, _ = self._pairs.get(t.dtype) or self._pair(t.dtype)
                 torch.aminmax(t, out=cells[:2])
                 lo, hi = (host[0], host[1]) if host is not None else pair[:2].tolist()
                 probe = hi - lo
@@ -699,6 +712,18 @@ class ExactPass:
             torch.sum(torch.isinf(t), dtype=inf_cell.dtype, out=inf_cell)
         deferred = (math.nan, math.nan, math.nan, NOT_COUNTED, NOT_COUNTED)
         return NormTaken(deferred) if norm else deferred
+
+
+def _norm_in_float64(t: torch.Tensor, norm: float) -> float:
+    """The norm of ``t`` (finite values) where ``norm``, taken in float32 or float64, overflowed
+    or fell under its floor: squares of float32 and half-precision values neither overflow nor
+    underflow in float64; float64 values are divided by their largest magnitude first."""
+    if norm == 0.0 and not bool(t.any()):
+        return 0.0  # all zeros
+    if t.dtype is not torch.float64:
+        return torch.linalg.vector_norm(t, dtype=torch.float64).item()
+    largest = t.abs().max().item()
+    return largest * torch.linalg.vector_norm(t / largest).item()
 
 
 INSIDE_VMAP = (

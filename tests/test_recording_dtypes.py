@@ -8,6 +8,8 @@ import math
 
 import pytest
 import torch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from torch import nn
 
 import hookviz as hv
@@ -32,13 +34,16 @@ def scaled(values: torch.Tensor) -> tuple[torch.Tensor, float]:
     """``values`` (float64, finite) divided by a power of two near their largest magnitude, and
     that power: statistics of the scaled values, times it, hold at both ends of float64."""
     largest = values.abs().max().item() if values.numel() else 0.0
-    power = 2.0 ** math.frexp(largest)[1] if largest > 0 else 1.0
+    power = math.ldexp(1.0, math.frexp(largest)[1] - 1) if largest > 0 else 1.0
     return values / power, power
 
 
-def expected(x: torch.Tensor, *, exact: bool = True, gradient: bool = False) -> dict:
+def expected(
+    x: torch.Tensor, *, exact: bool = True, gradient: bool = False, stats: str = "all"
+) -> dict:
     """What record() must report for ``x``, from its values in float64: the whole tensor's, or
-    for a sampled one the sample's, scaled (exact extremes, counts and a gradient's norm)."""
+    for a sampled one the sample's, scaled (exact extremes, counts and a gradient's norm). On
+    the device path a sampled tensor's exact min and max are torch's own (NaN beats all)."""
     whole = x.detach().reshape(-1).to(torch.float64)
     sample = sample_of(x).to(torch.float64)
     sampled = whole.numel() > SAMPLE_SIZE
@@ -50,13 +55,19 @@ def expected(x: torch.Tensor, *, exact: bool = True, gradient: bool = False) -> 
     if (not sampled) or (exact and gradient):
         everything, at = scaled(whole[torch.isfinite(whole)])
         norm = everything.norm().item() * at
+    low = source_finite.min().item() if source_finite.numel() else math.nan
+    high = source_finite.max().item() if source_finite.numel() else math.nan
+    if stats != "all" and sampled and exact:  # torch's own, NaN and Inf included
+        low, high = whole.min().item(), whole.max().item()
+        if gradient and not whole.isfinite().all():
+            norm = whole.norm().item()
     return {
         "mean": finite.mean().item() * power if finite.numel() else math.nan,
         "std": finite.std().item() * power
         if finite.numel() > 1
         else (0.0 if finite.numel() else math.nan),
-        "min": source_finite.min().item() if source_finite.numel() else math.nan,
-        "max": source_finite.max().item() if source_finite.numel() else math.nan,
+        "min": low,
+        "max": high,
         "norm": norm,
         "zero_fraction": (sample == 0).sum().item() / sample.numel(),
         "nan_count": round(torch.isnan(source).sum().item() * (1 if source is whole else scale)),
@@ -82,7 +93,18 @@ def record_gradient(x: torch.Tensor, *, exact: bool = True, stats=None):
     return event.main
 
 
-def assert_matches(t, want: dict, rel: float = 1e-6) -> None:
+def rounding(x: torch.Tensor) -> float:
+    """How far a mean or std of ``x``'s sample, summed in its lane's precision (float64 for
+    float64, else float32), may stray from the float64 reference: a few units in the last
+    place of its largest finite value (a mean of mixed signs cancels)."""
+    sample = sample_of(x).to(torch.float64)
+    finite = sample[torch.isfinite(sample)]
+    lane = torch.float64 if x.dtype == torch.float64 else torch.float32
+    return 16 * torch.finfo(lane).eps * (finite.abs().max().item() if finite.numel() else 0.0)
+
+
+def assert_matches(t, want: dict, rel: float = 1e-6, x: torch.Tensor | None = None) -> None:
+    """``t``'s statistics are ``want``'s (to ``rel``; a mean and std also to ``rounding(x)``)."""
     for name, value in want.items():
         got = getattr(t, name)
         if got is None:
@@ -90,7 +112,8 @@ def assert_matches(t, want: dict, rel: float = 1e-6) -> None:
         if isinstance(value, float) and math.isnan(value):
             assert math.isnan(got), (t.dtype, name, got)
         else:
-            assert got == pytest.approx(value, rel=rel, abs=0), (t.dtype, name, got, value)
+            slack = rounding(x) if x is not None and name in ("mean", "std") else 0
+            assert got == pytest.approx(value, rel=rel, abs=slack), (t.dtype, name, got, value)
 
 
 def assert_histogram(t, x: torch.Tensor) -> None:
@@ -103,13 +126,17 @@ def assert_histogram(t, x: torch.Tensor) -> None:
     assert sum(t.histogram) == finite.numel(), (t.dtype, t.histogram)
     lo, hi = t.hist_range
     assert math.isfinite(lo) and math.isfinite(hi) and lo <= hi
-    if finite.numel() and hi > lo:
-        at = ((finite - lo) / (hi - lo) * HIST_BINS).floor().clamp(0, HIST_BINS - 1).long()
-        want = torch.bincount(at, minlength=HIST_BINS).tolist()
-        assert sum(abs(a - b) for a, b in zip(t.histogram, want, strict=True)) <= 2, (
-            t.histogram,
-            want,
-        )
+    middle = (lo + hi) / 2
+    if finite.numel() and bool((finite - middle).abs().max() <= 1e-9 * (hi - lo)):
+        # constant, at the range's middle (a constant row's range is x +- d): the middle bin
+        assert t.histogram[HIST_BINS // 2] == finite.numel(), t.histogram
+    elif finite.numel():
+        power = math.ldexp(1.0, math.frexp(max(abs(lo), abs(hi)))[1] - 1)
+        u = (finite / power - lo / power) / (hi / power - lo / power) * HIST_BINS
+        want = torch.bincount(u.floor().clamp(0, HIST_BINS - 1).long(), minlength=HIST_BINS)
+        on_edges = int(((u - u.round()).abs() < 1e-4).sum())  # either side, as it rounds
+        moved = sum(abs(a - b) for a, b in zip(t.histogram, want.tolist(), strict=True))
+        assert moved <= 2 * on_edges + 2, (t.histogram, want)
 
 
 @pytest.mark.parametrize("stats", STATS)
@@ -147,6 +174,96 @@ def test_the_device_path_reads_half_precision_and_float64(dtype, size):
         assert_histogram(t, x)
 
 
+# float32, float16 and bfloat16 share the float32 buffer: float32's squares and sums overflow
+# above about 1e19 and lose digits below about 1e-19, inside every one of these ranges
+EDGES = {
+    torch.float32: [3e38, -1e30, 1e20, 1e-20, 1e-30, 1e-42],  # 1e-42: subnormal
+    torch.bfloat16: [3e38, -1e30, 1e-30, 1e-38],
+    torch.float16: [6e4, -6.5e4, 1e-4, 6e-8],  # 6e-8: subnormal
+    torch.float64: [1e300, -3e306, 1e-300, 5e-320],  # 5e-320: subnormal
+}
+CASES = [(dtype, value) for dtype, values in EDGES.items() for value in values]
+
+
+def near(value: float, size: int, dtype: torch.dtype, seed: int = 0) -> torch.Tensor:
+    """``size`` values of ``dtype`` between half ``value`` and ``value`` (about), in random order."""
+    torch.manual_seed(seed)
+    return (value * (0.5 + 0.5 * torch.rand(size, dtype=torch.float64))).to(dtype)
+
+
+def assert_honest(t, x: torch.Tensor) -> None:
+    """No false Inf, NaN or zero: x has none of them."""
+    assert t.inf_count in (None, 0) and t.nan_count in (None, 0), t
+    for name in ("mean", "std", "min", "max", "norm"):
+        value = getattr(t, name)
+        assert value is None or math.isfinite(value), (name, t)
+    assert t.norm is None or t.norm > 0, t
+    assert t.zero_fraction in (None, 0.0), t
+
+
+@pytest.mark.parametrize("stats", STATS)
+@pytest.mark.parametrize("exact", [True, False])
+@pytest.mark.parametrize("size", [SMALL, LARGE])
+@pytest.mark.parametrize(("dtype", "value"), CASES, ids=[f"{d}-{v:g}" for d, v in CASES])
+def test_an_output_near_the_edges_of_its_dtype(dtype, value, size, exact, stats):
+    x = near(value, size, dtype)
+    t = record_output(x, exact=exact, stats=STATS[stats])
+    assert_honest(t, x)
+    assert_matches(t, expected(x, exact=exact), rel=1e-5)
+    assert_histogram(t, x)
+
+
+@pytest.mark.parametrize("stats", STATS)
+@pytest.mark.parametrize("exact", [True, False])
+@pytest.mark.parametrize(("dtype", "value"), CASES, ids=[f"{d}-{v:g}" for d, v in CASES])
+def test_a_gradient_near_the_edges_of_its_dtype_keeps_an_honest_norm(dtype, value, exact, stats):
+    """A gradient's norm is exact by default: an exploding (1e20) or vanishing (1e-30) gradient
+    read Inf or 0 when its squares overflowed or underflowed in float32. On the device path, a
+    norm float32 lost is the sample's estimate instead, and says so."""
+    x = near(value, LARGE, dtype)
+    t = record_gradient(x, exact=exact, stats=STATS[stats])
+    assert_honest(t, x)
+    want = expected(x, exact=exact, gradient=exact)
+    if stats == "all":  # the host path takes the norm again in float64
+        assert t.norm_exact is exact
+    elif not t.norm_exact:  # the device path keeps the sample's estimate, and says so
+        want["norm"] = expected(x, exact=False)["norm"]
+    assert_matches(t, want, rel=1e-5)
+
+
+@pytest.mark.parametrize("exact", [True, False])
+@pytest.mark.parametrize("size", [SMALL, LARGE])
+@pytest.mark.parametrize(("dtype", "value"), CASES, ids=[f"{d}-{v:g}" for d, v in CASES])
+def test_true_nan_and_inf_beside_extreme_values_are_still_counted(dtype, value, size, exact):
+    x = near(value, size, dtype)
+    positions = sample_of(torch.arange(size)).tolist()[:6]  # in the sample: exact=False sees them
+    flat = x.view(-1)
+    flat[positions[0]], flat[positions[1]] = math.nan, math.inf
+    flat[positions[2]] = -math.inf
+    flat[positions[3]] = 0.0
+    t = record_output(x, exact=exact)
+    want = expected(x, exact=exact)
+    assert (t.nan_count, t.inf_count) == (want["nan_count"], want["inf_count"])
+    assert t.nan_count >= 1 and t.inf_count >= 2
+    assert_matches(t, want, rel=1e-5)  # the rest over the finite values, in range
+    assert_histogram(t, x)
+    assert t.zero_fraction == pytest.approx(want["zero_fraction"]) and t.zero_fraction > 0
+
+
+@pytest.mark.parametrize("size", [SMALL, LARGE])
+@pytest.mark.parametrize(("dtype", "value"), CASES, ids=[f"{d}-{v:g}" for d, v in CASES])
+def test_a_constant_tensor_lands_in_the_middle_bin_at_any_magnitude(dtype, value, size):
+    """A constant row's histogram spanned x +- 0.5, which is x itself beyond 2**53: every value
+    fell in the discarded bin."""
+    x = torch.full((size,), value, dtype=dtype)
+    t = record_output(x)
+    assert t.histogram[HIST_BINS // 2] == min(size, SAMPLE_SIZE), t.histogram
+    lo, hi = t.hist_range
+    assert lo < x[0].item() < hi
+    assert t.min == t.max == x[0].item()
+    assert t.std <= 4 * torch.finfo(dtype).eps * abs(t.mean)  # rounding of the mean, at most
+
+
 @pytest.mark.parametrize("size", [SMALL, LARGE])
 @pytest.mark.parametrize("exact", [True, False])
 def test_std_of_values_whose_spread_is_small_beside_their_mean(size, exact):
@@ -159,3 +276,62 @@ def test_std_of_values_whose_spread_is_small_beside_their_mean(size, exact):
         want = expected(x, exact=exact)
         assert t.std == pytest.approx(want["std"], rel=1e-3, abs=1e-4 * 0.01)
         assert t.mean == pytest.approx(want["mean"], rel=1e-6)
+
+
+FLOATS = [torch.float32, torch.float16, torch.bfloat16, torch.float64]
+
+
+@st.composite
+def awkward_tensors(draw):
+    """A tensor of any float dtype whose magnitudes span a random stretch of its whole range
+    (subnormals to near its largest value), with a few NaN, Inf and zeros at random places."""
+    dtype = draw(st.sampled_from(FLOATS))
+    info = torch.finfo(dtype)
+    subnormal = math.log2(info.smallest_normal) + math.log2(info.eps)  # about the least
+    low = subnormal + 1 if draw(st.booleans()) else math.log2(info.smallest_normal)
+    high = math.log2(info.max) - 1
+    a, b = sorted(draw(st.floats(low, high)) for _ in range(2))
+    size = draw(st.sampled_from([1, 2, 17, SAMPLE_SIZE, SAMPLE_SIZE + 1, 3 * SAMPLE_SIZE + 7]))
+    seed = draw(st.integers(0, 2**16))
+    g = torch.Generator().manual_seed(seed)
+    exponent = a + (b - a) * torch.rand(size, generator=g, dtype=torch.float64)
+    sign = torch.where(torch.rand(size, generator=g) < draw(st.floats(0, 1)), -1.0, 1.0)
+    values = sign.double() * torch.exp2(exponent)
+    for special in (math.nan, math.inf, -math.inf, 0.0):
+        if draw(st.booleans()):
+            values[torch.randint(size, (draw(st.integers(1, 3)),), generator=g)] = special
+    return values.to(dtype)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(awkward_tensors(), st.booleans(), st.sampled_from(list(STATS)), st.booleans())
+def test_any_float_tensor_gets_honest_statistics(x, exact, stats, gradient):
+    """Whatever the dtype and the magnitudes: every statistic is the reference's (float64,
+    scaled), counts of NaN and Inf are what the tensor holds, and nothing is Inf, NaN or zero
+    that the finite values do not make so."""
+    read = record_gradient if gradient else record_output
+    t = read(x, exact=exact, stats=STATS[stats])
+    want = expected(x, exact=exact, gradient=gradient and exact, stats=stats)
+    if not t.norm_exact and (t.sampled or stats != "all"):
+        want["norm"] = expected(x, exact=False)["norm"]
+    # Inf from finite values is beyond float64 itself (a sum of squares of 1e300s): nothing to
+    # check against; a norm over non-finite values is torch's own (the device path), Inf.
+    all_finite = bool(x.isfinite().all())
+    for name in ("mean", "std", "norm"):
+        if math.isinf(want[name]) and (name != "norm" or all_finite):
+            want.pop(name)
+    assert_matches(t, want, rel=1e-4, x=x)
+    assert_histogram(t, x)
+
+
+@pytest.mark.parametrize("exact", [True, False])
+def test_a_histogram_beside_torchs_own_infinite_min_holds_the_finite_values(exact):
+    """Without NaN/Inf counts a sampled tensor's min and max are torch's own (-inf here): the
+    histogram's range fell back to -0.5..0.5 and every value fell out of it."""
+    x = torch.linspace(-2, 3, 4 * SAMPLE_SIZE)
+    x[sample_of(torch.arange(x.numel()))[3]] = -math.inf
+    t = record_output(x, exact=exact, stats=STATS["device path"])
+    finite = sample_of(x)[sample_of(x).isfinite()]
+    assert t.min == (-math.inf if exact else finite.min().item())
+    assert t.hist_range == (finite.min().item(), finite.max().item())
+    assert_histogram(t, x)
