@@ -49,8 +49,14 @@ BUFFER_ROWS = 1024  # sample rows held before statistics are computed
 
 # Dtypes whose rows are not kept the float32 way (RowPlan.conversion): (statistics of |z|, rows
 # in the device's float64 lane, the kept tensor's dtype is its lane's buffer's). float32 would
-# overflow or flush to zero what float64 holds (1e40, 1e-50).
-_CONVERTED = {torch.float64: (False, True, True)}
+# overflow or flush to zero what float64 holds (1e40, 1e-50). A complex tensor keeps its
+# magnitude |z| (TensorStats.magnitude), in its own precision.
+_CONVERTED = {
+    torch.float64: (False, True, True),
+    torch.complex64: (True, False, True),
+    torch.complex128: (True, True, True),
+    torch.complex32: (True, False, False),  # |z| is float16
+}
 _SUMMARISABLE = {
     torch.float32,
     torch.float64,
@@ -62,6 +68,7 @@ _SUMMARISABLE = {
     torch.int16,
     torch.int32,
     torch.int64,
+    *_CONVERTED,
 }
 _STRIDED = torch.strided
 _grad_enabled = torch.is_grad_enabled

@@ -335,3 +335,80 @@ def test_a_histogram_beside_torchs_own_infinite_min_holds_the_finite_values(exac
     assert t.min == (-math.inf if exact else finite.min().item())
     assert t.hist_range == (finite.min().item(), finite.max().item())
     assert_histogram(t, x)
+
+
+# -- complex tensors: the statistics of |z|, and every view says so ----------------------------
+
+COMPLEX = [torch.complex64, torch.complex128, torch.complex32]
+
+
+def complex_near(scale: float, size: int, dtype: torch.dtype, seed: int = 0) -> torch.Tensor:
+    g = torch.Generator().manual_seed(seed)
+    parts = scale * torch.randn(2, size, generator=g, dtype=torch.float64)
+    return torch.complex(parts[0], parts[1]).to(dtype)
+
+
+def magnitude_of(z: torch.Tensor) -> torch.Tensor:
+    """|z| as record() reads it: in z's own precision (complex32 via complex64, whose |z| is
+    rounded to float16)."""
+    if z.dtype == torch.complex32:
+        return z.to(torch.complex64).abs().to(torch.float16)
+    return z.abs()
+
+
+@pytest.mark.filterwarnings("ignore:ComplexHalf support is experimental")
+@pytest.mark.parametrize("stats", STATS)
+@pytest.mark.parametrize("exact", [True, False])
+@pytest.mark.parametrize("size", [5, SMALL, LARGE])
+@pytest.mark.parametrize("dtype", COMPLEX)
+def test_a_complex_output_gets_the_statistics_of_its_magnitude(dtype, size, exact, stats):
+    """Complex outputs had events with no statistics at all; now every statistic is |z|'s,
+    flagged (magnitude=True, brief() writes |z|), and no values are kept (|z| is not z)."""
+    z = complex_near(3.0, size, dtype)
+    t = record_output(z, exact=exact, stats=STATS[stats])
+    r = magnitude_of(z)
+    assert t.dtype == str(dtype).removeprefix("torch.") and t.magnitude is True
+    assert f"output {t.dtype}[{size}] |z| mean=" in t.brief()
+    assert t.values is None
+    assert_matches(t, expected(r, exact=exact, stats=stats), rel=1e-5, x=r)
+    assert_histogram(t, r)
+    assert t.min >= 0
+
+
+@pytest.mark.parametrize("stats", STATS)
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128])
+def test_a_complex_gradient_norm_is_the_tensors_own_norm(dtype, stats):
+    """The norm of |z| is the norm of z: a complex gradient's, exact, as torch reads it."""
+    z = complex_near(1.0, LARGE, dtype)
+    t = record_gradient(z, stats=STATS[stats])
+    assert t.magnitude is True and t.norm_exact is True
+    assert t.norm == pytest.approx(torch.linalg.vector_norm(z).item(), rel=1e-6)
+
+
+@pytest.mark.parametrize("exact", [True, False])
+@pytest.mark.parametrize("size", [SMALL, LARGE])
+def test_complex_nan_and_inf_parts_are_counted_by_magnitude(size, exact):
+    z = complex_near(1.0, size, torch.complex64)
+    at = sample_of(torch.arange(size)).tolist()
+    z[at[0]] = complex(math.nan, 1.0)  # |z| NaN
+    z[at[1]] = complex(1.0, math.inf)  # |z| Inf
+    z[at[2]] = complex(math.nan, -math.inf)  # |z| Inf: an infinite part wins
+    z[at[3]] = 0
+    t = record_output(z, exact=exact)
+    want = expected(z.abs(), exact=exact)
+    assert (t.nan_count, t.inf_count) == (want["nan_count"], want["inf_count"])
+    assert t.nan_count >= 1 and t.inf_count >= 2 and t.zero_fraction > 0
+    assert_matches(t, want, rel=1e-5)
+
+
+@pytest.mark.parametrize("value", [1e200, 1e-200, 1e30])
+def test_complex128_magnitudes_beyond_float32_stay_honest(value):
+    z = complex_near(value, LARGE, torch.complex128)
+    t = record_output(z)
+    assert_honest(t, z)
+    assert_matches(t, expected(z.abs()), rel=1e-6)
+
+
+def test_real_tensors_are_not_flagged_as_magnitudes():
+    t = record_output(torch.randn(10))
+    assert t.magnitude is False and "|z|" not in t.brief()
