@@ -51,7 +51,11 @@ __all__ = ["SLAB", "compute"]
 
 SLAB = 256  # rows computed together, give or take half (few ops per row, the work space small)
 MAX_SLAB = SLAB + SLAB // 2
-_BINS = HIST_BINS + 2  # per row: bins 0..B-1, then B (exactly the maximum), then B+1 (dump)
+# Per row: bins 0..B-1, then B (exactly the maximum), then B+1 (the dump: non-finite values),
+# and room for a constant row's dump, moved up by _MIDDLE like its values (``_histogram``).
+_DUMP = HIST_BINS + 1
+_MIDDLE = HIST_BINS // 2
+_BINS = _DUMP + 1 + _MIDDLE
 # A row whose largest finite |value| lies outside (low, high) for its lane's dtype is computed
 # again in float64, scaled (``_in_float64``): above, squares and sums of SAMPLE_SIZE values
 # overflow (256 * (2 * high)**2 < the dtype's max); below, squares leave its normal range,
@@ -363,57 +367,51 @@ def _histogram(
     """(range_lo, range_hi, counts (rows, HIST_BINS)): HIST_BINS bins per row over [min, max]
     (for a sampled tensor, the exact range, or with exact=False the sample's: every sampled
     value is inside either); non-finite values go to a last, discarded bin. The ``risky`` rows
-    (``_risky``) are binned again in float64. A constant row (min == max, or no finite value)
-    spans [x - d, x + d], d = 0.5 or, for a large x, a small fraction of it (x +- 0.5 is x
-    itself beyond 2**53), and all its finite values are in the middle bin: set so, as x - d
-    rounds in the lane's dtype and x could fall in the bin below."""
+    (``_risky``) are binned again in float64. A constant row (min == max = x, or no finite
+    value: x = 0) spans [x - d, x + d], d = 0.5 or, for a large x, 2**-20 x (x +- 0.5 is x
+    itself beyond 2**53); its values are binned from x itself (x - x is 0 in any dtype, where
+    x - d rounds) and moved up to the middle bin."""
     n, space = len(slab), slab.lane.workspace
     ok = torch.isfinite(lo) & torch.isfinite(hi)
-    range_lo = torch.where(ok, lo, 0.0)
+    base = torch.where(ok, lo, 0.0)
     range_hi = torch.where(ok, hi, 0.0)
-    flat = range_hi <= range_lo
-    half = range_lo.abs().mul_(_FLAT).clamp_(min=0.5)
-    range_lo = torch.where(flat, range_lo - half, range_lo)
+    flat = range_hi <= base
+    half = base.abs().mul_(_FLAT).clamp_(min=0.5)
+    range_lo = torch.where(flat, base - half, base)
     range_hi = torch.where(flat, range_hi + half, range_hi)
     dtype = slab.sample.dtype
     scale = (HIST_BINS / (range_hi - range_lo)).to(dtype)
-    u = torch.sub(slab.sample, range_lo.to(dtype)[:, None], out=slab.work).mul_(scale[:, None])
-    u.nan_to_num_(nan=_BINS - 1, posinf=_BINS - 1, neginf=_BINS - 1).clamp_(0, _BINS - 1)
-    u += space.bin_offsets[:n]
+    u = torch.sub(slab.sample, base.to(dtype)[:, None], out=slab.work).mul_(scale[:, None])
+    u.nan_to_num_(nan=_DUMP, posinf=_DUMP, neginf=_DUMP).clamp_(0, _DUMP)
+    u += space.bin_offsets[:n] + flat[:, None] * _MIDDLE
     index_of = space.bin_index[:n]
     index_of.copy_(u)  # to int32, in place
     counts = torch.bincount(index_of.view(-1), minlength=n * _BINS).view(n, _BINS)
     if risky is not None:
-        _bin_in_float64(slab, risky, range_lo, range_hi, counts)
-    last = counts[:, HIST_BINS]  # exactly the maximum: in the last bin
-    counts = counts[:, :HIST_BINS].double()
-    counts[:, HIST_BINS - 1] += last
-    middle = torch.zeros_like(counts)
-    middle[:, HIST_BINS // 2] = slab.count
-    return range_lo, range_hi, torch.where(flat[:, None], middle, counts)
+        _bin_in_float64(slab, risky, base, (range_lo, range_hi), flat, counts)
+    counts[:, HIST_BINS - 1] += counts[:, HIST_BINS]  # exactly the maximum: the last bin
+    return range_lo, range_hi, counts[:, :HIST_BINS].double()
 
 
 def _bin_in_float64(
     slab: Slab,
     risky: torch.Tensor,
-    range_lo: torch.Tensor,
-    range_hi: torch.Tensor,
+    base: torch.Tensor,
+    ends: tuple[torch.Tensor, torch.Tensor],
+    flat: torch.Tensor,
     counts: torch.Tensor,
 ) -> None:
     """The ``risky`` rows' bin counts again (into ``counts``, rows of _BINS), in float64, over
     values and range divided by a power of two near the range's larger end: the lane's dtype
     overflows (value - min) or the bins' scale near its ends, and float64 the range's width."""
-    lo, hi = range_lo[risky], range_hi[risky]
-    power = _power_of_two(
-        torch.maximum(lo.abs(), hi.abs()).clamp(max=torch.finfo(torch.float64).max)
-    )
-    lo, hi = lo / power, hi / power
-    u = (slab.sample[risky].double() / power[:, None] - lo[:, None]) * (HIST_BINS / (hi - lo))[
-        :, None
-    ]
-    at = u.nan_to_num_(nan=_BINS - 1, posinf=_BINS - 1, neginf=_BINS - 1).clamp_(0, _BINS - 1)
+    lo, hi, base, flat = ends[0][risky], ends[1][risky], base[risky], flat[risky]
+    largest = torch.maximum(lo.abs(), hi.abs()).clamp(max=torch.finfo(torch.float64).max)
+    power = _power_of_two(largest)[:, None]
+    scale = HIST_BINS / (hi[:, None] / power - lo[:, None] / power)
+    u = (slab.sample[risky].double() / power - base[:, None] / power) * scale
+    at = u.nan_to_num_(nan=_DUMP, posinf=_DUMP, neginf=_DUMP).clamp_(0, _DUMP).long()
     k = len(risky)
-    at = at.long() + torch.arange(0, k * _BINS, _BINS, device=at.device)[:, None]
+    at += torch.arange(0, k * _BINS, _BINS, device=at.device)[:, None] + flat[:, None] * _MIDDLE
     counts[risky] = torch.bincount(at.view(-1), minlength=k * _BINS).view(k, _BINS)
 
 
