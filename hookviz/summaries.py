@@ -11,6 +11,12 @@ The design keeps the cost inside a hook small:
 - A hook appends one tuple per event and one per row to ``Pending``; the flush lays them out
   in the flat columns ``store`` defines, and ``batch_stats`` computes the statistics of all
   buffered rows together.
+- The float32 path is the hot one. The rare dtypes leave it by one test that was already
+  there (``mode >= NOT_KEPT``): float64 rows live in a float64 lane (float32 would turn 1e40
+  into Inf and 1e-50 into 0), and a complex tensor keeps its magnitude |z|.
+- Whatever mode the user's code runs in (no_grad, inference_mode, enable_grad inside it,
+  forward-mode AD), hookviz reads and computes with autograd off (``autograd_off``): its
+  buffers never join the user's graph.
 """
 
 from __future__ import annotations
