@@ -173,6 +173,8 @@ def test_inference_tensors_and_views_of_tensors_that_require_grad():
     assert base.grad is None
 
 
+# torch's forward AD scripts its decompositions the first time it runs: torch's own warning
+@pytest.mark.filterwarnings("ignore:`torch.jit.script` is deprecated:DeprecationWarning")
 @pytest.mark.parametrize("size", SIZES)
 def test_forward_mode_ad_is_watched_and_left_as_it_is(size):
     """Dual tensors (torch.autograd.forward_ad) refuse out= reads; record() reads their
