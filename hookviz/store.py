@@ -105,7 +105,10 @@ _STAT_FIELDS = (
 class TensorStats:
     """A summary of one tensor (or of a non-tensor value) seen by a hook.
 
-    Statistics not asked for (`record(stats=...)`) are None. For tensors larger than
+    Statistics not asked for (`record(stats=...)`) are None. A complex tensor's statistics are
+    those of its magnitude |z| (`magnitude` is True; `brief()` writes `|z|`): an element with
+    an infinite part counts as Inf, one with a NaN part (and none infinite) as NaN, and its
+    values are not kept. For tensors larger than
     `summaries.SAMPLE_SIZE` elements, mean, std, zero_fraction and histogram are estimated
     from a fixed-stride sample (`sampled` is True); min, max and the NaN/Inf counts are exact,
     and so is a gradient's norm (`norm_exact`: a flag rests on it), unless the recording was
@@ -139,6 +142,7 @@ class TensorStats:
         True  # False: min, max, norm, NaN and Inf are estimates from the sample (exact=False)
     )
     norm_exact: bool = True  # False: the norm is the sample's, scaled to the tensor's size
+    magnitude: bool = False  # True: the statistics are of |z| (a complex tensor)
     text: str | None = None  # repr of a non-tensor value
 
     @property
@@ -158,6 +162,8 @@ class TensorStats:
             return f"{self.name}={self.text}"
         shape = "x".join(str(s) for s in self.shape) if self.shape else "scalar"
         parts = [f"{self.name} {self.dtype}[{shape}]"]
+        if self.magnitude:  # a complex tensor: the statistics are its magnitude's
+            parts.append("|z|")
         # An estimate reads "max≈…": from the sample alone (exact=False), not the whole tensor.
         extreme = "=" if self.exact else "≈"
         for label, value, sign in (
@@ -393,6 +399,7 @@ class Reader:
             sample_size=record[ROW_LENGTH],
             exact=kept != KEPT_SAMPLE_ONLY,
             norm_exact=kept in (KEPT_WHOLE, KEPT_SAMPLE_NORM),
+            magnitude=self.words[record[ROW_DTYPE]].startswith("complex"),
         )
         c = chunk.stats[row * STAT_WIDTH : (row + 1) * STAT_WIDTH]
         want = self.want

@@ -11,16 +11,24 @@ The design keeps the cost inside a hook small:
 - A hook appends one tuple per event and one per row to ``Pending``; the flush lays them out
   in the flat columns ``store`` defines, and ``batch_stats`` computes the statistics of all
   buffered rows together.
+- The float32 path is the hot one. The rare dtypes leave it by one test that was already
+  there (``mode >= NOT_KEPT``): float64 rows live in a float64 lane (float32 would turn 1e40
+  into Inf and 1e-50 into 0), and a complex tensor keeps its magnitude |z|.
+- Whatever mode the user's code runs in (no_grad, inference_mode, enable_grad inside it,
+  forward-mode AD), hookviz reads and computes with autograd off (``autograd_off``): its
+  buffers never join the user's graph.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 import weakref
 from array import array
 from typing import Any, NamedTuple
 
 import torch
+from torch.autograd import forward_ad
 
 from .store import (
     BACKWARD_PRE,
@@ -45,6 +53,16 @@ SAMPLE_SIZE = RUNS * RUN  # larger tensors: mean, std, norm, zeros and histogram
 TINY = 16  # tensors with at most this many elements keep their values
 BUFFER_ROWS = 1024  # sample rows held before statistics are computed
 
+# Dtypes whose rows are not kept the float32 way (RowPlan.conversion): (statistics of |z|, rows
+# in the device's float64 lane, the kept tensor's dtype is its lane's buffer's). float32 would
+# overflow or flush to zero what float64 holds (1e40, 1e-50). A complex tensor keeps its
+# magnitude |z| (TensorStats.magnitude), in its own precision.
+_CONVERTED = {
+    torch.float64: (False, True, True),
+    torch.complex64: (True, False, True),
+    torch.complex128: (True, True, True),
+    torch.complex32: (True, False, False),  # |z| is float16
+}
 _SUMMARISABLE = {
     torch.float32,
     torch.float64,
@@ -56,12 +74,36 @@ _SUMMARISABLE = {
     torch.int16,
     torch.int32,
     torch.int64,
+    *_CONVERTED,
 }
 _STRIDED = torch.strided
 _grad_enabled = torch.is_grad_enabled
 _inference_mode = torch.is_inference_mode_enabled
 # torch's own switch (what torch.no_grad calls), for the hot path; the public one if it is gone
 _set_grad_enabled = getattr(torch._C, "_set_grad_enabled", torch.set_grad_enabled)
+# forward-mode AD's switch (private in torch 2.13); without it, forward AD stays as it is
+_forward_grad_off = getattr(
+    forward_ad, "_set_fwd_grad_enabled", lambda enabled: contextlib.nullcontext()
+)
+
+
+@contextlib.contextmanager
+def autograd_off():
+    """Neither reverse-mode nor forward-mode autograd, and not in inference mode: how hookviz
+    reads a user's tensors into its own buffers and computes their statistics, whatever mode
+    the user's code runs in.
+
+    ``inference_mode(False)`` alone turns grad mode back *on*: an out= op then refuses a tensor
+    that requires grad, and a copy links hookviz's buffer into the user's graph."""
+    with torch.inference_mode(False), torch.no_grad(), _forward_grad_off(False):
+        yield
+
+
+# A norm taken in float32 (of float32 and half-precision tensors) or float64 holds all its
+# digits at or above this floor, by dtype taken in: below, squares left the normal range. Above
+# it, only an overflow (Inf) is wrong, as the sum of squares of finite values cannot shrink.
+NORM_FLOOR = {torch.float32: 1e-16, torch.float64: 1e-145}
+_INF = math.inf
 
 
 class NormTaken(tuple):
@@ -107,9 +149,10 @@ class TensorType(NamedTuple):
     float32: bool
 
 
-# RowPlan.mode, how _write keeps a tensor of that plan: no values (not summarisable, empty, or no
-# statistics asked for); all its values; a sample
-NOT_KEPT, WHOLE, SAMPLED = range(3)
+# RowPlan.mode, how _write keeps a tensor of that plan: all its values; a sample; no values (not
+# summarisable, empty, or no statistics asked for); converted first (RowPlan.conversion), then
+# kept as the plan it carries says. The last two are the rare ones: one test (>= NOT_KEPT).
+WHOLE, SAMPLED, NOT_KEPT, CONVERTED = range(4)
 
 
 class RowPlan(NamedTuple):
@@ -121,9 +164,12 @@ class RowPlan(NamedTuple):
     fields: tuple[int, ...]
     mode: int
     positions: torch.Tensor | None  # SAMPLED: where the sample is taken
-    float32: bool  # the tensor is float32: gathered straight into the buffer
+    straight: bool  # the kept tensor's dtype is its lane buffer's: gathered straight into it
     floating: bool  # else converted to float64 first
     tiny: bool  # WHOLE and at most TINY elements: its values are kept
+    # CONVERTED: (statistics of |z|, rows in the float64 lane, the RowPlan of the converted tensor)
+    conversion: tuple[bool, bool, RowPlan] | None = None
+    converted: bool = False  # the plan a CONVERTED plan carries: it keeps a converted tensor
 
 
 class Needs:
@@ -186,11 +232,10 @@ class Lane:
     """The sample buffer of one device, and views of its rows made once and kept (so that a
     hook needs no indexing op)."""
 
-    def __init__(self, device: torch.device, words: Interner):
-        self.device = device
-        self.buffer = torch.full(
-            (BUFFER_ROWS, SAMPLE_SIZE), math.nan, dtype=torch.float32, device=device
-        )
+    def __init__(self, device: torch.device, words: Interner, dtype: torch.dtype = torch.float32):
+        """``dtype``: the buffer's, float32; float64 for the rows of float64 tensors (``wide``)."""
+        self.device, self.dtype = device, dtype
+        self.buffer = torch.full((BUFFER_ROWS, SAMPLE_SIZE), math.nan, dtype=dtype, device=device)
         # (row, shape) -> the row's first cells in that shape
         self.small: dict[tuple, torch.Tensor] = {}
         self.row_views: list[torch.Tensor | None] = [None] * BUFFER_ROWS  # row -> view of that row
@@ -200,7 +245,7 @@ class Lane:
         # Exact min, max, norm, NaN and Inf counts that hooks reduce on the device (EXACT_CELLS;
         # NaN: none).
         self.exact = torch.full(
-            (BUFFER_ROWS, len(EXACT_CELLS)), math.nan, dtype=torch.float32, device=device
+            (BUFFER_ROWS, len(EXACT_CELLS)), math.nan, dtype=dtype, device=device
         )
         self.exact_written = False  # a hook wrote cells of ``exact`` since the last compute
         self._cells: list[tuple | None] = [None] * BUFFER_ROWS
@@ -208,11 +253,20 @@ class Lane:
         self.plans: dict[tuple, RowPlan] = {}  # (shape, dtype, layout) -> RowPlan
         self._words = words
         self.workspace: Any = None  # the batched statistics' work space (batch_stats makes it)
+        self.wide: Lane | None = None  # the device's float64 lane, once a row needs it
 
     def reset(self) -> None:
         """Free every row (their statistics were computed)."""
         self.used = 0
         self.rows = []
+
+    def drop_autograd(self) -> None:
+        """Make the buffers plain tensors again, with fresh views: a forward-mode dual tensor
+        copied into a row gives the whole buffer a tangent (until its dual level ends)."""
+        self.buffer, self.exact = self.buffer.detach(), self.exact.detach()
+        self.small.clear()
+        self.row_views = [None] * BUFFER_ROWS
+        self._cells = [None] * BUFFER_ROWS
 
     def type_id(self, dtype: torch.dtype) -> TensorType:
         """The TensorType of ``dtype`` on this lane's device, made once per dtype."""
@@ -274,6 +328,7 @@ class Pending:
         self.lanes: dict[torch.device, Lane] = {}
         self._cpu: Lane | None = None
         self._exact = ExactPass(need)
+        self._reading_again = False  # _read_again is reading a tensor with autograd off
         self.reset()
 
     def reset(self) -> None:
@@ -426,7 +481,7 @@ class Pending:
         if shape_id is None:
             shape_id = self.shapes(tuple(shape))
         n = math.prod(shape)
-        dtype_id, device_id, summarisable, floating, float32 = lane.type_ids.get(
+        dtype_id, device_id, summarisable, floating, straight = lane.type_ids.get(
             dtype
         ) or lane.type_id(dtype)
         positions = None
@@ -443,20 +498,46 @@ class Pending:
             positions = lane.positions.get(n)
             if positions is None:
                 positions = lane.sample_positions(n)
+        tiny = mode == WHOLE and n <= TINY
+        conversion = _CONVERTED.get(dtype) if mode != NOT_KEPT else None
+        if conversion is not None:
+            magnitude, wide, straight = conversion
+            # |z| is not a complex tensor's values: they are not kept
+            inner = RowPlan(
+                shape_id, fields, mode, positions, straight, True, tiny and not magnitude
+            )
+            mode, conversion = CONVERTED, (magnitude, wide, inner._replace(converted=True))
         if len(lane.plans) > 256:
             lane.plans.clear()
         plan = lane.plans[key] = RowPlan(
-            shape_id, fields, mode, positions, float32, floating, mode == WHOLE and n <= TINY
+            shape_id, fields, mode, positions, straight, floating, tiny, conversion
         )
         return plan
+
+    def _converted(self, t: torch.Tensor, lane: Lane, plan: RowPlan) -> tuple:
+        """(the tensor to keep, its lane, its RowPlan) for a tensor of a CONVERTED plan."""
+        magnitude, wide, inner = plan.conversion
+        if magnitude:
+            t = t.abs()
+        if wide:
+            lane = lane.wide or self._wide_lane(lane)
+        return t, lane, inner
+
+    def _wide_lane(self, lane: Lane) -> Lane:
+        """The float64 lane beside ``lane``, made on first use."""
+        wide = lane.wide = self.lanes[(lane.device, torch.float64)] = Lane(
+            lane.device, self.words, torch.float64
+        )
+        return wide
 
     def _write(self, t: torch.Tensor, gradient: bool = False) -> int:
         """Copy a sample of ``t`` into the next buffer row; for a large ``t``, one exact pass
         (none when ``need.exact`` is False). ``t`` must not require grad, or grad mode be off
         (out= copies)."""
         if _inference_mode():
-            # The buffers must stay normal tensors, which inference mode cannot write or make.
-            with torch.inference_mode(False):
+            # The buffers must stay normal tensors, which inference mode cannot write or make;
+            # leaving it turns grad mode on (even under no_grad): autograd_off turns it off.
+            with autograd_off():
                 return self._write(t, gradient)
         written = self.written
         row = len(written)
@@ -466,9 +547,13 @@ class Pending:
         if plan is None:
             plan = self._plan(lane, key)
         mode = plan.mode
-        if mode == NOT_KEPT:
-            written.append((None, -1, plan, _NOT_TAKEN))
-            return row
+        if mode >= NOT_KEPT:  # the rare ones: NOT_KEPT, CONVERTED
+            if mode == NOT_KEPT:
+                written.append((None, -1, plan, _NOT_TAKEN))
+                return row
+            source = t
+            t, lane, plan = self._converted(t, lane, plan)
+            mode = plan.mode
         slot = lane.used
         lane.used = slot + 1
         try:
@@ -487,7 +572,7 @@ class Pending:
             exact = self._exact.take(t, lane, slot, gradient) if self.need.exact else _NOT_TAKEN
             # One gather (take reads t in its logical order, whatever its strides), after the
             # exact pass: its scattered runs then hit cache and TLB entries, not memory.
-            if plan.float32:
+            if plan.straight:
                 torch.take(t, plan.positions, out=lane.row(slot))
             else:  # the buffer is float32: gather, then convert only the sample
                 lane.row(slot).copy_(torch.take(t, plan.positions))
@@ -495,11 +580,33 @@ class Pending:
             # The slot stays with a row no event names: a lane's rows must hold consecutive
             # slots, and cells this read filled must not pass to the next tensor's row.
             written.append((lane, slot, plan, _NOT_TAKEN))
+            if isinstance(error, NotImplementedError) and plan.floating:
+                original = source if plan.converted else t  # source: set where converted
+                return self._read_again(error, original, lane, slot, gradient)
             if isinstance(error, RuntimeError) and _inside_vmap():
                 raise RuntimeError(INSIDE_VMAP) from error
             raise
         written.append((lane, slot, plan, exact))
         return row
+
+    def _read_again(
+        self, error: BaseException, t: torch.Tensor, lane: Lane, slot: int, gradient: bool
+    ) -> int:
+        """After a read raised NotImplementedError, read ``t`` once more with autograd off, or
+        raise ``error``: forward-mode AD refuses out= ops on a dual tensor, or on a buffer one
+        was copied into (grad mode is off on the hot path already; forward AD has no cheap test)."""
+        if self._reading_again:
+            raise error
+        # Undo the failed row: the same row and slot are written again, cell for cell.
+        self.written.pop()
+        lane.used = slot
+        lane.drop_autograd()
+        self._reading_again = True
+        try:
+            with autograd_off():
+                return self._write(t.detach(), gradient)
+        finally:
+            self._reading_again = False
 
 
 class ExactPass:
@@ -528,24 +635,45 @@ class ExactPass:
                 norm = self._norm(finite) if finite.numel() else 0.0
         return lo, hi, norm, nans, infs
 
-    def _pair(self, dtype: torch.dtype) -> tuple[array | None, torch.Tensor, tuple]:
+    def _pair(self, dtype: torch.dtype) -> tuple[array | None, torch.Tensor, tuple, float]:
         """Three cells of ``dtype`` for aminmax's and vector_norm's out=: (host, tensor, its
-        0-d cells). For float32 and float64 the tensor's memory is ``host``, a Python array read
-        with no torch op (between two convolutions an op costs tens of microseconds); else
-        ``host`` is None."""
+        0-d cells, the NORM_FLOOR of a norm taken of ``dtype``). For float32 and float64 the
+        tensor's memory is ``host``, a Python array read with no torch op (between two
+        convolutions an op costs tens of microseconds); else ``host`` is None."""
         code = {torch.float32: "f", torch.float64: "d"}.get(dtype)
         host = array(code, (0.0, 0.0, 0.0)) if code else None
         cells = torch.empty(3, dtype=dtype) if host is None else torch.frombuffer(host, dtype=dtype)
-        made = self._pairs[dtype] = (host, cells, tuple(cells.unbind()))
+        floor = NORM_FLOOR[torch.float64 if dtype is torch.float64 else torch.float32]
+        made = self._pairs[dtype] = (host, cells, tuple(cells.unbind()), floor)
         return made
 
+    def _extremes_apart(
+        self, t: torch.Tensor, lo_cell: torch.Tensor, hi_cell: torch.Tensor
+    ) -> None:
+        """The device path's min and max of a tensor whose dtype is not its cells' (half
+        precision on a float32 lane), reduced first, then copied into the cells."""
+        need = self.need
+        if need.lo and need.hi:
+            lo, hi = torch.aminmax(t)
+            lo_cell.copy_(lo)
+            hi_cell.copy_(hi)
+        elif need.lo:
+            lo_cell.copy_(t.amin())
+        elif need.hi:
+            hi_cell.copy_(t.amax())
+
     def _norm(self, t: torch.Tensor) -> float:
-        """The exact norm of ``t``, read on the host (float32 and float64: no torch op to read)."""
-        host, _, cells = self._pairs.get(t.dtype) or self._pair(t.dtype)
-        if host is None:  # half precision: accumulate in float32, where the norm cannot overflow
-            return torch.linalg.vector_norm(t, dtype=torch.float32).item()
-        torch.linalg.vector_norm(t, out=cells[2])
-        return host[2]
+        """The exact norm of ``t`` (finite values), read on the host (float32 and float64: no
+        torch op to read); taken again in float64 where float32 overflowed or lost digits."""
+        host, _, cells, floor = self._pairs.get(t.dtype) or self._pair(t.dtype)
+        if host is None:  # half precision: accumulate in float32
+            norm = torch.linalg.vector_norm(t, dtype=torch.float32).item()
+        else:
+            torch.linalg.vector_norm(t, out=cells[2])
+            norm = host[2]
+        if floor <= norm < _INF:
+            return norm
+        return _norm_in_float64(t, norm)
 
     def take(
         self, t: torch.Tensor, lane: Lane, slot: int, gradient: bool = False
@@ -564,7 +692,7 @@ class ExactPass:
             # transfer; the one full pass shows whether a NaN or an Inf is there, and only then
             # are they counted. Min/max and norm are then over the finite values.
             if need.minmax:
-                host, pair, cells = self._pairs.get(t.dtype) or self._pair(t.dtype)
+                host, pair, cells, _ = self._pairs.get(t.dtype) or self._pair(t.dtype)
                 torch.aminmax(t, out=cells[:2])
                 lo, hi = (host[0], host[1]) if host is not None else pair[:2].tolist()
                 probe = hi - lo
@@ -581,7 +709,9 @@ class ExactPass:
         # the reductions are written, on the device, into the row's cells of lane.exact.
         lo_cell, hi_cell, norm_cell, nan_cell, inf_cell = lane.exact_cells(slot)  # EXACT_CELLS
         lane.exact_written = True
-        if need.lo and need.hi:
+        if t.dtype is not lane.dtype:  # half precision on a float32 lane: out= wants one dtype
+            self._extremes_apart(t, lo_cell, hi_cell)
+        elif need.lo and need.hi:
             torch.aminmax(t, out=(lo_cell, hi_cell))
         elif need.lo:
             torch.amin(t, dim=(), out=lo_cell)
@@ -589,12 +719,24 @@ class ExactPass:
             torch.amax(t, dim=(), out=hi_cell)
         if norm:  # over the finite values when NaN and Inf are counted apart
             finite = torch.nan_to_num(t, nan=0.0, posinf=0.0, neginf=0.0) if need.nonfinite else t
-            norm_cell.copy_(torch.linalg.vector_norm(finite, dtype=torch.float32))
+            norm_cell.copy_(torch.linalg.vector_norm(finite, dtype=norm_cell.dtype))
         if need.nonfinite:
-            torch.sum(torch.isnan(t), dtype=torch.float32, out=nan_cell)
-            torch.sum(torch.isinf(t), dtype=torch.float32, out=inf_cell)
+            torch.sum(torch.isnan(t), dtype=nan_cell.dtype, out=nan_cell)
+            torch.sum(torch.isinf(t), dtype=inf_cell.dtype, out=inf_cell)
         deferred = (math.nan, math.nan, math.nan, NOT_COUNTED, NOT_COUNTED)
         return NormTaken(deferred) if norm else deferred
+
+
+def _norm_in_float64(t: torch.Tensor, norm: float) -> float:
+    """The norm of ``t`` (finite values) where ``norm``, taken in float32 or float64, overflowed
+    or fell under its floor: squares of float32 and half-precision values neither overflow nor
+    underflow in float64; float64 values are divided by their largest magnitude first."""
+    if norm == 0.0 and not bool(t.any()):
+        return 0.0  # all zeros
+    if t.dtype is not torch.float64:
+        return torch.linalg.vector_norm(t, dtype=torch.float64).item()
+    largest = t.abs().max().item()
+    return largest * torch.linalg.vector_norm(t / largest).item()
 
 
 INSIDE_VMAP = (

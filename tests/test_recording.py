@@ -366,8 +366,8 @@ def test_listeners_receive_new_events():
 
 
 def test_column_listeners_see_what_event_listeners_see():
-    # Integer, complex (no statistics) and no tensors at all; NaN and Inf; small and sampled
-    # tensors; all four phases.
+    # Integer, complex (statistics of |z|), sparse (no statistics) and no tensors at all; NaN
+    # and Inf; small and sampled tensors; all four phases.
     class Odd(nn.Module):
         def forward(self, x):
             return x.argmax(dim=1), None
@@ -395,6 +395,7 @@ def test_column_listeners_see_what_event_listeners_see():
             out = model(x)
             odd(out.detach())
             const(torch.zeros(2, dtype=torch.complex64))
+            const(torch.zeros(2).to_sparse())
             out.sum().backward()
     assert len(columns) == len(events) > 0
     branches = set()

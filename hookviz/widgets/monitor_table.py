@@ -119,6 +119,7 @@ class TensorSummary:
             "sampled": t.sampled,
             "exact": t.exact,
             "norm_exact": t.norm_exact,  # False: the norm is the sample's (an output's, or exact=False)  # False: min, max, norm, NaN, Inf estimated from the sample (exact=False)
+            "magnitude": t.magnitude,  # True: the statistics are of |z| (a complex tensor)
             "nan": self.nan_events,
             "inf": self.inf_events,
             "bad_step": self.first_bad_step,
@@ -253,7 +254,7 @@ class ModuleTable:
             ),
             "class": static_html.escape(shown["type_name"]),
             "calls": str(summary.calls),
-            "output": static_html.escape(shape_text(out.shape) if out else ""),
+            "output": static_html.escape(_output_text(out)),
             **{k: _text(getattr(out, k, None) if out else None) for k in ("mean", "std")},
             **{
                 k: _text(getattr(out, k, None) if out else None, estimated=estimated)
@@ -312,6 +313,14 @@ def _warning_text(
             warning = say(lang, "monitor.static_norm_estimated", warning=warning)
         notes.append(warning)
     return "; ".join(notes)
+
+
+def _output_text(t: TensorStats | None) -> str:
+    """The output column: the shape, and ``|z|`` when the statistics are a complex tensor's
+    magnitude."""
+    if t is None:
+        return ""
+    return shape_text(t.shape) + (" |z|" if t.magnitude else "")
 
 
 def _estimated(t: TensorStats | None) -> bool:

@@ -263,6 +263,16 @@ def grad_of_middle(model):
     torch.autograd.grad(out.sum() + hidden.sum(), list(model.body[2].parameters()))
 
 
+class Spectrum(nn.Module):
+    def forward(self, x):
+        return torch.fft.fft(x)
+
+
+class Magnitude(nn.Module):
+    def forward(self, z):
+        return z.abs()
+
+
 def with_gradient_hooks(model):
     model.body[0].register_full_backward_hook(lambda m, gi, go: (gi[0] * 3,))
     model.body[2].register_full_backward_pre_hook(lambda m, g: (g[0].clamp(-0.1, 0.1),))
@@ -322,6 +332,10 @@ PATTERNS = {
     "nn.Identity returns its input": (
         lambda: nn.Sequential(nn.Linear(3, 3), nn.Identity(), nn.Linear(3, 1)),
         lambda m: backward_of_sum(m, torch.randn(2, 3)),
+    ),
+    "complex outputs and gradients (an FFT), read as |z|": (
+        lambda: nn.Sequential(nn.Linear(8, 8), Spectrum(), Magnitude(), nn.Linear(8, 1)),
+        lambda m: backward_of_sum(m, torch.randn(3, 8)),
     ),
     "nn.Transformer": (
         lambda: nn.Transformer(8, 2, 1, 1, 16, dropout=0.0, batch_first=True),

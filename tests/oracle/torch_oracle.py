@@ -90,9 +90,9 @@ def value(name: str, v: Any) -> Value:
     if not isinstance(v, torch.Tensor):
         return Value(name, "None" if v is None else type(v).__name__)
     shape = tuple(v.shape)
-    if v.is_meta or v.numel() == 0 or v.layout != torch.strided or v.is_complex():
+    if v.is_meta or v.numel() == 0 or v.layout != torch.strided:
         return Value(name, "tensor", shape)
-    d = v.detach().double()
+    d = v.detach().abs().double() if v.is_complex() else v.detach().double()  # record(): |z|
     finite = d[torch.isfinite(d)]
     if finite.numel() == 0:
         return Value(name, "tensor", shape, 0.0, None, None)

@@ -459,3 +459,20 @@ def test_heat_map_signal_and_static_view_are_checked():
         monitor.heatmap_signal = "outputs"
     with pytest.raises(ValueError, match="view must be 'table' or 'heatmap', got 'heat'"):
         monitor.plot(view="heat")
+
+
+def test_a_complex_output_shows_the_statistics_of_its_magnitude_and_says_so():
+    class Spectrum(nn.Module):
+        def forward(self, x):
+            return torch.fft.fft(x)
+
+    model = nn.Sequential(nn.Linear(8, 8), Spectrum())
+    with hv.HookMonitor(model) as monitor:
+        model(torch.randn(4, 8)).abs().sum().backward()
+    out = row(monitor, "1")["out"]
+    assert out["dtype"] == "complex64" and out["magnitude"] is True
+    assert out["mean"] > 0 and out["min"] >= 0
+    assert row(monitor, "0")["out"]["magnitude"] is False
+    assert "<td>4×8 |z|</td>" in monitor.to_html()  # the root and "1": a complex output
+    json.dumps(monitor.get_state(), allow_nan=False)
+    assert "monitor.magnitude" in (STATIC / "hook_monitor.js").read_text("utf-8")

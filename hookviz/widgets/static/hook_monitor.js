@@ -481,8 +481,9 @@ const LIVE_CELLS = {
   calls: (cell, row) => {
     cell.textContent = String(row.calls);
   },
+  // a complex output's statistics are its magnitude's: "|z|" after the shape
   output: (cell, { out }) => {
-    cell.textContent = out ? out.shape : "";
+    cell.textContent = out ? `${out.shape}${out.magnitude ? " |z|" : ""}` : "";
   },
   mean: statCell("mean"),
   std: statCell("std"),
@@ -579,6 +580,9 @@ function tensorBlock(t, title, tensor, trendLabel, note) {
       "div",
       { class: "hv-mono" },
       `${tensor.dtype} [${tensor.shape}]`,
+      tensor.magnitude
+        ? h("span", { class: "hv-muted", text: ` · ${t("monitor.magnitude")}` })
+        : null,
       tensor.sampled ? h("span", { class: "hv-muted hv-sample-note", text: sampleNote }) : null,
     ),
     h("div", { class: "hv-mono hv-stats" }, stats),
