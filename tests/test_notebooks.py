@@ -1,9 +1,11 @@
 """The walkthrough (notebooks/) and the assignments (solutions/) pass ``pytest --nbval`` strictly,
 in English and in Korean (ko/).
 
-Each notebook runs in its own pytest subprocess, so a cell whose output changed fails its test
-with nbval's report. ``make test-colab`` runs this file again in the Colab-pinned environment
-(ipywidgets 7.7.1, anywidget 0.9): the same stored outputs must match under both stacks.
+The notebooks run in one pytest subprocess, each in its own kernel on the machine's default
+number of threads, and a cell whose output changed fails its notebook's test with nbval's report.
+``make test-colab`` runs this file again in the Colab-pinned environment (ipywidgets 7.7.1,
+anywidget 0.9): the same stored outputs must match under both stacks.
+tests/test_notebooks_one_thread.py runs the walkthrough again on one thread.
 """
 
 from __future__ import annotations
@@ -49,10 +51,9 @@ def test_the_course_has_its_notebooks():
     assert [p.relative_to(REPO / "ko").as_posix() for p in KOREAN] == english  # and in Korean
 
 
-@pytest.fixture(scope="module")
-def nbval_run(kernel_env: dict[str, str], tmp_path_factory) -> dict:
-    """One ``pytest --nbval`` subprocess over every checked notebook; cell results by notebook."""
-    report_file = tmp_path_factory.mktemp("nbval") / "report.xml"
+def nbval_results(paths: list[Path], env: dict[str, str], report_dir: Path) -> dict:
+    """One ``pytest --nbval`` subprocess over ``paths`` in ``env``; its cell results by notebook."""
+    report_file = report_dir / "report.xml"
     result = subprocess.run(
         [
             sys.executable,
@@ -64,10 +65,10 @@ def nbval_run(kernel_env: dict[str, str], tmp_path_factory) -> dict:
             "no:cacheprovider",
             "-q",
             f"--junitxml={report_file}",
-            *map(relative, CHECKED),
+            *map(relative, paths),
         ],
         cwd=REPO,
-        env=kernel_env,
+        env=env,
         capture_output=True,
         text=True,
         timeout=1800,
@@ -90,19 +91,24 @@ def nbval_run(kernel_env: dict[str, str], tmp_path_factory) -> dict:
     }
 
 
+@pytest.fixture(scope="module")
+def nbval_run(kernel_env: dict[str, str], tmp_path_factory) -> dict:
+    """Every checked notebook in one nbval run, on the machine's default number of threads."""
+    return nbval_results(CHECKED, kernel_env, tmp_path_factory.mktemp("nbval"))
+
+
 def _cells_of(nbval_run: dict, path: Path) -> list[tuple[str, str, str]]:
     """The cells of ``path`` (junit names a notebook "notebooks.00-start-here.ipynb")."""
     return nbval_run["cells"].get(relative(path).replace("/", "."), [])
 
 
-@pytest.mark.parametrize("path", CHECKED, ids=relative)
-def test_notebook_matches_its_stored_outputs(path: Path, nbval_run: dict):
-    """A fresh kernel reproduces every stored output (nbval compares text, HTML, streams, errors)."""
+def assert_matches_stored_outputs(path: Path, run: dict) -> None:
+    """Every code cell of ``path`` ran in ``run`` (an ``nbval_results`` result) and passed."""
     code_cells = sum(
         1 for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "code"
     )
-    cells = _cells_of(nbval_run, path)
-    assert cells, f"nbval reported nothing for {relative(path)}:\n{nbval_run['output']}"
+    cells = _cells_of(run, path)
+    assert cells, f"nbval reported nothing for {relative(path)}:\n{run['output']}"
     problems = [
         f"{name}: {outcome}\n{message[-3000:]}"
         for name, outcome, message in cells
@@ -110,8 +116,14 @@ def test_notebook_matches_its_stored_outputs(path: Path, nbval_run: dict):
     ]
     assert not problems, "\n\n".join(problems)
     assert len(cells) == code_cells, (
-        f"nbval ran {len(cells)} of {code_cells} code cells:\n{nbval_run['output']}"
+        f"nbval ran {len(cells)} of {code_cells} code cells:\n{run['output']}"
     )
+
+
+@pytest.mark.parametrize("path", CHECKED, ids=relative)
+def test_notebook_matches_its_stored_outputs(path: Path, nbval_run: dict):
+    """A fresh kernel reproduces every stored output (nbval compares text, HTML, streams, errors)."""
+    assert_matches_stored_outputs(path, nbval_run)
 
 
 def test_nbval_run_passed(nbval_run: dict):
