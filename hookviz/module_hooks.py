@@ -32,6 +32,7 @@ _LONE_OUTPUT_GRAD = "grad_output"  # the name of a lone tensor output's gradient
 _INPUT_GRADS = tuple(f"grad_input[{i}]" for i in range(8))  # names made once for the usual sizes
 _grad_enabled = torch.is_grad_enabled  # False under no_grad and inference_mode
 _functorch_active = torch._C._are_functorch_transforms_active  # vmap, grad: no engine backward
+_inference_mode = torch.is_inference_mode_enabled  # enable_grad() inside it: outputs need none
 
 
 class ModuleHooks:
@@ -209,7 +210,12 @@ class ModuleHooks:
                 if kwargs:
                     leaves += leaves_of(kwargs, "input")  # input['name']
                 self._emit(FORWARD_PRE, call.step, call.path_id, index, leaves)
-        if self._wants_backward and _grad_enabled() and not _functorch_active():
+        if (
+            self._wants_backward
+            and _grad_enabled()
+            and not _inference_mode()
+            and not _functorch_active()
+        ):
             call.watch_inputs(args, next(self._tick), self._wants_grad_inputs)
             self._watching.append(call)
 

@@ -41,7 +41,6 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
-import torch
 from torch import nn
 
 from .batch_stats import compute
@@ -284,8 +283,7 @@ class Recording:
         if not pending.n_events:
             pending.reset()
             return []
-        with torch.inference_mode(False):  # the statistics' work space: normal tensors
-            stats, hist, values = compute(pending)
+        stats, hist, values = compute(pending)  # with autograd off, whatever the caller's mode
         chunk = Chunk(
             pending.events, pending.leaves, pending.rows, pending.texts, stats, hist, values
         )
