@@ -196,7 +196,9 @@ class ModuleCall:
         packed: list = [None] * self.n_inputs
         for index, positions in enumerate(self.input_positions):
             grad = state.sums[index]
-            if grad is None:  # torch's identity turns a gradient that never came into zeros
+            if grad is None and index not in state.unwanted:
+                # torch's identity turns a gradient that never came into zeros; one this pass
+                # does not compute stays None (torch's hooks make it wanted, and computed)
                 shape, dtype, device = self.input_metas[index]
                 grad = torch.zeros(shape, dtype=dtype, device=device)
             for i in positions:
@@ -499,10 +501,21 @@ def watch_roles(watch: _Watched, node) -> _Roles:
 class _CallPass:
     """One call's progress through one backward pass (graph task)."""
 
-    __slots__ = ("grad_outputs", "inside", "outputs_left", "shares_left", "sums", "pre", "post")
+    __slots__ = (
+        "grad_outputs",
+        "inside",
+        "outputs_left",
+        "shares_left",
+        "sums",
+        "unwanted",
+        "pre",
+        "post",
+    )
 
     def __init__(self, call: ModuleCall):
         self.grad_outputs: list = [None] * len(call.output_positions)
+        # inputs whose gradient this pass does not compute (autograd.grad, backward(inputs=))
+        self.unwanted: tuple[int, ...] = ()
         self.inside: dict[int, Any] = {}  # output -> what the call's own nodes sent it
         self.outputs_left = 0  # grad_output parts still to come
         self.shares_left = 0  # grad_input parts still to come
@@ -666,7 +679,8 @@ class NodeWatch:
             post.complete = True
             run.add(post)
             return
-        runs = [True] if call.passthrough else [_runs(n, None) for n in call.producers if n]
+        runs = [True if n is None else _runs(n, None) for n in call.producers]
+        state.unwanted = tuple(i for i, r in enumerate(runs) if r is False)
         wanted = True if True in runs else (None if None in runs else False)
         if wanted is False:
             return  # no input's gradient is wanted: torch's input node stays idle

@@ -28,7 +28,10 @@ What is exact, and why:
 - What torch keeps apart only by handing the caller a new tensor, record() reports together: a
   tensor passed at several positions of one call (``attn(x, x, x)``) gets its whole share at
   each position; readers of a tensor that a forward hook kept, or of a pass-through module's
-  input read again after it, count in that call's grad_output.
+  input read again after it, count in that call's grad_output. And what torch computes only
+  because its node asks for it is not computed: in ``torch.autograd.grad`` (or
+  ``backward(inputs=...)``) a call's share for an input whose gradient that pass does not need
+  is None.
 - A hook does little (see ``summaries``): one small copy per tensor, and one exact pass for
   large tensors (none with ``exact=False``). Statistics are computed later, for many events at once.
 """

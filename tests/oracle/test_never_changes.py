@@ -473,3 +473,25 @@ def test_a_module_that_changes_its_input_in_place_holds_every_later_reader_in_it
         loss_of(model(torch.randn(2, 3))).backward()
     share = grads_of(rec, "backward", "router")
     assert torch.allclose(share, grads_of(rec, "backward_pre", "embed"))
+
+
+def test_a_share_autograd_grad_does_not_need_is_none():
+    """``torch.autograd.grad`` w.r.t. ``a``'s weight alone: autograd never computes the gradient
+    w.r.t. ``b``'s output, so the join's share for it is None (torch's own identity node asks
+    for it, and computes it); the share that is needed is there."""
+
+    class Two(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a, self.b, self.join = nn.Linear(3, 3), nn.Linear(3, 3), Join()
+
+        def forward(self, x):
+            return self.join(self.a(x), self.b(x))
+
+    torch.manual_seed(0)
+    model = Two()
+    with hv.record(model) as rec:
+        torch.autograd.grad(model(torch.randn(2, 3)).sum(), [model.a.weight])
+    (event,) = rec.select(phase="backward", path="join")
+    needed, unneeded = event.tensors
+    assert needed.value_type == "tensor" and unneeded.value_type == "None"
