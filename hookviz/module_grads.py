@@ -111,6 +111,7 @@ class ModuleCall:
         "n_outputs",
         "output_positions",
         "passthrough",
+        "read",
         "first_seq",
         "key_in",
         "key_out",
@@ -132,6 +133,7 @@ class ModuleCall:
         self.n_outputs = -1  # entries of grad_output; -1: the output is one tensor
         self.output_positions: tuple = _FIRST
         self.passthrough: tuple = ()  # (output, input): an input returned as it came
+        self.read: frozenset[int] = frozenset()  # the inputs the call's own nodes read
         self.first_seq = -1  # the number of the first node the call could make; -1: not watched
         self.key_in = (0, 0)  # where torch's input node would stand among the nodes
         self.key_out = (0, 0)  # where torch's output node would stand
@@ -339,6 +341,7 @@ class StepGraph:
             if key in self.wanted:  # a call inside returned it too: the readers start both
                 watch.wanted[key] = k
         inside = self._walk(call, starts, out_keys, watch, around)
+        call.read = frozenset(i for _, roles in watch.roles.values() for _, i in roles.shares)
         for key in inside:  # an output the call reads itself
             watch.wanted[key] = out_keys[key]
         for key in watch.wanted:
@@ -680,7 +683,9 @@ class NodeWatch:
             run.add(post)
             return
         runs = [True if n is None else _runs(n, None) for n in call.producers]
-        state.unwanted = tuple(i for i, r in enumerate(runs) if r is False)
+        # read in the call, yet its node will not run: a pass that does not compute it (an
+        # input the call never read gets zeros, as torch's identity gives)
+        state.unwanted = tuple(i for i, r in enumerate(runs) if r is False and i in call.read)
         wanted = True if True in runs else (None if None in runs else False)
         if wanted is False:
             return  # no input's gradient is wanted: torch's input node stays idle
