@@ -255,8 +255,8 @@ class _Watched:
         self.head: _Link | None = None
         self.roles: dict[int, tuple[Any, _Roles]] = {}  # id(node) -> (node, roles)
         self.wanted: dict[tuple[int, int], int] = {}  # output edge -> output
-        self.found: set[int] = set()  # readers found already
-        self.readers: list[_Roles] = []  # the readers' roles
+        self.found: set[int] | None = None  # readers found already (made when one is)
+        self.readers: list[_Roles] | None = None  # the readers' roles
 
     def read_at_readers(self, key: tuple[int, int]) -> None:
         """The output at ``key`` takes its gradient from readers only (none: None)."""
@@ -270,7 +270,7 @@ class _Watched:
         roles = self.roles[key[0]][1]
         if all(s[0] != k for s in roles.slots):
             roles.slots += ((k, key[1]),)
-        for reader in self.readers:
+        for reader in self.readers or ():
             reader.outside = tuple(r for r in reader.outside if r[1] != k)
 
 
@@ -289,7 +289,7 @@ class StepGraph:
         self.summaries.clear()
         self.nodes.clear()
 
-    def close(self, returned: set[tuple[int, int]]) -> None:
+    def close(self, returned) -> None:
         """The model's own call has returned (its walk found every reader inside it): an output
         no reader read gets no gradient; one the model returned (``returned``) is read outside,
         where no walk goes, so it takes what reaches its node."""
@@ -303,7 +303,7 @@ class StepGraph:
 
     def watch_outputs(
         self, call: ModuleCall, output: Any, tick: int, around: tuple = ()
-    ) -> set | None:
+    ) -> dict | None:
         """At the forward hook, after every other one (where torch makes its output node): hook
         the nodes that made the outputs and those made during the call that send its inputs a
         share (``around``: the calls still running around this one). Nothing is hooked where
@@ -317,7 +317,7 @@ class StepGraph:
             if inner and (self.wanted or around):
                 starts = [n for n, _ in map(_edge_of, inner) if _seq_of(n) >= call.first_seq]
                 self._walk(call, starts, {}, _Watched(call), around, find_top=False)
-            return {(id(n), nr) for n, nr in map(_edge_of, inner)}
+            return {(id(n), nr): k for k, (n, nr) in enumerate(map(_edge_of, inner))}
         call.key_out = (_next_seq(), tick)
         watch = _Watched(call)
         lo = call.first_seq
@@ -341,7 +341,8 @@ class StepGraph:
             if key in self.wanted:  # a call inside returned it too: the readers start both
                 watch.wanted[key] = k
         inside = self._walk(call, starts, out_keys, watch, around)
-        call.read = frozenset(i for _, roles in watch.roles.values() for _, i in roles.shares)
+        if call.producers:
+            call.read = frozenset(i for _, roles in watch.roles.values() for _, i in roles.shares)
         for key in inside:  # an output the call reads itself
             watch.wanted[key] = out_keys[key]
         for key in watch.wanted:
@@ -350,7 +351,7 @@ class StepGraph:
             self.nodes.extend(n for n, _ in watch.roles.values())  # their ids stay theirs
         self._hook(watch, list(watch.roles.values()))
         call.input_keys = None  # the nodes of the inputs are found: the keys' work is done
-        return set(out_keys)
+        return out_keys
 
     def _walk(
         self,
@@ -375,9 +376,8 @@ class StepGraph:
             self.wanted,
             self.summaries,
         )
-        if around:
-            outer_lo = min(c.first_seq for c in around)
-            outer_keys = set().union(*(c.input_keys for c in around if c.input_keys))
+        # The outermost call began first: its first number is the lowest of those around.
+        outer_lo = around[0].first_seq if around else 0
         exits: list = []
         stack = list(starts)
         seen = {id(n) for n in stack}
@@ -418,7 +418,7 @@ class StepGraph:
                     continue
                 nxt_seq = _LEAF_SEQ if type(nxt) is _ACCUMULATE_GRAD else nxt._sequence_nr()
                 if nxt_seq < lo:  # made before the call (an input's node is): the edge leaves it
-                    if around and (key in outer_keys or nxt_seq >= outer_lo):
+                    if around and (nxt_seq >= outer_lo or _an_input_of(around, key)):
                         exits.append((source, source_seq, i, nxt, nr))
                     continue
                 seen.add(id(nxt))
@@ -437,6 +437,8 @@ class StepGraph:
         """Readers of a call's output, found by a later call's walk: their hooks take that output's
         gradient from outside where it is sent, instead of at the node that made the output."""
         per_node: dict[int, tuple[Any, _Roles]] = {}
+        if watch.found is None:
+            watch.found, watch.readers = set(), []
         for _, node, i, k in readers:
             if id(node) in watch.found:
                 continue
@@ -456,12 +458,17 @@ class StepGraph:
     def _hook(self, watch: _Watched, nodes: list) -> None:
         """Hook ``nodes`` (node, roles) for the call, oldest first, each holding the link to the
         call's nodes made before it."""
-        nodes.sort(key=lambda e: _seq_of(e[0]))
+        if len(nodes) > 1:
+            nodes.sort(key=lambda e: _seq_of(e[0]))
         call = watch.call
         for node, roles in nodes:
             seq = _seq_of(node)
             node.register_hook(NodeWatch(call, seq, roles.freeze(), watch.head).post_hook)
             watch.head = _Link(node, roles, watch.head)
+
+
+def _an_input_of(calls: tuple, key: tuple[int, int]) -> bool:
+    return any(c.input_keys and key in c.input_keys for c in calls)
 
 
 def _watched_outputs(call: ModuleCall, output: Any) -> list | None:

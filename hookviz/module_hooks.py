@@ -249,7 +249,7 @@ class ModuleHooks:
             returned = self._graph.watch_outputs(call, output, next(self._tick), tuple(watching))
             self._hooks_seen = RemovableHandle.next_id  # the node hooks just made are ours
             if module is self.model:
-                self._graph.close(returned or set())
+                self._graph.close(returned or {})
 
     # -- what the watched nodes report (module_grads.GradReceiver) ---------------------------
 
