@@ -6,7 +6,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ...course.conventions import HIDDEN_TEST_FAILED, PASS_MARK, Outcome, Status, in_words
+from ...course.conventions import (
+    HIDDEN_TEST_FAILED,
+    PASS_MARK,
+    Outcome,
+    Status,
+    in_words,
+    shorten_middle,
+)
 from ...course.wording import every_language, has, words
 from .results import SubmissionResult, points_text
 
@@ -26,10 +33,8 @@ def outcome_words(outcome: str, lang: str) -> str:
 
 
 def _clip(text: str) -> str:
-    if len(text) <= FEEDBACK_OUTPUT_LIMIT:
-        return text
-    half = FEEDBACK_OUTPUT_LIMIT // 2
-    return f"{text[:half]}\n... ({len(text) - 2 * half} characters left out) ...\n{text[-half:]}"
+    """A long output's start and end, cut between lines or words, never inside one."""
+    return shorten_middle(text, FEEDBACK_OUTPUT_LIMIT)
 
 
 def _fence(text: str) -> str:

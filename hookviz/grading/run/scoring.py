@@ -16,6 +16,7 @@ from ...course.conventions import (
     Outcome,
     Status,
     outputs_text,
+    shorten,
 )
 from ...course.format.steps import notebook_language
 from ...course.wording import words
@@ -211,7 +212,7 @@ def _error_line(record: dict) -> str:
     """The exception a cell raised, as ``Name: message`` ("" when it raised none)."""
     for output in record.get("outputs", []):
         if output.get("type") == "error":
-            return f"{output.get('ename')}: {str(output.get('evalue'))[:200]}"
+            return f"{output.get('ename')}: {shorten(str(output.get('evalue')), 200)}"
     return ""
 
 
