@@ -19,6 +19,22 @@ from dataclasses import dataclass
 
 PASS_MARK, FAIL_MARK, NOT_DONE_MARK = "✓", "✗", "○"
 CHECK_MARKS = (PASS_MARK, FAIL_MARK, NOT_DONE_MARK)
+# A note: how the check ran, not what it found (a correct upstream answer stood in for the
+# student's). The grader does not compare notes: a correct answer scores with or without one.
+NOTE_MARK = "ⓘ"
+
+
+def without_notes(text: str) -> str:
+    """A check's output as text, its note lines left out: what the grader compares."""
+    return "".join(
+        line for line in text.splitlines(keepends=True) if not line.startswith(f"{NOTE_MARK} ")
+    )
+
+
+def notes(text: str) -> list[str]:
+    """The note lines of a check's output, their mark left off."""
+    return [line[2:] for line in text.splitlines() if line.startswith(f"{NOTE_MARK} ")]
+
 
 # -- the sentinel: a check cell's last line, printed only when everything above it ran ----------
 

@@ -8,10 +8,12 @@ from dataclasses import replace
 
 from ...course.conventions import (
     HIDDEN_TEST_FAILED,
+    NOTE_MARK,
     PASS_MARK,
     Outcome,
     Status,
     in_words,
+    notes,
     shorten_middle,
 )
 from ...course.wording import every_language, has, words
@@ -118,6 +120,8 @@ def feedback_markdown(result: SubmissionResult) -> str:
             continue
         if check.outcome == Outcome.PASSED:
             lines += _partial_credit(check, lang)
+            said = notes(check.actual)  # a correct earlier answer stood in for the student's
+            lines += ["", *(f"{NOTE_MARK} {note}" for note in said)] if said else []
             continue
         lines += _what_happened(check, lang)
         claims = [
