@@ -102,13 +102,15 @@ def forward_hooks_wrong(model: torch.nn.Module, paths: list[str], hint: str | Hi
     return ("; ".join(problems) if problems else None), hint
 
 
-def parameter_writes_wrong(trace: Any) -> Found:
-    """A parameter the ``hv.trace_apply`` trace wrote more than once, or never."""
+def parameter_writes_wrong(trace: Any, only: list[str] | None = None) -> Found:
+    """A parameter the ``hv.trace_apply`` trace wrote more than once, or never (of ``only``,
+    the names of the parameters the answer must write, when given)."""
+    names = [name for name, _ in trace.model.named_parameters() if only is None or name in only]
     writers: dict[str, list[str]] = {}
     for visit in trace.visits:
         for change in visit.changes:
-            writers.setdefault(change.name, []).append(visit.name)
-    names = [name for name, _ in trace.model.named_parameters()]
+            if change.name in names:
+                writers.setdefault(change.name, []).append(visit.name)
     many = [(n, w) for n, w in writers.items() if len(w) > 1]
     never = [n for n in names if n not in writers]
     if many:

@@ -91,11 +91,14 @@ class ModelChecks:
         problem, found = inspections.outputs_replaced(watch, type(model).__name__)
         return self.lines.report(problem, claim, found)
 
-    def writes_each_parameter_once(self, trace: Any, claim: str | None = None) -> bool:
-        """✓ when the ``hv.trace_apply`` trace wrote every parameter once; a ✗ says which, how often, where."""
+    def writes_each_parameter_once(
+        self, trace: Any, claim: str | None = None, *, only: list[str] | None = None
+    ) -> bool:
+        """✓ when the ``hv.trace_apply`` trace wrote every parameter (of ``only``, names, when
+        given) once; a ✗ says which, how often, where."""
         if self.stopped or trace is STOPPED:
             return False
-        problem, found = inspections.parameter_writes_wrong(trace)
+        problem, found = inspections.parameter_writes_wrong(trace, only)
         return self.lines.report(problem, claim or words("checks.claim_written_once"), found)
 
     def no_writes_through_data(self, trace: Any, claim: str | None = None) -> bool:
@@ -122,5 +125,6 @@ class ModelChecks:
         that made them. A ✗ names the sources a backward pass from it would reach."""
         if self.stopped or result is STOPPED:
             return False
-        problem = inspections.path_back(result, sources)
+        named = {self.lines.kernel.translated(name): tensor for name, tensor in sources.items()}
+        problem = inspections.path_back(result, named)
         return self.lines.report(problem, claim, hint)
