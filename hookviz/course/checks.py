@@ -14,7 +14,7 @@ A check cell reads like this::
     ### END HIDDEN TESTS
     checks.sentinel("check_print_module")
 
-Four rules keep the grade honest and fair:
+Five rules keep the grade honest and fair:
 - Comparisons are type-strict (``type(a) is type(b)``, ``torch.equal``), so an object with a
   home-made ``__eq__`` cannot pass.
 - A ✓ line never shows a value that could differ between two correct answers, and whatever
@@ -22,6 +22,9 @@ Four rules keep the grade honest and fair:
 - A hidden test only re-runs a visible check (``verify`` above) on another instance, so an answer
   that passes every visible check fails a hidden one only if it is hard-coded to what it saw.
 - ``sentinel`` prints the cell's last line. When anything in the cell raises, it never prints.
+- A check grades its own cell: run inside ``with check.upstream(hook=correct_hook):``, an earlier
+  answer whose own check did not pass is replaced by its correct version, and a note says so
+  (``hookviz.course.upstream``); the grader does not compare notes.
 
 Hints come in levels, counted per check in the running kernel: the first failed run shows a
 nudge (the concept and the torch doc to read), the second a sharper one, and the code-level
@@ -280,6 +283,15 @@ class Check(ModelChecks):
         for name, checked in self.checked.items():
             _KERNEL.verdicts[name] = upstream.Verdict(checked, ended)
 
+    def _suspect(self, function: str) -> bool:
+        """Whether an error raised in ``function`` is that answer's fault: another answer of
+        the assignment whose own check has not passed on what the notebook holds now."""
+        verdict = _KERNEL.verdicts.get(function)
+        passed = verdict is not None and verdict.ended == upstream.PASSED
+        return function in _KERNEL.hints and not (
+            passed and verdict.checked is self.names.get(function)
+        )
+
     def upstream(self, **correct: Callable[..., Any]) -> upstream.Upstream:
         """For a with block around the checks: each earlier answer named here whose own check
         did not pass is replaced by the correct version given, and a note says so; the
@@ -323,7 +335,7 @@ class Check(ModelChecks):
             found = diagnose.explain_error(root)
             function = failing_function(root, self.answer)
             claim = words("checks.raised", function=function, error=raised_text(root))
-            at_fault = function if function in _KERNEL.hints else None  # another answer's code
+            at_fault = function if self._suspect(function) else None
             if found is None:
                 self.lines.report("", claim, _ERROR_HINT, at_fault=at_fault)
             else:

@@ -193,3 +193,15 @@ def test_stuck_names_the_answer_whose_code_raised(fresh_kernel, capsys):
     assert "earlier_in_place raised RuntimeError" in printed, printed
     assert 'checks.hint("earlier_in_place")' in printed, printed
     assert "earlier_in_place" in fresh_kernel.failed  # what that checks.hint() then shows
+
+
+def test_stuck_keeps_to_this_answer_when_the_raising_one_passed_its_check(fresh_kernel, capsys):
+    """hook raising on a ReLU that linear_transformation hooked is linear_transformation's fault."""
+    fresh_kernel.hints = {"later": {}, "earlier_in_place": {}}
+    checks.sentinel("check_nothing")  # no check yet: nothing recorded
+    fresh_kernel.verdicts["earlier_in_place"] = checks.upstream.Verdict(
+        earlier_in_place, checks.upstream.PASSED
+    )
+    Check("later").run(lambda: earlier_in_place(1))
+    printed = capsys.readouterr().out
+    assert 'checks.hint("later")' in printed and "earlier_in_place" not in fresh_kernel.failed
