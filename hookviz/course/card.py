@@ -201,10 +201,8 @@ def card_html(lines: list[str]) -> str:
             body.append("".join(hint) + ("</details>" if opened else ""))
         muted = " hv-muted" if item.kind == "note" else ""  # how the check ran, not a verdict
         parts.append(
-            f'<li class="hv-{item.kind}"><span class="hv-mark{muted}" aria-hidden="true">{mark}'
-            f'</span><div class="hv-body{muted}">{_spoken(item.kind)}'
-            + "".join(body)
-            + "</div></li>"
+            f'<li class="hv-{item.kind}{muted}"><span class="hv-mark" aria-hidden="true">{mark}</span>'
+            f'<div class="hv-body">{_spoken(item.kind)}' + "".join(body) + "</div></li>"
         )
     parts.append("</ul></div>")
     return "".join(parts)

@@ -112,8 +112,6 @@ def test_a_note_is_drawn_as_a_note_not_a_verdict():
     lines = ["ⓘ checked with a correct hook, since yours has a ✗ above", FAILED_LINES[0]]
     soup = BeautifulSoup(card.card_html(lines), "html.parser")
     note, passed = soup.select("li")
-    assert note["class"] == ["hv-note"] and "hv-muted" in note.select_one(".hv-body")["class"]
+    assert note["class"] == ["hv-note", "hv-muted"]
     assert note.get_text().startswith("ⓘnote: checked with a correct hook"), note.get_text()
-    assert (
-        passed["class"] == ["hv-pass"] and "hv-muted" not in passed.select_one(".hv-mark")["class"]
-    )
+    assert passed["class"] == ["hv-pass"]
