@@ -18,12 +18,13 @@ from typing import Any
 
 from .conventions import FAIL_MARK as FAILED
 from .conventions import NOT_DONE_MARK as NOT_DONE
+from .conventions import NOTE_MARK as NOTE
 from .conventions import PASS_MARK as PASSED
 from .wording import every_language, words
 
 __all__ = ["card_html", "say", "show"]
 
-_MARKS = {PASSED: "pass", FAILED: "fail", NOT_DONE: "todo"}
+_MARKS = {PASSED: "pass", FAILED: "fail", NOT_DONE: "todo", NOTE: "note"}
 _pending: list[str] = []  # what the running cell said, not shown yet
 _hooked: list[Any] = []  # the shell whose post_run_cell shows what a failed cell said
 
@@ -77,7 +78,7 @@ def _after_cell(result: Any = None) -> None:
 class _Item:
     """One ✓, ✗ or ○ and what follows it, or a plain block of text."""
 
-    kind: str  # "pass", "fail", "todo" or "text"
+    kind: str  # "pass", "fail", "todo", "note" or "text"
     head: str
     fields: list[tuple[str, list[str]]] = field(default_factory=list)  # (label, lines)
 
@@ -198,8 +199,9 @@ def card_html(lines: list[str]) -> str:
         if hint:
             opened = hint[0].startswith(f"<details><summary>{words('card.hint')}</summary>")
             body.append("".join(hint) + ("</details>" if opened else ""))
+        muted = " hv-muted" if item.kind == "note" else ""  # how the check ran, not a verdict
         parts.append(
-            f'<li class="hv-{item.kind}"><span class="hv-mark" aria-hidden="true">{mark}</span>'
+            f'<li class="hv-{item.kind}{muted}"><span class="hv-mark" aria-hidden="true">{mark}</span>'
             f'<div class="hv-body">{_spoken(item.kind)}' + "".join(body) + "</div></li>"
         )
     parts.append("</ul></div>")
@@ -208,7 +210,8 @@ def card_html(lines: list[str]) -> str:
 
 def _spoken(kind: str) -> str:
     """What a screen reader says for a mark (the mark itself is hidden from it)."""
-    word = words({"pass": "card.passed", "fail": "card.failed", "todo": "card.todo"}[kind])
+    keys = {"pass": "card.passed", "fail": "card.failed", "todo": "card.todo", "note": "card.note"}
+    word = words(keys[kind])
     return f'<span style="position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)">{word}: </span>'
 
 

@@ -14,7 +14,7 @@ A check cell reads like this::
     ### END HIDDEN TESTS
     checks.sentinel("check_print_module")
 
-Four rules keep the grade honest and fair:
+Five rules keep the grade honest and fair:
 - Comparisons are type-strict (``type(a) is type(b)``, ``torch.equal``), so an object with a
   home-made ``__eq__`` cannot pass.
 - A ✓ line never shows a value that could differ between two correct answers, and whatever
@@ -22,6 +22,9 @@ Four rules keep the grade honest and fair:
 - A hidden test only re-runs a visible check (``verify`` above) on another instance, so an answer
   that passes every visible check fails a hidden one only if it is hard-coded to what it saw.
 - ``sentinel`` prints the cell's last line. When anything in the cell raises, it never prints.
+- A check grades its own cell: run inside ``with check.upstream(hook=correct_hook):``, an earlier
+  answer whose own check did not pass is replaced by its correct version, and a note says so
+  (``hookviz.course.upstream``); the grader does not compare notes.
 
 Hints come in levels, counted per check in the running kernel: the first failed run shows a
 nudge (the concept and the torch doc to read), the second a sharper one, and the code-level
@@ -34,10 +37,7 @@ cell students read (``hookviz.course.content`` says how a notebook finds them);
 from __future__ import annotations
 
 import contextlib
-import difflib
-import inspect
 import io
-import linecache
 import os
 import sys
 import warnings
@@ -45,14 +45,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import torch
-
 from .. import language
-from . import card, diagnose, inspections
+from . import card, diagnose, upstream
+from .answers import NotDefinedYet, missing_answer, not_done, not_done_line
 from .conventions import FAIL_MARK, NOT_DONE_MARK, PASS_MARK, HiddenTestFailed, sentinel_line
 from .diagnose import Hint
 from .hint_files import CODE_LEVEL, hint_lines, load_hints
-from .i18n.catalogue import translate
+from .lines import STOPPED, Lines, Stopped
+from .lines import KernelState as _Kernel
+from .model_checks import ModelChecks
 from .tracebacks import failing_function, is_stub, raised_text, root_cause, unknown_name
 from .values import (
     article,
@@ -101,16 +102,6 @@ RERUN_ADVICE = words("hint.rerun.nudge", "en")
 _ERROR_HINT = diagnose.worded("rerun", key="an error")
 
 
-class _Stopped:
-    """What a check returns instead of a value once it has stopped (the reason is already printed)."""
-
-    def __repr__(self) -> str:
-        return "STOPPED"
-
-
-STOPPED = _Stopped()
-
-
 @dataclass
 class Captured:
     """What a call returned, printed and warned."""
@@ -118,20 +109,6 @@ class Captured:
     result: Any
     stdout: str
     warnings: list[str] = field(default_factory=list)
-
-
-@dataclass
-class _Kernel:
-    """What the checks remember in this kernel: the assignment's hints and each check's failures."""
-
-    assignment: str = ""
-    hints: dict[str, dict[str, Hint]] = field(default_factory=dict)  # answer -> key -> Hint
-    messages: dict[str, str] = field(default_factory=dict)  # a check's English -> translation
-    failures: dict[str, int] = field(default_factory=dict)  # "answer/key" -> failed runs
-    failed: dict[str, dict[str, tuple[str, Hint]]] = field(
-        default_factory=dict
-    )  # answer -> key -> (claim, hint)
-    cell_checks: list[Check] = field(default_factory=list)  # made since the last sentinel
 
 
 _KERNEL = _Kernel()
@@ -214,23 +191,6 @@ def setup_ran(name: str = "", *, needs: tuple[str, ...] = (), lang: str | None =
         raise SetupNotRun(f"{NOT_DONE} " + words(key, lang, names=listing(missing)))
 
 
-class NotDefinedYet(NameError):
-    """Raised by the placeholder a check leaves for an answer the notebook has not defined yet."""
-
-
-class _Placeholder:
-    """Stands for an answer that is not defined yet, so the rest of its check cell runs quietly."""
-
-    def __init__(self, name: str):
-        self.name = name
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        raise NotDefinedYet(words("checks.not_defined", name=self.name))
-
-    def __repr__(self) -> str:
-        return f"<{self.name}: not defined yet>"
-
-
 def capture(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Captured:
     """Call ``fn(*args, **kwargs)`` with its prints and warnings captured (errors pass through)."""
     out = io.StringIO()
@@ -259,6 +219,8 @@ def sentinel(grade_id: str) -> None:
     """
     line = sentinel_line(grade_id)
     made, _KERNEL.cell_checks[:] = list(_KERNEL.cell_checks), []
+    for check in made:
+        check._record(upstream.FAILED if check.failed or check.stopped else upstream.PASSED)
     if os.environ.get("NBGRADER_EXECUTION"):
         unfinished = [check.answer for check in made if check.failed or check.stopped]
         if unfinished:
@@ -268,15 +230,6 @@ def sentinel(grade_id: str) -> None:
                 "(the ✗ and ○ lines above say why)"
             )
     card.show(line)
-
-
-def not_done_line(root: BaseException, answer: str) -> str | None:
-    """The ○ line for an answer not written yet (its stub raised) or not defined yet, else None."""
-    if type(root) is NotImplementedError and is_stub(root):
-        return f"{NOT_DONE} " + _not_done(failing_function(root, answer))
-    if type(root) is NotDefinedYet:
-        return f"{NOT_DONE} {root}"
-    return None
 
 
 def try_it(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
@@ -303,107 +256,7 @@ def try_it(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         return None
 
 
-class Lines:
-    """What one Check prints and counts: a ✓ (with its why), a ✗ with the hint at the level this
-    failure has reached in the kernel, a ○ when it stops; and, while a hidden test runs, nothing:
-    its failures are kept in ``hidden`` instead."""
-
-    def __init__(self, answer: str):
-        self.answer = answer
-        self.stopped = False
-        self.passed = 0
-        self.failed = 0
-        self.hidden: list[str] | None = None  # failures of a hidden test while one runs
-        self._counted: set[str] = set()  # failures already counted in this run of the cell
-        self._offered_help = False
-        self._hints_shown: set[str] = set()  # a hint printed once in a run is not printed again
-
-    def resolve(self, hint: str | Hint) -> Hint:
-        if isinstance(hint, Hint):
-            return hint
-        if type(hint) is not str:
-            raise TypeError(
-                f"hint must be a key of the assignment's hints file or a checks.Hint, got {hint!r}."
-            )
-        found = _KERNEL.hints.get(self.answer, {}).get(hint)
-        if found is None:
-            where = (
-                f"hints/{_KERNEL.assignment}.toml"
-                if _KERNEL.assignment
-                else "no hints file (call checks.assignment(name) in the setup cell)"
-            )
-            raise LookupError(
-                f"no hint [{self.answer}.{hint}] in {where}: add it there, with a nudge."
-            )
-        return found
-
-    def report(
-        self,
-        problem: str | None,
-        claim: str,
-        hint: str | Hint,
-        why: str | Hint | None = None,
-        *,
-        stop: bool = False,
-    ) -> bool:
-        found = self.resolve(hint)
-        claim, problem = translated(claim), translated(problem) if problem else problem
-        explanation = self.resolve(why).why if why is not None else ""
-        if why is not None and not explanation:
-            raise LookupError(f"the hint [{self.answer}.{why}] has no why to print under a ✓.")
-        if problem is None:
-            self.passed += 1
-            if self.hidden is None:
-                why_line = f"\n    {words('label.why')} {explanation}" if explanation else ""
-                card.say(f"{PASSED} {claim}" + why_line)
-            return True
-        if stop:
-            self.stopped = True
-        if self.hidden is not None:
-            self.hidden.append(f"{claim}" + (f": {problem}" if problem else ""))
-            return False
-        self.failed += 1
-        level = self._count(claim, found)
-        lines = [f"{FAILED} {claim}"] + ([f"    {problem}"] if problem else [])
-        shown = found.key or claim
-        if shown in self._hints_shown:
-            lines.append(f"    {words('label.hint')} {words('label.as_above')}")
-        else:
-            self._hints_shown.add(shown)
-            lines += hint_lines(found, level)
-        if level < CODE_LEVEL and found.code and not self._offered_help:
-            self._offered_help = True
-            stuck = words("checks.stuck", answer=self.answer)
-            lines.append(f"    {words('label.stuck')} {stuck}")
-        card.say(without_addresses("\n".join(lines)))
-        return False
-
-    def _count(self, claim: str, found: Hint) -> int:
-        """How many runs of this check have failed in this kernel, this one included."""
-        key = f"{self.answer}/{found.key or claim}"
-        if key not in self._counted:
-            self._counted.add(key)
-            _KERNEL.failures[key] = _KERNEL.failures.get(key, 0) + 1
-        failed = _KERNEL.failed.setdefault(self.answer, {})
-        failed.pop(key, None)
-        failed[key] = (claim, found)
-        _KERNEL.failed[self.answer] = _KERNEL.failed.pop(self.answer)  # most recent last
-        return _KERNEL.failures[key]
-
-    def stop(self, line: str) -> None:
-        self.stopped = True
-        if self.hidden is not None:
-            self.hidden.append(line.splitlines()[0].lstrip(f"{NOT_DONE}{FAILED} "))
-            return
-        card.say(without_addresses(line))
-
-
-def translated(message: str) -> str:
-    """A check's message in the course's language (the English when it has no translation)."""
-    return translate(message, _KERNEL.messages) if _KERNEL.messages else message
-
-
-class Check:
+class Check(ModelChecks):
     """The checks of one answer cell: one line per check; stops at the first missing answer or error."""
 
     def __init__(self, *answers: str):
@@ -411,30 +264,39 @@ class Check:
             raise TypeError(
                 "Check needs the names of the functions it checks, e.g. Check('print_module')."
             )
-        _KERNEL.cell_checks.append(self)  # sentinel() asks it how it went, under nbgrader
+        _KERNEL.cell_checks.append(self)  # sentinel() asks it how it went
         self.answer = answers[0]
-        self.lines = Lines(self.answer)  # what it prints, and the counts
-        names = sys._getframe(1).f_globals  # the notebook's variables
-        for name in answers:
-            if name not in names or isinstance(names[name], _Placeholder):
-                self.lines.stop(
-                    f"{NOT_DONE} "
-                    + words("checks.not_defined_check", name=name)
-                    + _defined_instead(name, names)
-                )
-                # The rest of the cell names the answer (check.run(visit_order, ...)): a
-                # placeholder keeps that from raising NameError; the check has stopped already.
-                for missing in answers:
-                    names.setdefault(missing, _Placeholder(missing))
-                return
-            if not callable(names[name]):
-                self.lines.failed += 1
-                self.lines.stop(
-                    f"{FAILED} "
-                    + words("checks.not_a_function", name=name, value=describe(names[name]))
-                    + f"\n    {words('label.hint')} {words('checks.define_it', name=name)}"
-                )
-                return
+        self.lines = Lines(self.answer, _KERNEL)  # what it prints, and the counts
+        self.names = sys._getframe(1).f_globals  # the notebook's variables
+        self.checked = {name: self.names.get(name) for name in answers}  # the objects checked
+        missing = missing_answer(answers, self.names)
+        if missing is not None:
+            line, failed = missing
+            self.lines.failed += failed
+            self.lines.stop(line)
+        self._record(upstream.FAILED)  # until its sentinel says otherwise
+
+    def _record(self, ended: str) -> None:
+        """Remember how this check ended for the objects it checked (``upstream.Verdict``)."""
+        if self.lines.not_done:
+            ended = upstream.NOT_DONE
+        for name, checked in self.checked.items():
+            _KERNEL.verdicts[name] = upstream.Verdict(checked, ended)
+
+    def _suspect(self, function: str) -> bool:
+        """Whether an error raised in ``function`` is that answer's fault: another answer of
+        the assignment whose own check has not passed on what the notebook holds now."""
+        verdict = _KERNEL.verdicts.get(function)
+        passed = verdict is not None and verdict.ended == upstream.PASSED
+        return function in _KERNEL.hints and not (
+            passed and verdict.checked is self.names.get(function)
+        )
+
+    def upstream(self, **correct: Callable[..., Any]) -> upstream.Upstream:
+        """For a with block around the checks: each earlier answer named here whose own check
+        did not pass is replaced by the correct version given, and a note says so; the
+        student's own comes back when the block ends (``hookviz.course.upstream``)."""
+        return upstream.Upstream(self.names, correct, _KERNEL.verdicts, self.lines.note)
 
     @property
     def stopped(self) -> bool:
@@ -458,7 +320,7 @@ class Check:
 
     # -- running the answer ------------------------------------------------------------------
 
-    def capture(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Captured | _Stopped:
+    def capture(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Captured | Stopped:
         """Run the answer quietly; STOPPED (after a ○ or ✗ line) when it is missing or raises."""
         if self.stopped:
             return STOPPED
@@ -466,17 +328,18 @@ class Check:
             return capture(fn, *args, **kwargs)
         except Exception as error:
             root = root_cause(error)
-            not_done = not_done_line(root, self.answer)
-            if not_done is not None:
-                self.lines.stop(not_done)
+            stub = not_done_line(root, self.answer)
+            if stub is not None:
+                self.lines.stop(stub)
                 return STOPPED
             found = diagnose.explain_error(root)
             function = failing_function(root, self.answer)
             claim = words("checks.raised", function=function, error=raised_text(root))
+            at_fault = function if self._suspect(function) else None
             if found is None:
-                self.lines.report("", claim, _ERROR_HINT)
+                self.lines.report("", claim, _ERROR_HINT, at_fault=at_fault)
             else:
-                self.lines.report(found.problem, claim, found.hint)
+                self.lines.report(found.problem, claim, found.hint, at_fault=at_fault)
             self.lines.stopped = True
             return STOPPED
 
@@ -485,7 +348,7 @@ class Check:
         captured = self.capture(fn, *args, **kwargs)
         return STOPPED if captured is STOPPED else captured.result
 
-    def printed(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> str | _Stopped:
+    def printed(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> str | Stopped:
         """What the answer printed, or STOPPED."""
         captured = self.capture(fn, *args, **kwargs)
         return STOPPED if captured is STOPPED else captured.stdout
@@ -505,7 +368,7 @@ class Check:
                 and is_stub(root)
                 and error_type is not NotImplementedError
             ):
-                self.lines.stop(f"{NOT_DONE} " + _not_done(failing_function(root, self.answer)))
+                self.lines.stop(f"{NOT_DONE} " + not_done(failing_function(root, self.answer)))
                 return False
             return self.lines.report(
                 None
@@ -595,97 +458,6 @@ class Check:
             )
         return self.lines.report(None if condition else (problem or ""), claim, hint, stop=stop)
 
-    # -- the likeliest mistakes, diagnosed ---------------------------------------------------
-
-    def no_hooks_left(
-        self,
-        model: torch.nn.Module,
-        claim: str | None = None,
-        *,
-        keep: tuple[Any, ...] = (),
-        hint: str | Hint | None = None,
-        stop: bool = False,
-    ) -> bool:
-        """✓ when no module, parameter or global hook is left on ``model``, but the handles in ``keep``.
-
-        ``keep`` holds the handles of hooks the model had before the answer ran; a ✗ lists
-        what is left, the root by name. Global hooks (``register_module_forward_hook`` and
-        its siblings) fire on every module of every model, so they count too, and the check
-        removes those it finds: they would fire in every later cell. ``hint`` replaces the
-        hint (say, for hooks registered too early).
-        """
-        if self.stopped:
-            return False
-        problem, found = inspections.hooks_left(model, keep, hint)
-        claim = claim or words("checks.claim_no_hooks_left")
-        return self.lines.report(problem, claim, found, stop=stop)
-
-    def trainable(
-        self,
-        model: torch.nn.Module,
-        claim: str | None = None,
-    ) -> bool:
-        """✓ when every parameter of ``model`` requires grad and one SGD step changes it.
-
-        The step is undone afterwards (values and ``.grad`` as they were).
-        """
-        if self.stopped:
-            return False
-        problem, found = inspections.untrainable(model)
-        return self.lines.report(problem, claim or words("checks.claim_trainable"), found)
-
-    def forward_hooks_on(
-        self, model: torch.nn.Module, paths: list[str], claim: str, hint: str | Hint
-    ) -> bool:
-        """✓ when ``model`` has exactly one forward hook on each of ``paths`` and no other hook.
-
-        A ✗ names what is wrong: the wrong kind (a pre-hook), extra modules (the root by name),
-        missing modules, or copies registered twice.
-        """
-        if self.stopped:
-            return False
-        problem, found = inspections.forward_hooks_wrong(model, paths, hint)
-        return self.lines.report(problem, claim, found)
-
-    def watching_outputs(self, model: torch.nn.Module) -> inspections.OutputWatch:
-        """For a with block: every module's output is watched while it runs, what forward made
-        and what the model computed on after the hooks ran; the watch's hooks go at its end.
-        (A plain class, not contextlib's wrapper: the grader pins this module's functions.)"""
-        return inspections.OutputWatch(model)
-
-    def outputs_handed_on(
-        self, watch: inspections.OutputWatch, model: torch.nn.Module, claim: str
-    ) -> bool:
-        """✓ when no hook replaced a module's output while ``watch`` ran: hooks that record
-        what they see return nothing. A ✗ names the modules, the root by name."""
-        if self.stopped:
-            return False
-        problem, found = inspections.outputs_replaced(watch, type(model).__name__)
-        return self.lines.report(problem, claim, found)
-
-    def writes_each_parameter_once(self, trace: Any, claim: str | None = None) -> bool:
-        """✓ when the ``hv.trace_apply`` trace wrote every parameter once; a ✗ says which, how often, where."""
-        if self.stopped or trace is STOPPED:
-            return False
-        problem, found = inspections.parameter_writes_wrong(trace)
-        return self.lines.report(problem, claim or words("checks.claim_written_once"), found)
-
-    def no_writes_through_data(self, trace: Any, claim: str | None = None) -> bool:
-        """✓ when no parameter change in the trace went through ``.data``."""
-        if self.stopped or trace is STOPPED:
-            return False
-        problem, found = inspections.writes_through_data(trace)
-        return self.lines.report(problem, claim or words("checks.claim_no_data"), found)
-
-    def same_parameter_objects(
-        self, model: torch.nn.Module, originals: list[torch.Tensor], claim: str
-    ) -> bool:
-        """✓ when ``model``'s parameters are still the objects in ``originals`` (changed in place)."""
-        if self.stopped:
-            return False
-        problem, found = inspections.replaced_parameters(model, originals)
-        return self.lines.report(problem, claim, found)
-
     # -- hidden tests ------------------------------------------------------------------------
 
     def hidden(self, verify: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
@@ -704,43 +476,11 @@ class Check:
             self.lines.hidden.append(f"the check raised {raised_text(error)}")
         finally:
             failures, self.lines.hidden = self.lines.hidden, None
-            self.lines.stopped, self.lines.passed = False, passed
+            self.lines.stopped, self.lines.not_done, self.lines.passed = False, False, passed
         if failures:
+            self._record(upstream.HIDDEN)
             raise HiddenTestFailed(
                 without_addresses(
                     f"hidden test failed (a visible check on another instance): {failures[0]}"
                 )
             )
-
-
-def _defined_instead(name: str, names: dict[str, Any]) -> str:
-    """A line naming the functions and classes the notebook's own cells define, a close name first."""
-    mine = sorted(n for n, value in names.items() if _defined_by_answer_cell(n, value))
-    if not mine:
-        return ""
-    close = difflib.get_close_matches(name, mine, n=1, cutoff=0.6)
-    if close:
-        return "\n    " + words("checks.defined_close", name=name, close=close[0])
-    return "\n    " + words("checks.defined_other", name=name, mine=listing(mine))
-
-
-def _not_done(function: str) -> str:
-    """'print_module: not done yet. Write your answer ...', in the course's language."""
-    return words("checks.not_done", function=function, advice=words("checks.todo_advice"))
-
-
-def _defined_by_answer_cell(name: str, value: Any) -> bool:
-    """True for a function or class defined in a notebook cell that is not a check cell."""
-    if name.startswith("_") or isinstance(value, _Placeholder):
-        return False
-    if not (inspect.isfunction(value) or inspect.isclass(value)):
-        return False
-    if getattr(value, "__module__", None) != "__main__":
-        return False
-    codes = (
-        [value.__code__]
-        if inspect.isfunction(value)
-        else [member.__code__ for member in vars(value).values() if inspect.isfunction(member)]
-    )
-    cells = {"".join(linecache.getlines(code.co_filename)) for code in codes}
-    return bool(cells) and not any("checks.Check(" in cell for cell in cells)

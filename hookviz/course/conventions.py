@@ -1,7 +1,7 @@
 """The notebook conventions `hookviz build`, the check cells and `hookviz grade` share.
 
 One owner for each: the marks a check's lines start with, the sentinel line a check cell ends
-with, a cell's outputs as text, the
+with, a cell's outputs as text and how a long one is shortened (at word boundaries), the
 error a failed hidden test raises, what became of a graded cell (``Outcome``) and of a
 submission (``Status``), and a flag for the instructor (``Flag``).
 
@@ -19,6 +19,22 @@ from dataclasses import dataclass
 
 PASS_MARK, FAIL_MARK, NOT_DONE_MARK = "✓", "✗", "○"
 CHECK_MARKS = (PASS_MARK, FAIL_MARK, NOT_DONE_MARK)
+# A note: how the check ran, not what it found (a correct upstream answer stood in for the
+# student's). The grader does not compare notes: a correct answer scores with or without one.
+NOTE_MARK = "ⓘ"
+
+
+def without_notes(text: str) -> str:
+    """A check's output as text, its note lines left out: what the grader compares."""
+    return "".join(
+        line for line in text.splitlines(keepends=True) if not line.startswith(f"{NOTE_MARK} ")
+    )
+
+
+def notes(text: str) -> list[str]:
+    """The note lines of a check's output, their mark left off."""
+    return [line[2:] for line in text.splitlines() if line.startswith(f"{NOTE_MARK} ")]
+
 
 # -- the sentinel: a check cell's last line, printed only when everything above it ran ----------
 
@@ -75,6 +91,67 @@ def outputs_text(outputs: list | None) -> str:
 def _text(value: object) -> str:
     """nbformat's multiline string: a string, or a list of lines as stored on disk."""
     return "".join(value) if isinstance(value, list) else str(value)
+
+
+# -- shortening: feedback is cut between words, never inside one ------------------------------------
+
+_SPACE = re.compile(r"\s")
+
+
+def word_end(text: str, limit: int) -> int:
+    """Where to cut ``text`` to keep at most ``limit`` characters: at the last line break or
+    space that leaves at least half of them (a line break first), else at ``limit`` (one word
+    longer than that has no boundary to keep)."""
+    if len(text) <= limit:
+        return len(text)
+    for boundary in ("\n", None):
+        at = text.rfind("\n", 0, limit + 1) if boundary else _last_space(text, limit)
+        if at >= limit // 2:
+            return at
+    return max(limit, 0)
+
+
+def word_start(text: str, start: int) -> int:
+    """Where to begin keeping ``text`` to keep at most its last ``len(text) - start``
+    characters: just after the first line break or space that keeps at least half of them."""
+    if start <= 0:
+        return 0
+    keep = len(text) - start
+    for boundary in ("\n", None):
+        found = text.find("\n", start - 1) if boundary else _first_space(text, start - 1)
+        if found != -1 and len(text) - (found + 1) >= keep // 2:
+            return found + 1
+    return start
+
+
+def _last_space(text: str, limit: int) -> int:
+    return max((m.start() for m in _SPACE.finditer(text, 0, limit + 1)), default=-1)
+
+
+def _first_space(text: str, start: int) -> int:
+    found = _SPACE.search(text, max(start, 0))
+    return found.start() if found else -1
+
+
+def shorten(text: str, limit: int, ellipsis: str = "…") -> str:
+    """``text``, or its start cut between two words and ``ellipsis``: at most ``limit`` characters."""
+    if len(text) <= limit:
+        return text
+    return text[: word_end(text, limit - len(ellipsis))].rstrip() + ellipsis
+
+
+def shorten_middle(
+    text: str, limit: int, gap: str = "\n... ({count} characters left out) ...\n"
+) -> str:
+    """``text``, or its start and its end with ``gap`` (which may name the ``{count}`` of
+    characters left out) between them, each cut between lines or words: about ``limit``
+    characters."""
+    if len(text) <= limit:
+        return text
+    half = limit // 2
+    head = word_end(text, half)
+    tail = max(word_start(text, len(text) - half), head)
+    return text[:head] + gap.format(count=tail - head) + text[tail:]
 
 
 # -- hidden tests ---------------------------------------------------------------------------------

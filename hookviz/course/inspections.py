@@ -102,13 +102,15 @@ def forward_hooks_wrong(model: torch.nn.Module, paths: list[str], hint: str | Hi
     return ("; ".join(problems) if problems else None), hint
 
 
-def parameter_writes_wrong(trace: Any) -> Found:
-    """A parameter the ``hv.trace_apply`` trace wrote more than once, or never."""
+def parameter_writes_wrong(trace: Any, only: list[str] | None = None) -> Found:
+    """A parameter the ``hv.trace_apply`` trace wrote more than once, or never (of ``only``,
+    the names of the parameters the answer must write, when given)."""
+    names = [name for name, _ in trace.model.named_parameters() if only is None or name in only]
     writers: dict[str, list[str]] = {}
     for visit in trace.visits:
         for change in visit.changes:
-            writers.setdefault(change.name, []).append(visit.name)
-    names = [name for name, _ in trace.model.named_parameters()]
+            if change.name in names:
+                writers.setdefault(change.name, []).append(visit.name)
     many = [(n, w) for n, w in writers.items() if len(w) > 1]
     never = [n for n in names if n not in writers]
     if many:
@@ -207,3 +209,26 @@ def outputs_replaced(watch: OutputWatch, root: str) -> Found:
     label = lambda path: words("inspect.root", root=root) if path == "" else path  # noqa: E731
     where = listing([label(path) for path in replaced])
     return words("inspect.outputs_replaced", where=where), diagnose.FORWARD_HOOK_RETURNED
+
+
+def path_back(result: Any, sources: dict[str, torch.Tensor]) -> str | None:
+    """The sources (name -> tensor) autograd's graph leads back to from ``result``, in words,
+    or None when it reaches none of them: a walk through the graph, no backward pass run."""
+    tensors = result if isinstance(result, (list, tuple)) else [result]
+    nodes = [t.grad_fn for t in tensors if isinstance(t, torch.Tensor) and t.grad_fn is not None]
+    wanted = {id(tensor): name for name, tensor in sources.items()}
+    reached = {wanted[id(t)] for t in tensors if isinstance(t, torch.Tensor) and id(t) in wanted}
+    seen: set[int] = set()
+    while nodes:
+        node = nodes.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        variable = getattr(node, "variable", None)  # an AccumulateGrad node: a leaf's gradient
+        if variable is not None and id(variable) in wanted:
+            reached.add(wanted[id(variable)])
+        nodes += [following for following, _ in node.next_functions]
+    if not reached:
+        return None
+    names = [name for name in sources if name in reached]
+    return words("inspect.path_back", names=listing(names))

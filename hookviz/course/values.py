@@ -16,6 +16,7 @@ from typing import Any
 
 import torch
 
+from .conventions import shorten
 from .wording import words
 
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
@@ -257,7 +258,8 @@ def _brief(items: list) -> str:
 
 
 def clip(text: str, limit: int = 200) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    """``text``, or its start cut between two words, then "...": at most ``limit`` characters."""
+    return shorten(text, limit, "...")
 
 
 def without_addresses(text: str) -> str:

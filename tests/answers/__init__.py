@@ -41,6 +41,9 @@ MISTAKES = (
     "wrong dtype",
     "the caller's model changed",
     "a hook's return value ignored",
+    "a leaf taken for a Function",
+    "values kept without .detach().clone()",
+    "the caller's grad mode overridden",
 )
 
 

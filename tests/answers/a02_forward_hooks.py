@@ -258,7 +258,7 @@ def linear_transformation(module):
     if is_function(module):
         module.register_forward_hook(hook)
 """,
-        "✗ the 2×2 model computes x @ W.T + b in all four Functions",
+        "✗ the 2×2 model computes x @ W.T + b in every Function",
         "because hook does",
     ),
     wrong(
@@ -274,7 +274,7 @@ def linear_transformation(module):
     if is_function(module):
         module.register_forward_hook(hook)
 """,
-        "✗ the 2×2 model computes x @ W.T + b in all four Functions",
+        "✗ the 2×2 model computes x @ W.T + b in every Function",
         "fix hook first",
     ),
     wrong(
@@ -285,7 +285,7 @@ def linear_transformation(module):
 def add_bias(module):
     module.b = nn.Parameter(torch.rand(2))
 """,
-        "✗ each Function gets a b, and the Layers and the Model none",
+        "✗ each Function gets a b, and no other module",
         "a b on the root, ab, cd too",
         "Give a b to the Functions only",
     ),
@@ -367,7 +367,7 @@ def weight_initialization(module):
         for param in module.parameters():
             param.fill_(1.0)
 """,
-        "✗ each W and b is written exactly once (2×2 weights)",
+        "✗ each Function's W and b is written exactly once (2×2 weights)",
         "ab.a.W was written 3 times, at ab.a, ab and Model",
         "recurse argument",
     ),
@@ -394,7 +394,7 @@ def weight_initialization(module):
         with torch.no_grad():
             module.W.fill_(1.0)
 """,
-        "✗ every W and b is 1 (2×2 weights)",
+        "✗ every Function's W and b is 1 (2×2 weights)",
         "not all ones: ab.a.b",
         "Set both W and b",
     ),
@@ -576,7 +576,7 @@ def hook(module, inputs, output):
 def linear_transformation(module):
     module.register_forward_hook(hook)
 """,
-        "✗ one forward hook on each Function, and none on the Layers or the Model",
+        "✗ one forward hook on each Function, and none on any other module",
         "forward hooks on the root (Model), ab and cd too",
         "register the hook on the Functions only",
     ),
@@ -944,7 +944,7 @@ ANSWERS += [
 def linear_transformation(module):
     module.apply(lambda m: m.register_forward_hook(hook) if is_function(m) else None)
 """,
-        "✗ one forward hook on each Function, and none on the Layers or the Model (the 2×2 model)",
+        "✗ one forward hook on each Function, and none on any other module (the 2×2 model)",
         "ab.a, ab.b, cd.c and cd.d have more than one",
         "exactly once each",
     ),
@@ -989,5 +989,112 @@ def add_bias(module):
         "✗ add_bias raised RuntimeError: Only Tensors of floating point and complex dtype can require gradients",
         "an integer tensor was asked to require grad",
         "A Parameter must hold floating-point values to require grad",
+    ),
+]
+
+# -- issue 41: a leaf is not a Function; model[1] is not "the ReLU" ----------------------------
+ANSWERS += [
+    wrong(
+        "linear_transformation",
+        "hooks every leaf module",
+        "a leaf taken for a Function",
+        """
+def linear_transformation(module):
+    if not list(module.children()):
+        module.register_forward_hook(hook)
+""",
+        "✗ one forward hook on each Function, and none on any other module (Rewired, 3×3)",
+        "forward hooks on act and mix too",
+        "A leaf is not the same as a Function",
+    ),
+    wrong(
+        "linear_transformation",
+        "hooks every module without children but the activations",
+        "a leaf taken for a Function",
+        """
+def linear_transformation(module):
+    if len(module._modules) == 0 and not isinstance(module, nn.ReLU):
+        module.register_forward_hook(hook)
+""",
+        "✗ one forward hook on each Function, and none on any other module (Rewired, 3×3)",
+        "forward hooks on mix too",
+        "A leaf is not the same as a Function",
+    ),
+    wrong(
+        "weight_initialization",
+        "every module's own parameters, as in assignment 1",
+        "wrong place",
+        """
+def weight_initialization(module):
+    with torch.no_grad():
+        for param in module.parameters(recurse=False):
+            param.fill_(1.0)
+""",
+        "✗ no other parameter changes (Rewired, 3×3 weights)",
+        "it changed parameters of no Function: mix.weight, mix.bias",
+        "Rewired's nn.Linear has parameters of its own",
+    ),
+    wrong(
+        "weight_initialization",
+        "every leaf module's parameters",
+        "a leaf taken for a Function",
+        """
+def weight_initialization(module):
+    if not list(module.children()):
+        with torch.no_grad():
+            for param in module.parameters():
+                param.fill_(1.0)
+""",
+        "✗ no other parameter changes (Rewired, 3×3 weights)",
+        "ask is_function first",
+    ),
+    wrong(
+        "add_bias",
+        "every leaf module",
+        "a leaf taken for a Function",
+        """
+def add_bias(module):
+    if not list(module.children()):
+        module.b = nn.Parameter(torch.rand(module.W.shape[0]))
+""",
+        "✗ add_bias raised AttributeError: 'ReLU' object has no attribute 'W'",
+        "only some modules have that attribute",
+    ),
+    wrong(
+        "relu_output",
+        "the first ReLU, found by its type",
+        "wrong place",
+        """
+def relu_output(model, x):
+    kept = []
+    relu = next(module for module in model.modules() if isinstance(module, nn.ReLU))
+    handle = relu.register_forward_hook(lambda module, inputs, output: kept.append(output))
+    try:
+        model(x)
+    finally:
+        handle.remove()
+    return kept[0]
+""",
+        "✗ it is what model[1] output during that forward pass (one whose model[1] is a Tanh, its ReLU later)",
+        "whatever module sits there",
+    ),
+    correct(
+        "linear_transformation",
+        "every module that has a W",
+        """
+def linear_transformation(module):
+    if isinstance(getattr(module, "W", None), nn.Parameter):
+        module.register_forward_hook(hook)
+""",
+    ),
+    correct(
+        "weight_initialization",
+        "nn.init on each Function's own parameters",
+        """
+def weight_initialization(module):
+    if is_function(module):
+        for param in module.parameters(recurse=False):
+            nn.init.ones_(param)
+""",
     ),
 ]

@@ -830,3 +830,86 @@ def pruned_sparsity(model):
         ),
     ),
 ]
+
+# -- issue 41: what the clean run gave, kept as values of its own ------------------------------
+_KEPT_AS = """
+def patch_activation(model, layer, clean, corrupted):
+    recorded = []
+    handle = layer.register_forward_hook(lambda module, inputs, output: recorded.append({kept}))
+    try:
+        {clean_run}
+    finally:
+        handle.remove()
+    replacements = iter(recorded)
+    handle = layer.register_forward_hook(lambda module, inputs, output: next(replacements))
+    try:
+        {patched_run}
+    finally:
+        handle.remove()
+"""
+
+
+def kept_as(kept: str, no_grad: bool) -> str:
+    """patch_activation keeping ``kept`` of the clean run, with or without torch.no_grad()."""
+    clean_run, patched_run = "model(clean)", "return model(corrupted)"
+    if no_grad:
+        clean_run = "with torch.no_grad():\n            model(clean)"
+        patched_run = "with torch.no_grad():\n            return model(corrupted)"
+    return _KEPT_AS.format(kept=kept, clean_run=clean_run, patched_run=patched_run)
+
+
+ANSWERS += [
+    wrong(
+        "patch_activation",
+        "the clean outputs kept as they are, gradients on",
+        "values kept without .detach().clone()",
+        kept_as("output", no_grad=False),
+        "✗ the patch is values: a backward pass from the output reaches no clean input (a residual network)",
+        "autograd's graph leads from it back to the clean input",
+        "never left autograd's graph",
+        "✗ it is the output on corrupted with block's output from the clean run (an in-place add and ReLU right after block)",
+        "write into the very tensor the layer returned",
+    ),
+    wrong(
+        "patch_activation",
+        "the clean outputs cloned, not detached, gradients on",
+        "values kept without .detach().clone()",
+        kept_as("output.clone()", no_grad=False),
+        "✗ the patch is values: a backward pass from the output reaches no clean input (a residual network)",
+        "never left autograd's graph",
+    ),
+    wrong(
+        "patch_activation",
+        "the clean outputs detached, not cloned",
+        "values kept without .detach().clone()",
+        kept_as("output.detach()", no_grad=True),
+        "✗ it is the output on corrupted with block's output from the clean run (an in-place add and ReLU right after block)",
+        "output.detach() (or output itself) shares that memory",
+    ),
+    wrong(
+        "patch_activation",
+        "the clean outputs kept as they are, under no_grad",
+        "values kept without .detach().clone()",
+        kept_as("output", no_grad=True),
+        "✗ it is the output on corrupted with block's output from the clean run (an in-place add and ReLU right after block)",
+        "Keep a copy of its own",
+    ),
+    correct(
+        "patch_activation",
+        "copies made with torch.clone under no_grad",
+        kept_as("torch.clone(output)", no_grad=True),
+    ),
+    wrong(
+        "grad_cam",
+        "the activation cloned, not detached",
+        "values kept without .detach().clone()",
+        cam(
+            keep=_KEEP.replace(
+                'kept["activation"] = output.detach().clone()',
+                'kept["activation"] = output.clone()',
+            )
+        ),
+        "✗ the maps are values: a backward pass from them reaches no parameter of the model (in eval mode, in-place ReLUs, three targets)",
+        "still part of the model's autograd graph",
+    ),
+]

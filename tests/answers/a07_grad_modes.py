@@ -654,3 +654,72 @@ def capture_gradients(model, x):
 ''',
     ),
 ]
+
+# -- issue 41: ask the output, and leave the caller's grad mode as it is -----------------------
+ANSWERS += [
+    wrong(
+        "gradient_hook",
+        "asks the input whether it needs a gradient",
+        "wrong argument",
+        hook(f"        if inputs[0].requires_grad:\n            {_RECORD}"),
+        "✗ one entry for each module whose output needed a gradient, keyed by its path (Branch)",
+        "missing '' (the root module's path), 'embed'",
+        "You asked the module's input whether it needs a gradient",
+    ),
+    wrong(
+        "capture_gradients",
+        "its own hook, asking the input",
+        "wrong argument",
+        inline(f"            if inputs[0].requires_grad:\n                {_RECORD}"),
+        "✗ one entry for each module whose output needed a gradient, keyed by its path (Branch)",
+        "You asked the module's input whether it needs a gradient",
+    ),
+    wrong(
+        "capture_gradients",
+        "gradients switched back on inside",
+        "the caller's grad mode overridden",
+        """
+def capture_gradients(model, x):
+    norms = {}
+    handles = []
+    with torch.enable_grad():
+        try:
+            for path, module in model.named_modules():
+                handles.append(module.register_forward_hook(gradient_hook(norms, path)))
+            output = model(x)
+            if output.requires_grad:
+                output.sum().backward()
+        finally:
+            for handle in handles:
+                handle.remove()
+    return norms
+""",
+        "✗ and returns an empty dict under torch.no_grad() (Branch)",
+        "something in it switched gradients back on",
+    ),
+    wrong(
+        "capture_gradients",
+        "grad mode set on, then back",
+        "the caller's grad mode overridden",
+        """
+def capture_gradients(model, x):
+    norms = {}
+    handles = []
+    before = torch.is_grad_enabled()
+    torch.set_grad_enabled(True)
+    try:
+        for path, module in model.named_modules():
+            handles.append(module.register_forward_hook(gradient_hook(norms, path)))
+        output = model(x)
+        if output.requires_grad:
+            output.sum().backward()
+    finally:
+        for handle in handles:
+            handle.remove()
+        torch.set_grad_enabled(before)
+    return norms
+""",
+        "✗ and returns an empty dict under torch.no_grad() (Branch)",
+        "leave it as it is",
+    ),
+]

@@ -104,3 +104,14 @@ def test_the_card_marks_each_verdict_in_colour_and_text_and_folds_the_hint():
 
 def test_the_card_is_the_same_for_the_same_lines():
     assert card.card_html(FAILED_LINES) == card.card_html(list(FAILED_LINES))
+
+
+def test_a_note_is_drawn_as_a_note_not_a_verdict():
+    """A correct earlier answer stood in (course/upstream.py): the card says so, muted, and a
+    screen reader hears it as a note; the ✓ after it is drawn as before."""
+    lines = ["ⓘ checked with a correct hook, since yours has a ✗ above", FAILED_LINES[0]]
+    soup = BeautifulSoup(card.card_html(lines), "html.parser")
+    note, passed = soup.select("li")
+    assert note["class"] == ["hv-note", "hv-muted"]
+    assert note.get_text().startswith("ⓘnote: checked with a correct hook"), note.get_text()
+    assert passed["class"] == ["hv-pass"]

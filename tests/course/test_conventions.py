@@ -140,3 +140,57 @@ def test_a_flag_has_one_text_form_and_reads_back_from_it(flag: Flag, text: str |
 def test_the_hidden_test_error_is_named_by_one_owner() -> None:
     assert checks.HiddenTestFailed.__name__ == HIDDEN_TEST_FAILED
     assert issubclass(checks.HiddenTestFailed, AssertionError)
+
+
+# -- shortening: between words, never inside one -------------------------------------------------
+
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from hookviz.course.conventions import shorten, shorten_middle  # noqa: E402
+
+WORDS = st.lists(
+    st.text(alphabet="abcdefgh변화도✓()", min_size=1, max_size=12), min_size=1, max_size=80
+)
+SEPARATORS = st.sampled_from([" ", "\n", "  "])
+
+
+def _joined(words: list[str], separator: str) -> str:
+    return separator.join(words)
+
+
+@given(WORDS, SEPARATORS, st.integers(30, 400))
+def test_shorten_keeps_whole_words(words, separator, limit):
+    text = _joined(words, separator)
+    short = shorten(text, limit)
+    assert len(short) <= limit
+    if short == text:
+        return
+    kept = short.removesuffix("…")
+    assert text.startswith(kept) and kept, (text, short)
+    assert text[len(kept)].isspace(), (text, short)  # cut just before a space or a line break
+
+
+@given(WORDS, SEPARATORS, st.integers(40, 400))
+def test_shorten_middle_keeps_whole_words_at_both_ends(words, separator, limit):
+    text = _joined(words, separator)
+    short = shorten_middle(text, limit, gap="<{count}>")
+    if short == text:
+        return
+    head, _, rest = short.partition("<")
+    count, _, tail = rest.partition(">")
+    assert text.startswith(head) and text.endswith(tail)
+    assert int(count) == len(text) - len(head) - len(tail)
+    assert text[len(head)].isspace() and text[len(text) - len(tail) - 1].isspace(), short
+    assert len(head) + len(tail) <= limit
+
+
+def test_the_feedback_cuts_a_long_output_between_words():
+    """The blind round's feedback read "(a 3-lay ... rNorm)": a cut inside words."""
+    from hookviz.grading.core.feedback import FEEDBACK_OUTPUT_LIMIT, _clip
+
+    line = "✓ autograd saw every change (a 3-layer model with a Linear, a ReLU and a LayerNorm)\n"
+    text = line * (2 * FEEDBACK_OUTPUT_LIMIT // len(line))
+    short = _clip(text)
+    head, gap, tail = short.partition("\n... (")
+    assert gap and head.endswith("LayerNorm)") and tail.split(") ...\n", 1)[1].startswith("✓ ")

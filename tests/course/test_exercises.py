@@ -24,7 +24,7 @@ import pytest
 from hookviz.cli import main as hookviz_main
 from hookviz.course.checks import FAILED, NOT_DONE, PASSED
 from hookviz.course.content import unpack_text
-from hookviz.course.conventions import outputs_text
+from hookviz.course.conventions import NOTE_MARK, outputs_text
 from tests.course.test_exercises_mutants import CATALOGUES
 from tests.helpers import notebook_runner
 
@@ -142,7 +142,11 @@ GUARD_LINES = ("from hookviz.course import checks  #", "checks.setup_ran(")
 
 
 def without_hidden_tests(source: str) -> str:
-    return re.sub(r"### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS\n?", "", source, flags=re.S)
+    """The source without its hidden-test regions, markers and their lines' indentation included
+    (a region may sit inside a block: ``with check.upstream(...):``)."""
+    return re.sub(
+        r"^[ \t]*### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS\n?", "", source, flags=re.S | re.M
+    )
 
 
 @pytest.mark.parametrize("solution", SOLUTIONS, ids=ids)
@@ -221,9 +225,10 @@ def test_fresh_exercise_says_not_done_yet_everywhere(
         grade_id = grading(cell)["grade_id"]
         printed = stdout_of(cell).splitlines()
         assert printed[-1] == f"[hookviz] {grade_id}: finished", stdout_of(cell)
-        assert printed[0].startswith(NOT_DONE + " ") and "not done yet" in printed[0], stdout_of(
-            cell
-        )
+        said = [line for line in printed if not line.startswith(NOTE_MARK)]
+        stood_in = [line for line in printed if line.startswith(NOTE_MARK)]  # earlier answers
+        assert all(line.endswith("since yours is not done yet") for line in stood_in), stood_in
+        assert said[0].startswith(NOT_DONE + " ") and "not done yet" in said[0], stdout_of(cell)
         assert not any(line.startswith(PASSED) for line in printed), stdout_of(cell)
 
 

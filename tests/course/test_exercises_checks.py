@@ -584,3 +584,15 @@ def test_a_key_read_late_from_a_loop_is_named():
 def test_a_plain_key_error_is_not_called_late_binding():
     error = _raise_from("def look(path='c'):\n    return {'a': 1}[path]\nlook()")
     assert checks.diagnose.explain_error(error) is None
+
+
+def test_check_stays_a_class_one_can_read():
+    """Check holds what a check cell calls; what it inspects, prints or finds lives beside it."""
+    import ast
+    import inspect
+
+    tree = ast.parse(inspect.getsource(checks))
+    (found,) = [
+        node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == "Check"
+    ]
+    assert found.end_lineno - found.lineno + 1 < 300

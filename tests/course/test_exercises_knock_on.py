@@ -5,6 +5,10 @@ wrong, part 2's check fails too, and its own hints (a guard, a frozen layer...) 
 student looking in the wrong function. So the check cell recognises the knock-on: every ✗ then
 carries the [capture_gradients.part-1] hint, which names part 1. An answer to part 2 with a
 hook of its own is judged on its own, whatever part 1 holds.
+
+This is the case where part 1's check has not run on the hook the notebook holds (the student
+changed it since, or never checked it): once it has, and failed, a correct gradient_hook stands
+in for theirs and part 2 is graded on its own (tests/course/test_exercises_upstream.py).
 """
 
 from __future__ import annotations

@@ -49,7 +49,8 @@ CATALOGUES = {
 }
 MIN_WRONG, MIN_CORRECT = 6, 2
 # Run between answers: the kernel forgets the last answer's names, hint levels and any hook
-# it left on torch's global hook dicts (the checks' own state is module-level).
+# it left on torch's global hook dicts (the checks' own state is module-level), and how its
+# earlier checks ended (no correct answer stands in for a function this run did not check).
 RESET = """\
 %reset -f
 import gc as _gc
@@ -57,6 +58,7 @@ import torch.nn.modules.module as _torch_module
 from hookviz.course import checks as _checks
 _checks._KERNEL.failures.clear()
 _checks._KERNEL.failed.clear()
+_checks._KERNEL.verdicts.clear()
 _left = [name for name in dir(_torch_module) if name.startswith("_global_") and name.endswith("hooks") and getattr(_torch_module, name)]
 assert not _left, f"an earlier answer left global hooks: {_left}"
 del _gc, _torch_module, _checks, _left

@@ -13,6 +13,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from ..conventions import shorten
+
 SCHEMA_VERSION = 3
 OUTPUTS_SOURCE_KEY = "outputs_source_sha256"  # in a check cell's metadata.hookviz
 CHECKSUM_KEY = "checksum"  # hookviz's sha256 of a handed-out cell, in its metadata.hookviz
@@ -263,7 +265,7 @@ def describe_cell(notebook_path: str | Path, cells: list, index: int) -> str:
     if gid:
         return f"{notebook_path}, {kind} cell {number} (grade_id {gid})"
     first = next((line.strip() for line in cell.get("source", "").splitlines() if line.strip()), "")
-    first = first if len(first) <= 40 else first[:37] + "..."
+    first = shorten(first, 40, "...")
     label = ", ".join(
         part
         for part in (f"id {cell['id']}" if cell.get("id") else "", f"{first!r}" if first else "")

@@ -23,6 +23,7 @@ WORDS: dict[str, str] = {
     "card.passed": "passed",
     "card.failed": "failed",
     "card.todo": "not done yet",
+    "card.note": "note",
     # -- checks
     "checks.not_done_yet": "not done yet",
     "checks.not_done": "{function}: not done yet. {advice}",
@@ -53,6 +54,10 @@ WORDS: dict[str, str] = {
     "checks.claim_trainable": "every parameter still trains: it requires grad, and an optimizer step changes it",
     "checks.claim_written_once": "each parameter is written exactly once",
     "checks.claim_no_data": "autograd saw every change (no .data)",
+    # -- upstream: a note when a correct earlier answer stands in for the student's (its check's end)
+    "upstream.failed": "checked with a correct {name}, since yours has a ✗ above",
+    "upstream.hidden": "checked with a correct {name}, since yours fails a hidden test of its check",
+    "upstream.not_done": "checked with a correct {name}, since yours is not done yet",
     # -- values
     "values.and": " and ",
     "values.list_sep": ", ",
@@ -104,6 +109,7 @@ WORDS: dict[str, str] = {
     "inspect.global_hook": "a global {kind} hook {name} (on every module)",
     "inspect.hook_on": "{kind} hook {name} on {where}",
     "inspect.and_more": ", and {count} more",
+    "inspect.path_back": "autograd's graph leads from it back to {names}: a backward pass from it puts gradients there",
     # -- kind: a hook's kind as a ✗ line names it (hookviz.hook_kinds owns the kinds)
     "kind.forward_pre": "forward_pre",
     "kind.forward": "forward",

@@ -22,6 +22,7 @@ WORDS: dict[str, str] = {
     "card.passed": "통과",
     "card.failed": "실패",
     "card.todo": "아직 하지 않음",
+    "card.note": "참고",
     # -- checks
     "checks.not_done_yet": "아직 작성하지 않았습니다",
     "checks.not_done": "{function}: 아직 작성하지 않았습니다. {advice}",
@@ -52,6 +53,9 @@ WORDS: dict[str, str] = {
     "checks.claim_trainable": "모든 매개변수가 여전히 학습됩니다: requires_grad가 켜져 있고, 옵티마이저 한 단계가 값을 바꿉니다",
     "checks.claim_written_once": "각 매개변수에 정확히 한 번씩 값을 씁니다",
     "checks.claim_no_data": "Autograd가 모든 변경을 보았습니다(.data 사용 없음)",
+    "upstream.failed": "여러분의 함수가 위 검사에서 ✗를 받았으므로, 올바른 {name} 함수로 검사했습니다",
+    "upstream.hidden": "여러분의 함수가 위 검사의 숨겨진 테스트를 통과하지 못했으므로, 올바른 {name} 함수로 검사했습니다",
+    "upstream.not_done": "여러분의 함수를 아직 작성하지 않았으므로, 올바른 {name} 함수로 검사했습니다",
     # -- values
     "values.and": ", ",
     "values.list_sep": ", ",
@@ -103,6 +107,7 @@ WORDS: dict[str, str] = {
     "inspect.global_hook": "전역 {kind} 훅 {name}(모든 모듈에서 실행됨)",
     "inspect.hook_on": "{where}에 있는 {kind} 훅 {name}",
     "inspect.and_more": ", 그 밖에 {count}개",
+    "inspect.path_back": "이 값에서 Autograd의 연산 그래프를 거슬러 올라가면 다음에 닿습니다: {names}. 이 값에서 역전파를 하면 그곳에 변화도가 쌓입니다",
     # -- kind: a hook's kind as a ✗ line names it (hookviz.hook_kinds owns the kinds)
     "kind.forward_pre": "순전파 사전",
     "kind.forward": "순전파",

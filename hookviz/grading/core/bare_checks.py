@@ -15,7 +15,7 @@ import io
 import tokenize
 from dataclasses import dataclass
 
-from ...course.conventions import ends_with_sentinel, outputs_text, sentinel_line
+from ...course.conventions import ends_with_sentinel, outputs_text, sentinel_line, shorten
 from ...course.format import regions
 from ...course.format.steps import with_sentinel
 
@@ -103,13 +103,13 @@ def score_test_cell(outputs: list[dict], gid: str, max_points: float) -> CellSco
         return CellScore(0.0, ran_to_end=False)
     if stderr:
         text = "".join(str(o.get("text", "")) for o in stderr).strip() or "blank lines"
-        return CellScore(0.0, stderr=text.splitlines()[0][:200])
+        return CellScore(0.0, stderr=shorten(text.splitlines()[0], 200))
     if value is None:
         return CellScore(max_points)
     points = partial_credit(value, max_points)
     if points is None:
-        return CellScore(0.0, value=value.strip()[:80], above_points=True)
-    shown = value.strip()[:80] if points != max_points else None
+        return CellScore(0.0, value=shorten(value.strip(), 80), above_points=True)
+    shown = shorten(value.strip(), 80) if points != max_points else None
     return CellScore(points, value=shown)
 
 

@@ -6,7 +6,16 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ...course.conventions import HIDDEN_TEST_FAILED, PASS_MARK, Outcome, Status, in_words
+from ...course.conventions import (
+    HIDDEN_TEST_FAILED,
+    NOTE_MARK,
+    PASS_MARK,
+    Outcome,
+    Status,
+    in_words,
+    notes,
+    shorten_middle,
+)
 from ...course.wording import every_language, has, words
 from .results import SubmissionResult, points_text
 
@@ -26,10 +35,8 @@ def outcome_words(outcome: str, lang: str) -> str:
 
 
 def _clip(text: str) -> str:
-    if len(text) <= FEEDBACK_OUTPUT_LIMIT:
-        return text
-    half = FEEDBACK_OUTPUT_LIMIT // 2
-    return f"{text[:half]}\n... ({len(text) - 2 * half} characters left out) ...\n{text[-half:]}"
+    """A long output's start and end, cut between lines or words, never inside one."""
+    return shorten_middle(text, FEEDBACK_OUTPUT_LIMIT)
 
 
 def _fence(text: str) -> str:
@@ -113,6 +120,8 @@ def feedback_markdown(result: SubmissionResult) -> str:
             continue
         if check.outcome == Outcome.PASSED:
             lines += _partial_credit(check, lang)
+            said = notes(check.actual)  # a correct earlier answer stood in for the student's
+            lines += ["", *(f"{NOTE_MARK} {note}" for note in said)] if said else []
             continue
         lines += _what_happened(check, lang)
         claims = [

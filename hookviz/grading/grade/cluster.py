@@ -28,7 +28,7 @@ from typing import TextIO
 
 import hookviz
 
-from ...course.conventions import Status
+from ...course.conventions import Status, shorten
 from ...course.format.notebooks import NotebookError
 from ..core.gradebook import safe_name
 from ..core.merge import Assignment, load_assignment
@@ -461,7 +461,7 @@ class ClusterGrader:
         """The cluster could not grade it (workers died running it): a row the next run retries."""
         detail = (
             f"the cluster could not grade this submission ({type(error).__name__}: "
-            f"{str(error)[:500]}). Run the same command again to grade it"
+            f"{shorten(str(error), 500)}). Run the same command again to grade it"
         )
         if isinstance(error, distributed.KilledWorker):
             detail += "; if it happens again, its workers may run out of memory (give each more)"

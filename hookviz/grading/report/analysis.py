@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ...course.conventions import FAIL_MARK, NOT_DONE_MARK, Flag, Outcome, Status
+from ...course.conventions import FAIL_MARK, NOT_DONE_MARK, Flag, Outcome, Status, shorten
 from ...course.format.notebooks import NotebookError, is_answer
 from ..core.gradebook import GRADEBOOK_JSON, read_results
 from ..core.merge import load_assignment, merge
@@ -69,8 +69,7 @@ def failure_message(check: CheckResult) -> str | None:
 
 
 def _clip(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= MESSAGE_LIMIT else text[: MESSAGE_LIMIT - 1] + "…"
+    return shorten(" ".join(text.split()), MESSAGE_LIMIT)
 
 
 def load_results(out: Path) -> tuple[dict, list[SubmissionResult]]:

@@ -6,7 +6,7 @@ import io
 import statistics
 from pathlib import Path
 
-from ...course.conventions import Status
+from ...course.conventions import Status, shorten
 from ..core.results import SubmissionResult
 from .analysis import NOT_SUBMITTED, CheckStats, flag_kinds
 
@@ -127,7 +127,7 @@ def failures_figure(checks: list[CheckStats]) -> bytes | None:
 
 
 def _short(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return shorten(text, limit)
 
 
 def time_figure(results: list[SubmissionResult]) -> bytes:

@@ -20,7 +20,7 @@ from typing import TextIO
 
 import hookviz
 
-from ...course.conventions import Status
+from ...course.conventions import Status, shorten
 from ...course.format.notebooks import NotebookError, atomic_write_text
 from ..core.gradebook import OutFolder
 from ..core.merge import Assignment
@@ -123,4 +123,4 @@ def _explain(check: CheckResult) -> str:
 
 
 def _clip(line: str, limit: int = 120) -> str:
-    return line if len(line) <= limit else line[: limit - 3] + "..."
+    return shorten(line, limit, "...")

@@ -138,3 +138,37 @@ def test_the_feedback_gathers_the_hints_a_check_printed_in_either_language(
 def test_an_answer_not_done_yet_is_named_in_either_language(assignment, printed) -> None:
     result = graded(assignment, {"check_double": stream(printed)})
     assert "An answer this check needs is not written yet" in feedback_markdown(result)
+
+
+def mismatched(assignment, grade_id: str, printed: str):
+    """A finished run in which nbval found ``grade_id``'s output unlike the stored one."""
+    records = [
+        {
+            "event": "cell",
+            "index": check.index,
+            "grade_id": check.grade_id,
+            "outcome": (Outcome.MISMATCH if check.grade_id == grade_id else Outcome.PASSED).value,
+            "outputs": stream(printed if check.grade_id == grade_id else check.expected),
+        }
+        for check in assignment.checks
+    ]
+    return score(assignment, ChildResult(0, False, 1.0, [*records, {"event": "done"}]), Limits())
+
+
+def test_a_check_that_ran_with_a_correct_earlier_answer_scores_and_says_so(assignment) -> None:
+    """Its output is the stored one and a note (course/upstream.py): full points, the note in
+    the feedback; a note does not excuse any other difference."""
+    check = next(c for c in assignment.checks if not c.ran_to_end)
+    note = "ⓘ checked with a correct helper, since yours has a ✗ above\n"
+    result = mismatched(assignment, check.grade_id, note + check.expected)
+    found = next(c for c in result.checks if c.grade_id == check.grade_id)
+    assert found.outcome == Outcome.PASSED and found.points == check.points
+    assert found.nbval_outcome == Outcome.MISMATCH  # what nbval said, for the review
+    assert "\nⓘ checked with a correct helper, since yours has a ✗ above\n" in feedback_markdown(
+        result
+    )
+    for printed in (note + check.expected.replace("✓", "✗", 1), check.expected):
+        # another difference with a note; no note at all (nbval saw a difference elsewhere)
+        other = mismatched(assignment, check.grade_id, printed)
+        found = next(c for c in other.checks if c.grade_id == check.grade_id)
+        assert found.outcome == Outcome.MISMATCH and found.points == 0

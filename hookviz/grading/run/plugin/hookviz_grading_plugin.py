@@ -53,6 +53,7 @@ def _load_conventions() -> Any:
 
 
 Outcome = _load_conventions().Outcome
+shorten, word_end = _load_conventions().shorten, _load_conventions().word_end
 
 
 class KernelDied(RuntimeError):
@@ -152,8 +153,8 @@ def _patch_nbval(output_limit: int) -> None:
             return msg
         note = f"\n[hookviz grade: output cut after {output_limit} characters]\n"
         if kind == "stream":
-            room = max(output_limit - before, 0)
-            content["text"] = content.get("text", "")[:room] + (
+            room, text = max(output_limit - before, 0), content.get("text", "")
+            content["text"] = text[: word_end(text, room)] + (
                 note if before <= output_limit else ""
             )
         else:
@@ -175,19 +176,21 @@ def _outputs_as_records(outputs: list, limit: int) -> list[dict]:
                 {
                     "type": "stream",
                     "name": output.get("name"),
-                    "text": output.get("text", "")[:limit],
+                    "text": shorten(output.get("text", ""), limit),
                 }
             )
         elif kind in ("display_data", "execute_result"):
             data = output.get("data", {})
             text = data.get("text/plain", "") if isinstance(data, dict) else ""
-            records.append({"type": kind, "text": str(text)[:limit], "mimetypes": sorted(data)})
+            records.append(
+                {"type": kind, "text": shorten(str(text), limit), "mimetypes": sorted(data)}
+            )
         elif kind == "error":
             records.append(
                 {
                     "type": "error",
-                    "ename": str(output.get("ename"))[:200],
-                    "evalue": str(output.get("evalue"))[:limit],
+                    "ename": shorten(str(output.get("ename")), 200),
+                    "evalue": shorten(str(output.get("evalue")), limit),
                     "line": _cell_line(output.get("traceback")),
                 }
             )
@@ -234,7 +237,7 @@ def _classify(excinfo: Any) -> tuple[Any, str]:
         return Outcome.NOT_RUN, "the kernel had already died"
     if message.startswith("Timed out waiting for idle kernel"):
         return Outcome.TIMEOUT, message
-    return Outcome.GRADER_ERROR, f"{name}: {message}"[:2000]
+    return Outcome.GRADER_ERROR, shorten(f"{name}: {message}", 2000)
 
 
 def _bound_names(source: str) -> list[str]:
@@ -338,7 +341,7 @@ class Recorder:
             if call.when == "setup" and outcome != Outcome.SKIPPED:
                 outcome, detail = (
                     Outcome.NOT_RUN,
-                    f"setting up failed: {detail or call.excinfo.value}"[:2000],
+                    shorten(f"setting up failed: {detail or call.excinfo.value}", 2000),
                 )
             cell = getattr(item, "cell", {}) or {}
             meta = cell.get("metadata", {}).get("nbgrader", {})
@@ -422,7 +425,7 @@ class Recorder:
             for name in answer.get("restored", [])
             if name in self.locked_names
         ]
-        return restored, [str(p)[:300] for p in answer.get("problems", [])]
+        return restored, [shorten(str(p), 300) for p in answer.get("problems", [])]
 
     def snapshot(self, item: Any) -> str | None:
         """Pin the functions checks rely on; the snapshot's digest (None if it could not be taken)."""
@@ -441,7 +444,7 @@ class Recorder:
         found = answer.get("problems") if isinstance(answer, dict) else None
         if not isinstance(found, list):
             return ["the integrity probe's answer was garbled"]
-        problems = [str(p)[:300] for p in found]
+        problems = [shorten(str(p), 300) for p in found]
         if self.snapshot_digest is not None and answer.get("digest") != self.snapshot_digest:
             problems.append(
                 "the grader's snapshot of the genuine functions was changed in the kernel"
@@ -490,7 +493,10 @@ class Recorder:
         answer = msg["content"].get("user_expressions", {}).get("r", {})
         if answer.get("status") != "ok":
             return [
-                f"the integrity probe failed: {answer.get('ename')}: {answer.get('evalue')}"[:300]
+                shorten(
+                    f"the integrity probe failed: {answer.get('ename')}: {answer.get('evalue')}",
+                    300,
+                )
             ]
         try:
             found = json.loads(ast.literal_eval(answer["data"]["text/plain"]))
