@@ -8,8 +8,8 @@ tensor raises; ``query is key is value`` stops holding (``MultiheadAttention`` l
 path); a tensor read by several modules has its gradient summed in another order, so its last
 bits change. hookviz adds no node and no alias. It hooks nodes the model made itself:
 
-- **grad_output** arrives at the nodes that made the call's outputs: a node pre-hook there
-  sees it as that node starts. Where that node also gets gradient from elsewhere (the call
+- **grad_output** arrives at the nodes that made the call's outputs: a post-hook on each such
+  node reads it among what the node received. Where that node also gets gradient from elsewhere (the call
   returned one of its inputs as it came, or reads its own output), the gradient from outside
   the call is taken where it is sent: at the nodes made after the call that read the output,
   found by the walks of the calls around it (``StepGraph``).
@@ -218,16 +218,11 @@ class _Roles:
     __slots__ = ("slots", "shares", "outside", "inside")
 
     def __init__(self):
-        self.slots: list[tuple[int, int]] = []
-        self.shares: list[tuple[int, int]] = []
-        self.outside: list[tuple[int, int]] = []
-        self.inside: list[tuple[int, int]] = []
-
-    def freeze(self) -> _Roles:
-        """Tuples for the lists the walk filled: what the graph keeps, kept small."""
-        self.slots, self.shares = tuple(self.slots), tuple(self.shares)
-        self.outside, self.inside = tuple(self.outside), tuple(self.inside)
-        return self
+        # tuples, grown as the walk finds them: what the graph keeps, kept small
+        self.slots: tuple[tuple[int, int], ...] = ()
+        self.shares: tuple[tuple[int, int], ...] = ()
+        self.outside: tuple[tuple[int, int], ...] = ()
+        self.inside: tuple[tuple[int, int], ...] = ()
 
     def counts(self) -> tuple[int, int]:
         """(grad_output parts, grad_input parts) this node gives when it runs."""
@@ -327,7 +322,8 @@ class StepGraph:
             node, nr = _edge_of(tensor)
             key = (id(node), nr)
             out_keys[key] = k
-            watch_roles(watch, node).slots.append((k, nr))
+            roles = watch_roles(watch, node)
+            roles.slots += ((k, nr),)
             index = call.input_keys.get(key) if call.input_keys else None
             if index is not None:  # returned as it came: torch's output node feeds its input node
                 call.passthrough += ((k, index),)
@@ -370,49 +366,54 @@ class StepGraph:
         return; so the edges that leave this call and matter to one of them (into their inputs,
         or to nodes they made) are kept by this call's output nodes, and their walks step over
         this call at once (``summaries``): each node is walked once a step, not once per level."""
-        inputs, lo, wanted, summaries = (
-            call.input_keys or {},
-            call.first_seq,
-            self.wanted,
-            self.summaries,
-        )
+        inputs, lo, wanted, summaries = call.input_keys, call.first_seq, self.wanted, self.summaries
         # The outermost call began first: its first number is the lowest of those around.
         outer_lo = around[0].first_seq if around else 0
         exits: list = []
         stack = list(starts)
-        seen = {id(n) for n in stack}
+        seen = set(map(id, stack))
         top, top_seq = None, -2  # the newest node made during the call: the engine starts it first
         inside: set[tuple[int, int]] = set()
-        found: dict[int, list] = {}  # id(watch) -> [watch, [(seq, node, edge, output)]]
+        found: dict[int, list] | None = None  # id(watch) -> [watch, [(seq, node, edge, output)]]
         stepped: set[int] = set()  # the calls stepped over (one list of edges per call)
         while stack:
             node = stack.pop()
             seq = node._sequence_nr()
-            edges = summaries.get(id(node))
-            if edges is None:
-                edges = [(node, seq, i, nxt, nr) for i, (nxt, nr) in enumerate(node.next_functions)]
-            elif id(edges) in stepped:
-                edges = ()  # another output node of the same call: its edges are walked already
-            else:
-                stepped.add(id(edges))
             if seq > top_seq:
                 top, top_seq = node, seq
-            for source, source_seq, i, nxt, nr in edges:
-                if nxt is None:
-                    continue
+            summary = summaries.get(id(node)) if summaries else None
+            if summary is None:
+                edges, plain = node.next_functions, True
+            elif id(summary) in stepped:
+                continue  # another output node of a call stepped over already
+            else:
+                stepped.add(id(summary))
+                edges, plain = summary, False
+            e = -1
+            for edge in edges:
+                if plain:
+                    e += 1
+                    nxt, nr = edge
+                    if nxt is None:
+                        continue
+                    source, source_seq, i = node, seq, e
+                else:
+                    source, source_seq, i, nxt, nr = edge
                 key = (id(nxt), nr)
-                if wanted:
-                    for other in wanted.get(key, ()):
+                if wanted and key in wanted:
+                    for other in wanted[key]:
                         if other is not watch and source_seq >= other.call.key_out[0]:
+                            if found is None:
+                                found = {}
                             found.setdefault(id(other), [other, []])[1].append(
                                 (source_seq, source, i, other.wanted[key])
                             )
-                index = inputs.get(key)
-                if index is not None:
-                    watch_roles(watch, source).shares.append((i, index))
-                k = out_keys.get(key)
-                if k is not None:
-                    watch_roles(watch, source).inside.append((i, k))
+                if inputs and key in inputs:
+                    roles = watch_roles(watch, source)
+                    roles.shares += ((i, inputs[key]),)
+                if key in out_keys:
+                    roles = watch_roles(watch, source)
+                    roles.inside += ((i, out_keys[key]),)
                     inside.add(key)
                 if id(nxt) in seen:
                     continue
@@ -423,8 +424,9 @@ class StepGraph:
                     continue
                 seen.add(id(nxt))
                 stack.append(nxt)
-        for other, readers in found.values():
-            self._add_readers(other, readers)
+        if found:
+            for other, readers in found.values():
+                self._add_readers(other, readers)
         if around:  # the calls around step over this one from its output nodes
             for node in starts:
                 summaries[id(node)] = exits
@@ -445,7 +447,7 @@ class StepGraph:
             entry = per_node.get(id(node))
             if entry is None:
                 entry = per_node[id(node)] = (node, _Roles())
-            entry[1].outside.append((i, k))
+            entry[1].outside += ((i, k),)
             for key, slot in watch.wanted.items():
                 if slot == k:
                     watch.read_at_readers(key)
@@ -463,7 +465,7 @@ class StepGraph:
         call = watch.call
         for node, roles in nodes:
             seq = _seq_of(node)
-            node.register_hook(NodeWatch(call, seq, roles.freeze(), watch.head).post_hook)
+            node.register_hook(NodeWatch(call, seq, roles, watch.head).post_hook)
             watch.head = _Link(node, roles, watch.head)
 
 
