@@ -372,6 +372,9 @@ RULES = {
         _test_cell("t_after", "assert half(2) == 1"),
     ],
 }
+# For nbgrader only: a second notebook of "above", after above.ipynb in name order (nbgrader
+# autogrades an assignment's notebooks in that order, and stops a student's at an error).
+LATER = [_test_cell("t_later", "assert half(2) == 1")]
 RULE_ANSWERS = {
     "right": "def half(x):\n    return x / 2",
     "floor": "def half(x):\n    return x // 2",  # half(3) == 1: half the partial credit
@@ -407,6 +410,9 @@ def rules_graded(tmp_path_factory) -> dict:
             nbformat.write(notebook, course / "source" / name / f"{name}.ipynb")
             (ours / name).mkdir(parents=True)
             nbformat.write(notebook, ours / name / f"{name}.ipynb")
+        later = nbformat.v4.new_notebook(cells=[copy.deepcopy(_HALF), *LATER])
+        later.metadata["kernelspec"] = notebook.metadata["kernelspec"]
+        nbformat.write(later, course / "source" / "above" / "later.ipynb")
         done = nbgrader(course, "generate_assignment", "*", "--force")
         assert done.returncode == 0, done.stderr[-3000:]
         for name in RULES:
@@ -420,17 +426,26 @@ def rules_graded(tmp_path_factory) -> dict:
                 ):
                     folder.mkdir(parents=True)
                     nbformat.write(handed_in, folder / f"{name}.ipynb")
+        released = nbformat.read(course / "release" / "above" / "later.ipynb", as_version=4)
+        for student, source in RULE_ANSWERS.items():
+            released.cells[0].source = source
+            nbformat.write(released, course / "submitted" / student / "above" / "later.ipynb")
         done = nbgrader(course, "autograde", "*", "--create", "--force")
         graded["nbgrader log"] = done.stdout + done.stderr
+        graded["nbgrader exit"] = done.returncode
+        graded["nbgrader autograded above"] = {
+            student: (course / "autograded" / student / "above").exists()
+            for student in RULE_ANSWERS
+        }
         from nbgrader.api import Gradebook
 
         with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
             for assignment in gradebook.assignments:
                 for notebook in assignment.notebooks:
                     for handed_in in notebook.submissions:
-                        graded[("nbgrader", assignment.name, handed_in.student.id)] = {
-                            grade.name: grade.auto_score for grade in handed_in.grades
-                        }
+                        graded.setdefault(
+                            ("nbgrader", assignment.name, handed_in.student.id), {}
+                        ).update({grade.name: grade.auto_score for grade in handed_in.grades})
         for name in RULES:
             summary = grade_folder(
                 ours / "submitted" / name,
@@ -491,18 +506,26 @@ def test_a_number_above_the_points_stops_nbgrader_and_is_a_grader_error_here(
     rules_graded,
 ) -> None:
     by_nbgrader = rules_graded[("nbgrader", "above", "floor")]
-    # nbgrader raises in get_partial_grade: no score for that cell or any after it
-    assert by_nbgrader == {"t_before": 1, "t_above": None, "t_after": None}
+    # nbgrader raises in get_partial_grade: no score for that cell, any after it, or the
+    # assignment's later notebook; the student's autograded copy is removed, the run fails
+    assert by_nbgrader == {"t_before": 1, "t_above": None, "t_after": None, "t_later": None}
+    autograded = rules_graded["nbgrader autograded above"]
+    assert autograded["floor"] is False and autograded["right"] is autograded["warns"] is True
+    assert rules_graded["nbgrader exit"] != 0
+    assert (
+        "There was an error processing assignment 'above' for student 'floor'"
+        in (rules_graded["nbgrader log"])
+    )
     by_hookviz = rules_graded[("hookviz", "above", "floor")]
     assert by_hookviz["t_above"][:2] == (0, "grader-error")
     assert "shows 4, more than its points" in by_hookviz["t_above"][2]
     assert by_hookviz["t_before"][0] == by_hookviz["t_after"][0] == 1
     assert rules_graded[("nbgrader", "above", "right")] == dict.fromkeys(
-        ("t_before", "t_above", "t_after"), 1
+        ("t_before", "t_above", "t_after", "t_later"), 1
     )
     assert "partial credit cannot be greater than maximum points" in rules_graded["nbgrader log"]
     assert rules_graded[("nbgrader", "above", "warns")] == dict.fromkeys(
-        ("t_before", "t_above", "t_after"), 0
+        ("t_before", "t_above", "t_after", "t_later"), 0
     )
 
 
@@ -522,6 +545,8 @@ def test_a_number_above_the_points_stops_nbgrader_and_is_a_grader_error_here(
         "'0.5'",
         "[0.5]",
         "tensor(0.5000)",
+        "np.float64(0.5)",
+        "np.int64(1)",
     ],
 )
 def test_partial_credit_reads_a_result_as_nbgrader_does(text) -> None:
@@ -544,3 +569,35 @@ def test_a_result_printed_as_text_by_the_students_code_fools_nbgrader_not_hookvi
     by_hookviz = rules_graded[("hookviz", "rules", "forger")]
     assert by_hookviz["t_partial"][:2] == (0, "tampered")
     assert "text/plain printer" in by_hookviz["t_partial"][2]
+
+
+def test_a_numpy_scalar_shows_as_no_number_and_gets_full_points_under_both() -> None:
+    import numpy as np
+    from nbgrader.utils import get_partial_grade
+
+    shown = repr(np.float64(0.5))  # what IPython shows as the result, NumPy 2
+    assert shown == "np.float64(0.5)"
+    output = nbformat.v4.new_output("execute_result", data={"text/plain": shown})
+    assert get_partial_grade(output, 2.0) == partial_credit(shown, 2.0) == 2.0
+
+
+def test_stderr_after_the_result_scores_under_nbgrader_and_zero_under_hookviz() -> None:
+    """nbgrader reads a test cell's outputs in order and stops at the first result; hookviz
+    grade scores any stderr 0, since which of the two reaches the notebook first is a race."""
+    from nbgrader.utils import determine_grade
+
+    from hookviz.course.conventions import sentinel_line
+    from hookviz.grading.core.bare_checks import score_test_cell
+
+    warning = nbformat.v4.new_output("stream", name="stderr", text="UserWarning: half is old\n")
+    result = nbformat.v4.new_output("execute_result", data={"text/plain": "0.5"}, execution_count=1)
+    cell = _test_cell("t", "score", points=2)
+    cell.outputs = [result, warning]
+    assert determine_grade(cell) == (0.5, 2.0)
+    cell.outputs = [warning, result]
+    assert determine_grade(cell) == (0, 2.0)
+    ran = {"type": "stream", "name": "stdout", "text": sentinel_line("t") + "\n"}
+    ours = {"type": "execute_result", "text": "0.5", "mimetypes": ["text/plain"]}
+    note = {"type": "stream", "name": "stderr", "text": "UserWarning: half is old\n"}
+    assert score_test_cell([ran, ours, note], "t", 2).points == 0
+    assert score_test_cell([ran, note, ours], "t", 2).points == 0
