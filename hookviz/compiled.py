@@ -308,10 +308,11 @@ class CompiledReport:
             at = f" at step {self.error.step}" if self.error.step is not None else ""
             error = f", the {self.error.run} run failed{at}"
         return (
-            f"CompiledReport({self.model_name}, backend={self.backend!r}, {self.steps} steps: "
-            f"{len(self.hooks)} hooks ({statuses or 'none fired'}), "
-            f"{_count(self.graph_break_count, 'graph break')}, "
-            f"{_count(self.recompile_count, 'recompile')}{error})"
+            f"CompiledReport({self.model_name}, backend={self.backend!r}, "
+            f"{counted(self.steps, 'step')}: "
+            f"{counted(len(self.hooks), 'hook')} ({statuses or 'none fired'}), "
+            f"{counted(self.graph_break_count, 'graph break')}, "
+            f"{counted(self.recompile_count, 'recompile')}{error})"
         )
 
 
@@ -324,7 +325,8 @@ def _title(reason: str) -> str:
     return lines[0].strip() if lines else ""
 
 
-def _count(n: int, noun: str) -> str:
+def counted(n: int, noun: str) -> str:
+    """`n` and `noun`, plural unless `n` is 1: "1 hook", "3 hooks"."""
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
