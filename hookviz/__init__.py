@@ -50,6 +50,7 @@ _CORE = {
 _LAZY = {
     **_CORE,
     "ApplyTraversal": "hookviz.widgets",
+    "CompiledTimeline": "hookviz.widgets",
     "HookMonitor": "hookviz.widgets",
     "HookTimeline": "hookviz.widgets",
     "HookInventory": "hookviz.widgets",
