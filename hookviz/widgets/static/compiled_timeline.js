@@ -138,6 +138,7 @@ function sideView(t, side, data, onPick, onResize) {
       svg.append(
         s("line", { x1: GUTTER, x2: width, y1: laneY(i), y2: laneY(i), class: "hv-lane" }),
         text,
+        mark(lane[1], data.kinds, GUTTER - 10, laneY(i), false), // its kind, as the legend shows
       );
     });
     cursor = s("rect", {
@@ -373,11 +374,14 @@ function tableView(t, data, onPick) {
   return { node, draw };
 }
 
-function legendView(t, kinds) {
+// The kinds of hook on the rows (shape and colour), then what the compiled side's marks mean.
+function legendView(t, kinds, lanes) {
   const item = (shape, text) => h("span", { class: "hv-legend-item" }, symbol(shape), ` ${text}`);
+  const shown = [...new Set(lanes.map((lane) => lane[1]))];
   return h(
     "div",
     { class: "hv-legend" },
+    shown.map((kind) => item(mark(kind, kinds, 0, 0, false), kindWords(t, kinds, ["", kind]))),
     item(mark("forward", kinds, 0, 0, false), t("compiled.legend_graph")),
     item(mark("forward", kinds, 0, 0, true), t("compiled.legend_eager")),
     item(cross(0, 0), t("compiled.legend_missing")),
@@ -421,7 +425,7 @@ function render({ model, el }) {
     h("div", { class: "hv-sides" }, eager.node, compiled.node),
     explain.node,
     table.node,
-    legendView(t, data.kinds),
+    legendView(t, data.kinds, data.lanes),
     h("div", { class: "hv-keys", text: t("common.player_keys") }),
     live.node,
   );
