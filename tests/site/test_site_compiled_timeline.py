@@ -50,6 +50,7 @@ def widgets():
     return {
         "english": hv.CompiledTimeline(report),
         "korean": hv.CompiledTimeline(report, lang="ko"),
+        "empty": hv.CompiledTimeline(TwoLayers(), torch.ones(1, 4)),  # no hook: nothing to play
     }
 
 
@@ -81,7 +82,7 @@ def tab(request, chromium, page_folder):
     )
     try:
         tab = SiteTab(context.new_page(), guard)
-        assert tab.open("index.html") == {"mounted": 2, "failed": 0}
+        assert tab.open("index.html") == {"mounted": 3, "failed": 0}
         yield tab
     finally:
         context.close()
@@ -159,6 +160,15 @@ def test_a_missed_hook_shows_torchs_reason_and_a_break_its_words(tab, widgets):
         "(el) => el.textContent.startsWith('moment 1 of')", arg=said.element_handle()
     )
     assert "graph break in step 0" in said.text_content()
+
+
+def test_a_comparison_with_no_hooks_has_nothing_to_play_and_says_so(tab):
+    widget = root(tab, "empty")
+    assert widget.locator(".hv-status").text_content() == "moment 0 / 0"
+    widget.focus()
+    tab.press("ArrowRight", "End", " ")
+    assert widget.get_attribute("data-step") == "0"
+    assert widget.locator("tbody tr").count() == 0
 
 
 def test_the_korean_one_speaks_korean(tab):
