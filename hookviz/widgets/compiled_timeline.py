@@ -158,11 +158,11 @@ class CompiledTimeline(PlayedWidget):
         return len(self.moments)
 
     def __repr__(self) -> str:
+        # Short: ipywidgets 7 (Colab) cuts a widget's text/plain after 110 characters.
         r = self._report
         return (
-            f"CompiledTimeline({r.model_name}, backend={r.backend!r}, {counted(r.steps, 'step')}, "
-            f"{counted(len(r.hooks), 'hook')}, {len(r.missed)} missed, "
-            f"{counted(r.graph_break_count, 'graph break')}, "
+            f"CompiledTimeline({r.model_name}, {r.backend}, {counted(len(r.hooks), 'hook')}, "
+            f"{len(r.missed)} missed, {counted(r.graph_break_count, 'break')}, "
             f"{counted(r.recompile_count, 'recompile')}, moment {self.step}/{self.total})"
         )
 

@@ -84,9 +84,10 @@ def test_it_compares_a_model_itself_with_compare_compileds_arguments():
 def test_the_repr_is_stable_and_says_what_the_report_says(report):
     widget = hv.CompiledTimeline(report)
     assert repr(widget) == (
-        f"CompiledTimeline(TwoLayers, backend='eager', 3 steps, 2 hooks, 1 missed, "
-        f"1 graph break, 0 recompiles, moment 0/{widget.total})"
+        f"CompiledTimeline(TwoLayers, eager, 2 hooks, 1 missed, 1 break, 0 recompiles, "
+        f"moment 0/{widget.total})"
     )
+    assert len(repr(widget)) <= 110  # ipywidgets 7 (Colab) cuts a longer text/plain
     widget.step = 2
     assert repr(widget).endswith(f"moment 2/{widget.total})")
     again = hv.CompiledTimeline(hv.compare_compiled(*_args()))

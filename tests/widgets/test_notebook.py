@@ -37,8 +37,7 @@ EXPECTED = {  # cell -> text/plain of its widget outputs, in order
     ],
     5: ["HookInventory(Model, 1 hook)"],
     7: [
-        "CompiledTimeline(Sequential, backend='eager', 2 steps, 1 hook, 0 missed, "
-        "0 graph breaks, 0 recompiles, moment 0/2)"
+        "CompiledTimeline(Sequential, eager, 1 hook, 0 missed, 0 breaks, 0 recompiles, moment 0/2)"
     ],
 }
 
