@@ -874,7 +874,7 @@ def _report(
     ]
     limit_reasons = {c.compile_id: c.recompile_reason for c in compiles if c.hit_recompile_limit}
     hooks, places = _hooks(
-        plan, eager, compiled, graph_breaks, recompiles, limit_reasons, breaks, compiles
+        plan, eager, compiled, graph_breaks, recompiles, limit_reasons, breaks, config
     )
     outputs_equal = [
         _compare(a, b).equal for a, b in zip(eager.outputs, compiled.outputs, strict=False)
@@ -968,11 +968,11 @@ def _rows(plan: _Plan, eager: _Run, compiled: _Run) -> list[_Row]:
     return rows
 
 
-def _hooks(plan, eager, compiled, breaks, recompiles, limit_reasons, raw_breaks, compiles):
+def _hooks(plan, eager, compiled, breaks, recompiles, limit_reasons, raw_breaks, config):
     rows = _rows(plan, eager, compiled)
     ranked = sorted({id(r.spec): r.spec for r in rows}.values(), key=lambda s: s.handle_id)
     order = {id(spec): i + 1 for i, spec in enumerate(ranked)}
-    context = _Context(compiled, breaks, recompiles, raw_breaks, limit_reasons)
+    context = _Context(compiled, breaks, recompiles, raw_breaks, limit_reasons, config)
     hooks = []
     for row in rows:
         h = _hook_row(row.place, row.path, row.spec, order[id(row.spec)], eager, compiled, plan)
@@ -1044,8 +1044,8 @@ def _compare(a: list[torch.Tensor], b: list[torch.Tensor], step: int = 0) -> Val
 class _Context:
     """Gives each hook the causes torch's records point at."""
 
-    def __init__(self, compiled, breaks, recompiles, raw_breaks, limit_reasons):
-        self.compiled = compiled
+    def __init__(self, compiled, breaks, recompiles, raw_breaks, limit_reasons, config):
+        self.compiled, self.config = compiled, config
         self.breaks, self.recompiles = breaks, recompiles
         self.raw_breaks = raw_breaks
         self.limit_reasons = limit_reasons  # compile id -> the guard failure it was refused for
@@ -1055,7 +1055,8 @@ class _Context:
         outside = [s for s in h.compiled if s not in h.in_graph]
         backward = KINDS[acting_as(h.kind)].backward
         if outside and backward:
-            found.append(Cause("autograd", None, _AUTOGRAD, "", "the run"))
+            why = _AUTOGRAD_WHY[bool(self.config.get("compiled_autograd"))]
+            found.append(Cause("autograd", None, _AUTOGRAD.format(why=why), "", "the run"))
         elif outside and h.path in _OUTSIDE:
             found.append(Cause("outside_dynamo", None, _OUTSIDE[h.path], "", "the run"))
         elif outside and not any(c.kind in ("graph_break", "recompile_limit") for c in found):
@@ -1146,8 +1147,13 @@ _OUTSIDE = {
 }
 _AUTOGRAD = (
     "Backward hooks are called by autograd's engine while backward runs, outside dynamo's "
-    "graphs (torch._dynamo.config.compiled_autograd is off)."
+    "graphs ({why})."
 )
+_AUTOGRAD_WHY = {
+    False: "torch._dynamo.config.compiled_autograd is off",
+    True: "compiled autograd is on, but it traces only a backward run inside the compiled "
+    "function, and each step calls backward after the model returned",
+}
 
 
 def _empty_dict_text(kind: str) -> str:
