@@ -59,6 +59,7 @@ CAUSES = (
     "empty_hook_dict",
     "outside_dynamo",
     "autograd",
+    "higher_order_op",
     "error",
 )
 # The name hookviz gives the OptimizedModule wrapper, where global hooks fire too.
@@ -128,6 +129,9 @@ class HookComparison:
     compiled: tuple[int, ...]  # the steps it fired in, compiled (in a graph or not)
     in_graph: tuple[int, ...]  # of those, the steps dynamo traced it into a graph
     causes: tuple[Cause, ...] = ()
+    # of in_graph, the steps known from the compile that traced it and the hooks traced beside
+    # it, not from a store of its own (a hook inside a higher-order op: see Cause "higher_order_op")
+    inferred: tuple[int, ...] = ()
     values: tuple[ValueCheck, ...] = ()
 
     @property
@@ -418,15 +422,27 @@ def compare_compiled(
     breaks: list[dynamo_reading.BreakRecord] = []
     compiles: list[dynamo_reading.CompileRecord] = []
     torch_warnings: list[str] = []
-    if compiled is None:
+    quiet: frozenset = frozenset()
+    while compiled is None:
         with dynamo_reading.Watch(plan.clock) as watch:
             config = dynamo_reading.config()
             compiled = plan.run(
-                compiler=lambda module: torch.compile(module, backend=backend, **compile_kwargs)
+                compiler=lambda module: torch.compile(module, backend=backend, **compile_kwargs),
+                quiet=quiet,
             )
             counts, compiles = watch.counts(), watch.compiles()
             breaks = watch.breaks
             torch_warnings = watch.warnings
+            compiled.quiet = quiet
+            compiled.traced = [
+                (compiled.key_of[n], cid)
+                for n, cid in dynamo_reading.TRACED
+                if n in compiled.key_of
+            ]
+        more = _in_higher_order_ops(breaks, compiled) - quiet
+        if more:  # the observer's store broke a higher-order op: again, those hooks quiet
+            quiet, compiled = quiet | more, None
+    _infer_quiet_firings(compiled)
     return _report(
         name,
         backend_name,
@@ -440,6 +456,50 @@ def compare_compiled(
         config,
         compile_kwargs,
     )
+
+
+def _in_higher_order_ops(breaks: list, run: _Run) -> frozenset:
+    """The hooks whose store broke the graph: dynamo refuses, inside a higher-order op
+    (`torch.utils.checkpoint`, `torch.cond`...), any side effect outside it, the observer's too.
+    They are the forward hooks that then ran eagerly, in the step of such a break."""
+    steps = {
+        run.step_at(b.time_us)
+        for b in breaks
+        if b.frames and b.frames[-1].file == __file__ and b.frames[-1].function == "observed"
+    }
+    return frozenset(
+        f.key[:4]
+        for f in run.firings
+        if f.step in steps
+        and f.how == EAGER
+        and not KINDS[acting_as(f.key[1])].backward
+        and (f.key[4] if len(f.key) == 5 else f.key[0]) not in _OUTSIDE
+    )
+
+
+def _infer_quiet_firings(run: _Run) -> None:
+    """A quiet hook ran in a graph at step s when a hook dynamo traced beside it, in the same
+    compile (its last attempt), ran in a graph at step s: a graph runs whole or not at all."""
+    last: dict[str, str] = {}  # frame compile ("0/1") -> its last attempt ("0/1_2")
+    for _, cid in run.traced:
+        base, _, attempt = cid.partition("_")
+        if int(attempt or 0) >= int(last.get(base, base).partition("_")[2] or 0):
+            last[base] = cid
+    kept = set(last.values())
+    beside: dict[str, set] = {}
+    for key, cid in run.traced:
+        if cid in kept:
+            beside.setdefault(cid, set()).add(key)
+    in_graph = {(f.key, f.step) for f in run.firings if f.how == GRAPH}
+    for quiet in run.quiet:
+        for keys in beside.values():
+            if quiet not in keys:
+                continue
+            for step in range(len(run.step_starts)):
+                loud = [k for k in keys - run.quiet if (k, step) in in_graph]
+                if loud and (quiet, step) not in in_graph:
+                    run.firings.append(_Firing(-1, step, quiet, GRAPH, [], [], inferred=True))
+                    in_graph.add((quiet, step))
 
 
 def _check_arguments(inputs, loss_fn, backend, steps, before_step, compile_kwargs) -> None:
@@ -507,6 +567,7 @@ class _Firing:
     how: str  # GRAPH or EAGER
     seen: list[torch.Tensor]
     returned: list[torch.Tensor]
+    inferred: bool = False  # in a graph, read from the compile that traced it (a quiet hook)
 
 
 @dataclass
@@ -519,6 +580,9 @@ class _Run:
     error: RunError | None = None
     warnings: list[str] = field(default_factory=list)
     step_starts: list[int] = field(default_factory=list)  # when each step started (µs, epoch)
+    quiet: frozenset = frozenset()  # keys of the hooks not watched inside graphs
+    key_of: dict[int, tuple] = field(default_factory=dict)  # the observer's number -> key
+    traced: list[tuple[tuple, str]] = field(default_factory=list)  # (key, compile id) traced
 
     def step_at(self, time_us: int) -> int:
         """The step that was running at `time_us` (microseconds since the epoch)."""
@@ -544,8 +608,11 @@ class _Plan:
     def clock(self) -> int:
         return next(self._clock)
 
-    def run(self, compiler: Callable[[nn.Module], Callable] | None) -> _Run:
-        """The steps on a fresh deep copy: eagerly (`compiler` None) or through `compiler`."""
+    def run(
+        self, compiler: Callable[[nn.Module], Callable] | None, quiet: frozenset = frozenset()
+    ) -> _Run:
+        """The steps on a fresh deep copy: eagerly (`compiler` None) or through `compiler`;
+        the hooks of `quiet` are not watched inside graphs (they run in a higher-order op)."""
         run = _Run()
         try:
             module = _deep_copy(self.model)
@@ -558,7 +625,7 @@ class _Plan:
                 f"copy.deepcopy(model) raised: {error}",
             )
             return run
-        observer = _Observer(module, run, self.clock, compiled=compiler is not None)
+        observer = _Observer(module, run, self.clock, compiled=compiler is not None, quiet=quiet)
         with warnings.catch_warnings(record=True) as caught, torch.random.fork_rng(devices=[]):
             warnings.simplefilter("always")
             torch.manual_seed(SEED)
@@ -639,8 +706,18 @@ def _tensors(value: Any) -> list[torch.Tensor]:
 class _Observer:
     """Wraps every hook of one copy (and the global hooks) to see it fire; puts them back."""
 
-    def __init__(self, module: nn.Module, run: _Run, clock: Callable[[], int], *, compiled: bool):
+    def __init__(
+        self,
+        module: nn.Module,
+        run: _Run,
+        clock: Callable[[], int],
+        *,
+        compiled: bool,
+        quiet: frozenset = frozenset(),
+    ):
         self.module, self.run, self.clock, self.compiled = module, run, clock, compiled
+        self.quiet = quiet  # the keys of hooks that must leave no store in a graph
+        self.comptime = dynamo_reading.comptime() if compiled else None
         self.step = 0
         self.signals = _Signals()
         self.kept: dict[tuple, tuple[str, list, list, int]] = {}  # key -> the last firing
@@ -655,7 +732,6 @@ class _Observer:
         }
         self.record = self._recorder()
         self._ordinals: dict[tuple, int] = {}
-        self._by_name: dict[str, tuple] = {}  # "h<number>" -> the spec's key
 
     # -- wrapping -------------------------------------------------------------------------------
 
@@ -721,14 +797,19 @@ class _Observer:
         signals, record = self.signals, self.record
         is_global = info.target == "global"
         key = spec.key
+        loud = key not in self.quiet  # quiet: inside a higher-order op, no store
+        comptime, note = self.comptime, dynamo_reading.note_traced
 
         def observed(*args, **kwargs):
             result = hook(*args, **kwargs)
             if torch.compiler.is_compiling():  # dynamo is tracing this call into a graph
-                name = f"h{number}"
-                if is_global:
-                    name = f"h{number}m{getattr(args[0], '_hookviz_number', -1)}"
-                setattr(signals, name, (_tensors(args[at]), _tensors(result)))
+                hook_number = number  # noqa: F841 (note reads it while dynamo traces)
+                comptime(note)
+                if loud:
+                    name = f"h{number}"
+                    if is_global:
+                        name = f"h{number}m{getattr(args[0], '_hookviz_number', -1)}"
+                    setattr(signals, name, (_tensors(args[at]), _tensors(result)))
             else:
                 record(key, args, result, at, is_global)
             return result
@@ -737,7 +818,7 @@ class _Observer:
             dynamo_reading.run_eagerly_when_called_from_eager_code(observed.__code__)
         observed._hookviz_observed = True
         observed.__wrapped__ = hook
-        self._by_name[f"h{number}"] = key
+        self.run.key_of[number] = key
         return observed
 
     def _recorder(self) -> Callable:
@@ -763,7 +844,7 @@ class _Observer:
         by_path = {n: p for p, n in self.numbers.items()}
         for name, (seen, returned) in self.signals.__dict__.items():
             number, _, module_number = name[1:].partition("m")
-            key = self._by_name[f"h{number}"]
+            key = self.run.key_of[int(number)]
             if module_number:
                 key = (*key, by_path.get(int(module_number), WRAPPER))
             self._keep(key, GRAPH, seen, returned)
@@ -1001,6 +1082,8 @@ def _hook_row(place, path, spec, order, eager, compiled, plan) -> HookComparison
     for step in sorted(set(steps(eager)) & set(steps(compiled))):
         a = _last(eager, place, step)
         b = _last(compiled, place, step)
+        if b.inferred:  # a quiet hook: nothing of its own was kept
+            continue
         if a.seen or a.returned or b.seen or b.returned:
             values.append(_compare(a.seen + a.returned, b.seen + b.returned, step))
     return HookComparison(
@@ -1014,6 +1097,7 @@ def _hook_row(place, path, spec, order, eager, compiled, plan) -> HookComparison
         steps(compiled),
         steps(compiled, GRAPH),
         values=tuple(values),
+        inferred=tuple(sorted({f.step for f in compiled.firings if f.key == place and f.inferred})),
     )
 
 
@@ -1075,6 +1159,8 @@ class _Context:
                     "torch._dynamo.config.skip_nnmodule_hook_guards",
                 )
             )
+        if spec.key in self.compiled.quiet:
+            found.append(Cause("higher_order_op", None, _HIGHER_ORDER_OP, "", "torch's comptime"))
         error = self.compiled.error
         if error and h.missed and error.step is not None and max(h.missed) >= error.step:
             found.append(Cause("error", error.step, str(error), "", "the run"))
@@ -1145,6 +1231,12 @@ _OUTSIDE = {
         "hooks fire for it too, eagerly (torch warns about this)."
     ),
 }
+_HIGHER_ORDER_OP = (
+    "Called inside a higher-order op (torch.utils.checkpoint, torch.cond, ...), where dynamo "
+    "refuses any side effect outside the op, hookviz's own too: that it ran in a graph is read "
+    "from the compile that traced it (torch._dynamo.comptime) and from the hooks traced beside it "
+    "in that compile, which did run; with no such hook beside it, hookviz cannot tell."
+)
 _AUTOGRAD = (
     "Backward hooks are called by autograd's engine while backward runs, outside dynamo's "
     "graphs ({why})."

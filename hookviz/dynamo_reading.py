@@ -13,6 +13,8 @@ sources those tools read, and nothing else in hookviz does:
   failure that made it compile again (`recompile_reason`) and why a compile failed;
 - `torch._dynamo.eval_frame.skip_code`: hookviz's observer runs as plain Python when called from
   eager code, so that dynamo compiles the user's hook as it would without hookviz;
+- `torch._dynamo.comptime` and `torch._guards.CompileContext`: which hook dynamo traced, in which
+  compile, noted while it traces (no op, no guard, also inside a higher-order op);
 - `torch._dynamo.config`: `recompile_limit`, `skip_nnmodule_hook_guards`, `compiled_autograd`.
 
 `tests/test_dynamo_reading.py` checks each of them on the torch installed, and fails with the
@@ -69,6 +71,27 @@ def run_eagerly_when_called_from_eager_code(code: CodeType) -> None:
     from torch._dynamo.eval_frame import skip_code
 
     skip_code(code)
+
+
+# (hook number, compile id) for each hook dynamo traced since the watch opened: `note_traced`
+# appends to it while dynamo traces, from the observer's local `hook_number`.
+TRACED: list[tuple[int, str]] = []
+
+
+def comptime() -> Callable:
+    """`torch._dynamo.comptime.comptime`: traced code calls it with a function that dynamo runs
+    at once, while it traces, and leaves out of the graph."""
+    from torch._dynamo.comptime import comptime as run_while_tracing
+
+    return run_while_tracing
+
+
+def note_traced(ctx: Any) -> None:
+    """Run by dynamo while it traces the observer: note its `hook_number` and the compile."""
+    from torch._guards import CompileContext
+
+    number = ctx.get_local("hook_number").as_python_constant()
+    TRACED.append((number, str(CompileContext.current_compile_id())))
 
 
 def config() -> dict[str, Any]:
@@ -202,6 +225,7 @@ class Watch:
         from torch._dynamo import utils
 
         d.reset()
+        TRACED.clear()
         utils.graph_break_dup_warning_checker.reset()  # every break logs its traceback again
         self._undo.append(d.reset)
         limit = utils._compilation_metrics.maxlen

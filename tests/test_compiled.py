@@ -24,6 +24,7 @@ import torch._dynamo
 import torch.nn.modules.module as torch_module
 from torch import nn
 from torch._dynamo.utils import counters
+from torch.utils.checkpoint import checkpoint
 
 import hookviz as hv
 from hookviz.compiled import CAUSES, GRAPH, STATUSES
@@ -213,6 +214,14 @@ def pure_hooks() -> Case:
     case.model.b.register_forward_hook(counting(case, "double_b", lambda m, i, o: o * 2))
     case.model.a.weight.register_hook(counting(case, "grad_a", lambda g: g * 1))
     return case
+
+
+def test_with_compiled_autograd_on_backward_hooks_still_run_outside_the_graphs():
+    case = full_backward_hook_in_own_class()
+    with torch._dynamo.config.patch(compiled_autograd=True):
+        report = hv.compare_compiled(case.model, *case.inputs)
+    cause = next(c for c in report.hook("a", "backward").causes if c.kind == "autograd")
+    assert "compiled autograd is on" in cause.text and report.config["compiled_autograd"]
 
 
 def test_pure_hooks_are_traced_into_the_graph_and_agree():
@@ -424,9 +433,58 @@ def test_a_hook_on_a_module_called_twice_is_in_the_graph_each_step():
     assert len(per_step) == 2 and all(m.compiled == GRAPH for m in per_step)
 
 
+class Checkpointed(nn.Module):
+    """A block under activation checkpointing: dynamo traces it as a higher-order op."""
+
+    def __init__(self):
+        super().__init__()
+        self.block = nn.Sequential(nn.Linear(4, 4), nn.ReLU())
+        self.head = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.head(checkpoint(self.block, x, use_reentrant=False))
+
+
+def checkpointed() -> Case:
+    case = Case(Checkpointed(), (torch.randn(5, 4),))
+    # inside the higher-order op: its effect on the output is its oracle (a tick would be a
+    # side effect there, which dynamo refuses)
+    case.model.block[0].register_forward_hook(lambda module, inputs, output: output * 2)
+    case.model.head.register_forward_hook(counting(case, "after_checkpoint"))
+    return case
+
+
+def test_a_hook_inside_a_higher_order_op_is_seen_without_breaking_it():
+    report = check_against_torch(checkpointed)  # no graph break of hookviz's making
+    inside = report.hook("block.0", "forward")
+    assert inside.in_graph == inside.inferred == (0, 1, 2) and inside.status == "in_graph"
+    assert [c.kind for c in inside.causes] == ["higher_order_op"]
+    assert report.hook("head", "forward").in_graph == (0, 1, 2)
+    assert report.outputs_equal == [True, True, True]
+    # torch's own answer: the compiled model's output is the doubled one, at every step
+    case = checkpointed()
+    bare = copy.deepcopy(case.model)
+    bare.block[0]._forward_hooks.clear()
+    compiled = torch.compile(case.model, backend="eager")
+    try:
+        for _ in range(3):
+            x = torch.randn(2, 4)
+            assert torch.allclose(compiled(x), case.model(x))
+            assert not torch.allclose(compiled(x), bare(x))
+    finally:
+        torch._dynamo.reset()
+
+
 @pytest.mark.parametrize(
     "make",
-    [pure_hooks, late_forward_hook, full_backward_hook_in_sequential, list_capture, grad_cam],
+    [
+        pure_hooks,
+        late_forward_hook,
+        full_backward_hook_in_sequential,
+        list_capture,
+        grad_cam,
+        checkpointed,
+    ],
 )
 def test_the_timeline_has_every_firing_of_both_runs_and_every_event(make):
     report, case = compare(make)
