@@ -237,7 +237,9 @@ class CompiledReport:
     graph_breaks: list[GraphBreak]
     recompiles: list[Recompile]
     graph_count: int  # graphs dynamo made (counters["stats"]["unique_graphs"])
-    graph_break_count: int  # every graph break torch counted (counters["graph_break"])
+    # the graph breaks torch._dynamo.utils.counters["graph_break"] counted: those at a call it
+    # could not trace (it leaves out a break at a data-dependent branch, or in a frame it skips)
+    counted_graph_breaks: int
     outputs_equal: list[bool]  # per step: the model's outputs, eager against compiled
     errors: list[RunError] = field(default_factory=list)  # what stopped a run, eager's first
     # what torch warned, each once (kept here, not written to stderr)
@@ -255,6 +257,11 @@ class CompiledReport:
     def error(self) -> RunError | None:
         """The first error that stopped a run (None when both went through)."""
         return self.errors[0] if self.errors else None
+
+    @property
+    def graph_break_count(self) -> int:
+        """Every graph break torch logged (what `TORCH_LOGS="graph_breaks"` prints), each once."""
+        return len(self.graph_breaks)
 
     @property
     def recompile_count(self) -> int:
@@ -816,8 +823,8 @@ class _Observer:
 
         if self.compiled:
             dynamo_reading.run_eagerly_when_called_from_eager_code(observed.__code__)
+        functools.update_wrapper(observed, hook, updated=())  # its name, as list_hooks shows it
         observed._hookviz_observed = True
-        observed.__wrapped__ = hook
         self.run.key_of[number] = key
         return observed
 
@@ -968,7 +975,7 @@ def _report(
         graph_breaks,
         recompiles,
         counts.graphs,
-        counts.graph_break_count,
+        counts.graph_break_count,  # counted_graph_breaks
         outputs_equal,
         errors,
         list(dict.fromkeys([*eager.warnings, *compiled.warnings, *torch_warnings])),

@@ -34,8 +34,15 @@ from typing import Any
 
 import torch
 
-# The graph-break logger's name (torch._logging.getArtifactLogger(module, "graph_breaks")).
+# The loggers of the `graph_breaks` artifact (torch._logging.getArtifactLogger(module,
+# "graph_breaks")): the tracer's (most breaks), the frame converter's (a frame skipped because
+# no graph break could resume it) and the exceptions' (a backend failure dynamo falls back from).
 GRAPH_BREAK_LOGGER = "torch._dynamo.symbolic_convert.__graph_breaks"
+GRAPH_BREAK_LOGGERS = (
+    GRAPH_BREAK_LOGGER,
+    "torch._dynamo.convert_frame.__graph_breaks",
+    "torch._dynamo.exc.__graph_breaks",
+)
 # Where dynamo warns that a frame hit config.recompile_limit and now runs eagerly.
 CONVERT_FRAME_LOGGER = "torch._dynamo.convert_frame"
 # torch's graph-break id for "Module-level backwards hooks require compiled autograd."
@@ -233,7 +240,8 @@ class Watch:
         self._undo.append(lambda: utils.set_compilation_metrics_limit(limit))
         self._seen_metrics = {id(m) for m in utils.get_compilation_metrics()}
         self._counters_before = self._read_counters()
-        self._listen(GRAPH_BREAK_LOGGER, logging.DEBUG, self._on_break)
+        for name in GRAPH_BREAK_LOGGERS:
+            self._listen(name, logging.DEBUG, self._on_break)
         self._listen(CONVERT_FRAME_LOGGER, logging.WARNING, self._on_warning)
         return self
 

@@ -27,6 +27,7 @@ from torch._dynamo.utils import counters
 from torch.utils.checkpoint import checkpoint
 
 import hookviz as hv
+from hookviz import dynamo_reading
 from hookviz.compiled import CAUSES, GRAPH, STATUSES
 from hookviz.hook_kinds import GLOBAL, of
 from tests.helpers import assert_no_hooks
@@ -119,12 +120,15 @@ class Bare:
     """What torch reports for the case compiled without hookviz."""
 
     fired: dict[str, tuple[int, ...]]
-    graph_breaks: int
+    graph_breaks: int  # the records of its graph_breaks log
+    counted_graph_breaks: int  # counters["graph_break"]
     graphs: int
     recompiles: int
 
 
 _GLOBAL_KINDS = of(GLOBAL)
+# The modules of torch._dynamo that log to its graph_breaks artifact.
+BREAKERS = ("symbolic_convert", "convert_frame", "exc")
 
 
 class _Lines(logging.Handler):
@@ -142,12 +146,16 @@ def run_bare(make: Callable[[], Case]) -> Bare:
     torch._dynamo.reset()
     breaks_before = sum(counters["graph_break"].values())
     graphs_before = counters["stats"]["unique_graphs"]
-    lines = _Lines()
+    lines, breaks = _Lines(), _Lines()
     globals_before = {k.attribute: set(getattr(torch_module, k.attribute)) for k in _GLOBAL_KINDS}
     logger = logging.getLogger("torch._dynamo.guards.__recompiles")
-    torch._logging.set_logs(recompiles=True)
+    break_loggers = [logging.getLogger(f"torch._dynamo.{m}.__graph_breaks") for m in BREAKERS]
+    torch._logging.set_logs(recompiles=True, graph_breaks=True)
     logger.addHandler(lines)
     logger.propagate = False
+    for break_logger in break_loggers:
+        break_logger.addHandler(breaks)
+        break_logger.propagate = False
     try:
         compiled = torch.compile(case.model, backend="eager")
         torch.manual_seed(0)
@@ -159,6 +167,8 @@ def run_bare(make: Callable[[], Case]) -> Bare:
             out.sum().backward()
     finally:
         logger.removeHandler(lines)
+        for break_logger in break_loggers:
+            break_logger.removeHandler(breaks)
         torch._logging.set_logs()
         torch._dynamo.reset()
         for attribute, ids in globals_before.items():  # the global hooks the case added
@@ -167,6 +177,7 @@ def run_bare(make: Callable[[], Case]) -> Bare:
     final = {n: float(t) for n, t in case.ticks.items()}
     return Bare(
         case.fired(0, final),
+        len(breaks.lines),
         sum(counters["graph_break"].values()) - breaks_before,
         counters["stats"]["unique_graphs"] - graphs_before,
         sum(line.startswith("Recompiling function") for line in lines.lines),
@@ -194,8 +205,8 @@ def check_against_torch(make: Callable[[], Case]) -> hv.compiled.CompiledReport:
         assert {s for h in rows for s in h.compiled} == set(compiled_fired[name]), name
     bare = run_bare(make)
     assert {n: compiled_fired[n] for n in bare.fired} == bare.fired  # hookviz changed no firing
-    assert report.graph_break_count == bare.graph_breaks
-    assert len(report.graph_breaks) == bare.graph_breaks
+    assert report.graph_break_count == len(report.graph_breaks) == bare.graph_breaks
+    assert report.counted_graph_breaks == bare.counted_graph_breaks
     assert report.graph_count == bare.graphs
     assert report.recompile_count == bare.recompiles
     return report
@@ -433,6 +444,60 @@ def test_a_hook_on_a_module_called_twice_is_in_the_graph_each_step():
     assert len(per_step) == 2 and all(m.compiled == GRAPH for m in per_step)
 
 
+class Branchy(nn.Module):
+    """A data-dependent branch after each layer: a graph break of the model's own, no hook's."""
+
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList([nn.Linear(4, 4) for _ in range(3)])
+
+    def forward(self, x):
+        for layer in self.layers:
+            x = layer(x)
+            if x.sum() > 0:
+                x = -x
+        return x
+
+
+def data_dependent_branch() -> Case:
+    case = Case(Branchy(), (torch.randn(5, 4),))
+    case.model.layers[1].register_forward_hook(counting(case, "middle"))
+    case.model.layers[2].register_forward_pre_hook(counting(case, "last_pre"))
+    return case
+
+
+def test_a_break_of_the_models_own_is_reported_and_given_to_no_hook():
+    report = check_against_torch(data_dependent_branch)
+    # torch's counters leave out a break at a data-dependent branch; its log has every one
+    assert report.counted_graph_breaks < report.graph_break_count
+    assert any("Data-dependent" in b.title for b in report.graph_breaks)
+    for h in report.hooks:
+        assert h.status == "outside_graph"
+        assert all(not c.own for c in h.causes), h.causes  # in the model's wake
+
+
+def removed_hook() -> Case:
+    case = Case(TwoLayers(), (torch.randn(5, 4),))
+    case.model.a.register_forward_hook(counting(case, "goes"))
+    case.model.a.register_forward_hook(counting(case, "stays"))
+
+    def remove(model, step):
+        if step == 1:
+            (goes,) = [h for h in hv.list_hooks(model) if h.name == "goes"]
+            hv.remove_hook(model, goes.handle_id)
+
+    case.late = remove
+    return case
+
+
+def test_removing_a_hook_recompiles_and_the_rest_still_fires():
+    report = check_against_torch(removed_hook)
+    goes, stays = report.hook("a", "forward", "goes"), report.hook("a", "forward", "stays")
+    assert goes.eager == goes.compiled == (0,) and stays.in_graph == (0, 1, 2)
+    assert report.recompile_count == 1 and "_forward_hooks" in report.recompiles[0].reason
+    assert [c.kind for c in stays.causes] == ["recompile"]  # a guard on their dict
+
+
 class Checkpointed(nn.Module):
     """A block under activation checkpointing: dynamo traces it as a higher-order op."""
 
@@ -550,7 +615,7 @@ def test_two_comparisons_in_a_row_see_the_same_thing():
 
 
 def test_the_loggers_it_listened_to_are_put_back():
-    names = ("torch._dynamo.symbolic_convert.__graph_breaks", "torch._dynamo.convert_frame")
+    names = (*dynamo_reading.GRAPH_BREAK_LOGGERS, dynamo_reading.CONVERT_FRAME_LOGGER)
 
     def state():
         loggers = [logging.getLogger(n) for n in names]

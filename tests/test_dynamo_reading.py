@@ -55,6 +55,17 @@ def test_the_graph_break_logger_has_its_name_and_writes_reason_id_and_traceback(
     assert list(counts.graph_breaks)[0].startswith("Failed to trace builtin operator")
 
 
+def test_the_graph_break_loggers_are_torchs_artifact_loggers():
+    import torch._dynamo.convert_frame  # noqa: F401 (each module makes its logger on import)
+    import torch._dynamo.exc  # noqa: F401
+    import torch._dynamo.symbolic_convert  # noqa: F401
+
+    known = logging.Logger.manager.loggerDict
+    for name in dynamo_reading.GRAPH_BREAK_LOGGERS:
+        assert name in known, f"torch has no logger {name!r} any more"
+        assert getattr(known[name], "artifact_name", None) == "graph_breaks", name
+
+
 def test_a_module_level_backward_hook_break_has_the_id_hookviz_knows():
     model = TwoLayers()
     model.a.register_full_backward_hook(lambda module, grad_input, grad_output: None)
@@ -143,7 +154,7 @@ def test_a_store_on_an_object_in_traced_code_is_replayed_without_an_op_or_a_guar
 def test_the_watch_puts_back_the_loggers_and_the_metrics_limit():
     from torch._dynamo import utils
 
-    names = (dynamo_reading.GRAPH_BREAK_LOGGER, dynamo_reading.CONVERT_FRAME_LOGGER)
+    names = (*dynamo_reading.GRAPH_BREAK_LOGGERS, dynamo_reading.CONVERT_FRAME_LOGGER)
 
     def state():
         loggers = [logging.getLogger(n) for n in names]
@@ -158,3 +169,23 @@ def test_the_watch_puts_back_the_loggers_and_the_metrics_limit():
 def test_backends_are_torchs_list():
     names = dynamo_reading.backends()
     assert {"eager", "aot_eager", "inductor"} <= set(names)
+
+
+def test_what_dynamo_traced_is_noted_while_it_traces_also_inside_a_checkpoint():
+    from torch.utils.checkpoint import checkpoint
+
+    comptime = dynamo_reading.comptime()
+
+    def observed(x):
+        hook_number = 7  # noqa: F841 (note_traced reads it)
+        comptime(dynamo_reading.note_traced)
+        return x * 2
+
+    def model(x):
+        return checkpoint(observed, x, use_reentrant=False) + 1
+
+    with dynamo_reading.Watch(clock=iter(range(1000)).__next__) as watch:
+        torch.compile(model, backend="eager")(torch.ones(2))
+        counts = watch.counts()
+    assert (7, "0/0") in dynamo_reading.TRACED
+    assert counts.graph_break_count == 0 and counts.graphs == 1
