@@ -82,6 +82,7 @@ bench: $(STAMP) system-deps  ## run every benchmark (hours; figures go in bench/
 	$(PY) bench/bench_integrity.py
 	$(PY) bench/bench_cluster.py
 	$(PY) bench/bench_site.py
+	$(PY) bench/bench_compiled.py
 
 # The code checks and formatting: ruff for the Python, ESLint and Prettier for the JavaScript
 # (package.json's "lint"; npm ci installs package-lock.json's versions when they are not there yet).

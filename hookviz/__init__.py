@@ -20,6 +20,8 @@ except _metadata.PackageNotFoundError:  # imported from a source tree that was n
 # (and every `hookviz` command that does not grade) imports no torch until a name is used.
 _CORE = {
     "examples": "hookviz.examples",
+    "CompiledReport": "hookviz.compiled",
+    "compare_compiled": "hookviz.compiled",
     "DuplicateHook": "hookviz.inventory",
     "HookInfo": "hookviz.inventory",
     "Removed": "hookviz.inventory",
@@ -48,6 +50,7 @@ _CORE = {
 _LAZY = {
     **_CORE,
     "ApplyTraversal": "hookviz.widgets",
+    "CompiledTimeline": "hookviz.widgets",
     "HookMonitor": "hookviz.widgets",
     "HookTimeline": "hookviz.widgets",
     "HookInventory": "hookviz.widgets",

@@ -22,6 +22,11 @@ REPORTS = {
     "bench_grading.py": ["ratio (hookviz / bare)", "speed-up (-j 1 / -j 2)"],
     "bench_nbgrader.py": ["ratio to nbgrader (median of rounds)", "## where hookviz's time goes"],
     "bench_integrity.py": ["added per check / a check cell", '"ratio"'],
+    "bench_compiled.py": [
+        "## compare_compiled on walkthrough 08's model",
+        "compare_compiled / compiled run",
+        "compare_compiled / both runs",
+    ],
     "bench_cluster.py": [
         "speed-up (ratio per round, median)",
         "| assignment |",

@@ -71,11 +71,25 @@ def _environment() -> Any:
 
 def _widget_modules() -> str:
     """``window.HOOKVIZ_WIDGETS``: each widget's ES module and CSS, the text the kernel sends."""
-    from ..widgets import ApplyTraversal, HookInventory, HookMonitor, HookTimeline, Prediction
+    from ..widgets import (
+        ApplyTraversal,
+        CompiledTimeline,
+        HookInventory,
+        HookMonitor,
+        HookTimeline,
+        Prediction,
+    )
     from ..widgets.base import front_end
 
     modules = {}
-    for cls in (ApplyTraversal, HookInventory, HookMonitor, HookTimeline, Prediction):
+    for cls in (
+        ApplyTraversal,
+        CompiledTimeline,
+        HookInventory,
+        HookMonitor,
+        HookTimeline,
+        Prediction,
+    ):
         esm, css = front_end(cls._front_end)
         modules[cls._front_end] = {"esm": esm, "css": css}
     text = json.dumps(modules, ensure_ascii=False).replace("</", "<\\/")

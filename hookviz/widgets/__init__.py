@@ -5,9 +5,17 @@ Each works with ipywidgets 7.7 + anywidget 0.9 (Colab) and ipywidgets 8 + anywid
 """
 
 from .apply_traversal import ApplyTraversal
+from .compiled_timeline import CompiledTimeline
 from .hook_inventory import HookInventory
 from .hook_monitor import HookMonitor
 from .hook_timeline import HookTimeline
 from .prediction import Prediction
 
-__all__ = ["ApplyTraversal", "HookInventory", "HookMonitor", "HookTimeline", "Prediction"]
+__all__ = [
+    "ApplyTraversal",
+    "CompiledTimeline",
+    "HookInventory",
+    "HookMonitor",
+    "HookTimeline",
+    "Prediction",
+]

@@ -22,6 +22,7 @@ def all_widgets():
         hv.HookMonitor(model),
         hv.HookTimeline(model, torch.ones(1)),
         hv.HookInventory(model, include_globals=False),
+        hv.CompiledTimeline(model, torch.ones(1), steps=2),
     ]
 
 
@@ -45,6 +46,7 @@ def test_lazy_names_are_the_widget_classes():
     assert hv.HookMonitor is widgets.HookMonitor
     assert hv.HookTimeline is widgets.HookTimeline
     assert hv.HookInventory is widgets.HookInventory
+    assert hv.CompiledTimeline is widgets.CompiledTimeline
 
 
 @pytest.mark.parametrize(
@@ -54,6 +56,7 @@ def test_lazy_names_are_the_widget_classes():
         ("hook_monitor", ".hv-monitor"),
         ("hook_timeline", ".hv-timeline"),
         ("hook_inventory", ".hv-inventory"),
+        ("compiled_timeline", ".hv-compiled"),
     ],
 )
 def test_each_widget_is_one_esm_file_after_the_shared_helpers(name, root_class):

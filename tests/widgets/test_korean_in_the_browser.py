@@ -20,7 +20,14 @@ from tests.widgets.test_messages import WIDGETS, _english_phrases
 pytestmark = pytest.mark.browser
 
 HOST = Path(hv.__file__).parent / "site" / "static" / "host.js"
-NAMES = ("apply_traversal", "hook_timeline", "hook_monitor", "hook_inventory", "prediction")
+NAMES = (
+    "apply_traversal",
+    "hook_timeline",
+    "hook_monitor",
+    "hook_inventory",
+    "compiled_timeline",
+    "prediction",
+)
 
 
 def _container(key: str, widget: HookvizWidget) -> str:

@@ -47,6 +47,9 @@ WIDGETS: dict[str, Callable[..., HookvizWidget]] = {
     "HookTimeline": lambda **kw: hv.HookTimeline(hv.examples.model(), torch.ones(1), **kw),
     "HookMonitor": _monitor,
     "HookInventory": lambda **kw: hv.HookInventory(hv.examples.model(), **kw),
+    "CompiledTimeline": lambda **kw: hv.CompiledTimeline(
+        hv.examples.model(), torch.ones(1), steps=2, **kw
+    ),
     "Prediction": lambda **kw: hv.Prediction(
         "Which runs first?", choices=["pre-hook", "forward"], answer=0, why="Pre.", **kw
     ),

@@ -25,6 +25,8 @@ CELLS = [
     "hv.HookTimeline(model, torch.ones(1))",
     "hv.HookInventory(model, include_globals=False)",
     "print(len(hv.list_hooks(net)), 'hooks left on net')",
+    "net[0].register_forward_hook(lambda module, inputs, output: None)\n"
+    "hv.CompiledTimeline(net, torch.ones(2, 4), steps=2)",
 ]
 EXPECTED = {  # cell -> text/plain of its widget outputs, in order
     1: ["ApplyTraversal(Model, 7 visits, step 0/7)"],
@@ -34,6 +36,9 @@ EXPECTED = {  # cell -> text/plain of its widget outputs, in order
         "HookTimeline(Model, 29 firings, 1 from the model's own hooks, 1 replaced a value, step 0/29)"
     ],
     5: ["HookInventory(Model, 1 hook)"],
+    7: [
+        "CompiledTimeline(Sequential, eager, 1 hook, 0 missed, 0 breaks, 0 recompiles, moment 0/2)"
+    ],
 }
 
 
@@ -75,7 +80,7 @@ def test_widgets_display_in_a_kernel_and_nbval_finds_them_stable(kernel_home):
     for index, cell in enumerate(notebook.cells):
         assert not [o for o in cell.outputs if o.output_type == "error"], cell.outputs
         assert widget_texts(cell) == EXPECTED.get(index, []), (index, cell.outputs)
-    assert notebook.cells[-1].outputs[0]["text"] == "0 hooks left on net\n"
+    assert notebook.cells[-2].outputs[0]["text"] == "0 hooks left on net\n"
 
     path = kernel_home / "widgets.ipynb"
     nbformat.write(notebook, path)
