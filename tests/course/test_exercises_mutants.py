@@ -455,12 +455,25 @@ def hints_shown(printed: str, hints: dict) -> set[str]:
 
 
 def test_the_korean_edition_has_every_assignment():
+    """The Korean code cells are the English ones, their comments and docstrings set aside
+    (those are translated); the prose of the answer cells and helpers a student reads is Korean."""
+    from hookviz.course.i18n.code import code_only, prose
+    from hookviz.course.i18n.english import has_hangul
+
     assert sorted(KOREAN) == sorted(ASSIGNMENTS)
     for name, assignment in KOREAN.items():
         english = ASSIGNMENTS[name]
-        assert [c.source for c in assignment.cells if "hookviz.course.content" not in c.source] == [
-            c.source for c in english.cells if "hookviz.course.content" not in c.source
+        assert [
+            code_only(c.source)
+            for c in assignment.cells
+            if "hookviz.course.content" not in c.source
+        ] == [
+            code_only(c.source) for c in english.cells if "hookviz.course.content" not in c.source
         ], f"{name}: the Korean code cells must be the English ones"
+        for cell in assignment.cells:
+            opening = bool(grading(cell).get("grade"))  # a check cell: what it opens with
+            for unit in prose(cell.source, opening_only=opening):
+                assert has_hangul(unit.text), f"{name}: English prose in code: {unit.text!r}"
 
 
 @pytest.mark.parametrize(("name", "answer"), CASES, ids=[f"{n}: {a.id}" for n, a in CASES])

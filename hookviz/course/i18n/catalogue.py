@@ -53,11 +53,26 @@ def translate(text: str, table: dict[str, str]) -> str:
     if best is None:
         return text
     _, names, values, translated = best
-    filled = dict(zip(names, (table.get(v, v) for v in values), strict=True))
+    filled = dict(zip(names, (_value(v, text, table) for v in values), strict=True))
     return _PLACEHOLDER.sub(
         lambda m: m.group(0)[0] if m.group(1) is None else filled.get(m.group(1), m.group(0)),
         translated,
     )
+
+
+def _value(value: str, text: str, table: dict[str, str]) -> str:
+    """What a placeholder held, in the table's language when it is a message too: itself, a
+    line a template made (a figure's title inside another), or a list of them (``a, b``)."""
+    if value in table:
+        return _plain(table[value])
+    if value and value != text:
+        said = translate(value, table)
+        if said != value:
+            return said
+    items = value.split(", ")
+    if len(items) > 1 and any(item in table for item in items):
+        return ", ".join(_plain(table[item]) if item in table else item for item in items)
+    return value
 
 
 def _plain(template: str) -> str:
