@@ -272,6 +272,11 @@ WORDS: dict[str, str] = {
     "merge.check_edited": "You edited the check cell {grade_id}; the original was used.",
     "merge.points_changed": "The points of {grade_id} were changed to {claimed} in your notebook; it is worth {points}.",
     "merge.checks_reordered": "Your check cells were in another order; the original order was used.",
+    # -- stamp: the comments of the cells `hookviz build` stamps and writes (format/notebooks.py,
+    # format/steps.py); the grader knows a stamped cell by its first line in every language
+    "stamp.install": "Installs hookviz when it is missing (on Colab, say); silent when it is already installed.",
+    "stamp.content": "This notebook's hints and predictions, packed by `hookviz build`: run it, nothing to read.",
+    "steps.guard_note": "a fresh kernel gets a note, not a NameError",
     # -- spec: the heading of a check cell's specification in the student's copy (format/steps.py)
     "spec.what": "What it checks:",
     "spec.on": "What it checks, on {models}:",

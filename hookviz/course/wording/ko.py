@@ -285,6 +285,10 @@ WORDS: dict[str, str] = {
     "merge.check_edited": "검사 셀 {grade_id}의 코드가 고쳐져 있습니다. 원래 검사 셀을 사용했습니다.",
     "merge.points_changed": "노트북에서 {grade_id}의 배점이 바뀌어 있습니다({claimed}). 이 검사의 배점은 {points}점입니다.",
     "merge.checks_reordered": "검사 셀의 순서가 바뀌어 있습니다. 원래 순서를 사용했습니다.",
+    # -- stamp
+    "stamp.install": "hookviz가 없으면(예를 들어 Colab에서) 설치합니다. 이미 설치되어 있으면 아무것도 출력하지 않습니다.",
+    "stamp.content": "이 노트북의 힌트와 예측 문제를 `hookviz build`가 담아 둔 셀입니다. 실행만 하면 되고, 읽을 내용은 없습니다.",
+    "steps.guard_note": "새 커널에서도 NameError 대신 안내가 나오게 합니다",
     # -- spec
     "spec.what": "이 검사가 확인하는 것:",
     "spec.on": "대상: {models}. 이 검사가 확인하는 것:",
