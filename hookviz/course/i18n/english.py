@@ -17,7 +17,8 @@ _PLACEHOLDER = re.compile(r"\{[^{}\n]*\}")  # a template's placeholder: code
 _INDEXED = re.compile(r"\[[^\[\]\n]*\]")  # [a for a in b], x[0], ['a', 'b']: code
 _QUOTED = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"|`[^`\n]*`")
 _ERROR = re.compile(r"\b[A-Z]\w*(?:Error|Exception|Warning|Interrupt|Exit)\b: .*$")
-_GLOSS = re.compile(r"(?<=[\uac00-\ud7a3])\([A-Za-z][A-Za-z' -]*\)")
+_QUOTED_LINES = re.compile(r"\"[^\"\n]*\n[^\"\n]*\"|“[^”]*”")
+_GLOSS = re.compile(r"(?<=[\uac00-\ud7a3])\([A-Za-z][A-Za-z0-9' ,.-]*\)")
 # names, paths, calls, keywords and flags; a capitalised word is a name (Linear, Model, Colab)
 _CODE = re.compile(
     r"[^\s,;]*[_.()\[\]=<>/\\{}@#*+:|%$][^\s,;]*|\b\w*[a-z][A-Z]\w*|\b[A-Z]\w*|--?[a-z][\w-]*"
@@ -33,6 +34,7 @@ def english_phrases(text: str, *, allowed: tuple[str, ...] = ()) -> list[str]:
     """The English phrases of ``text`` that a reader of its translation would read, in order;
     ``allowed``: phrases that are names in this course (a flag, a label), never reported."""
     found: list[str] = []
+    text = _QUOTED_LINES.sub(" ; ", text)  # a quotation a line break cuts in two
     for line in text.splitlines():
         if _SENTINEL.match(line.strip()):
             continue

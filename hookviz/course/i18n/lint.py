@@ -10,6 +10,7 @@ sentence ending another speech level is a problem wherever it is).
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -68,7 +69,7 @@ def load_glossary(path: Path) -> list[tuple[str, str, re.Pattern[str]]]:
 def code_parts(text: str) -> tuple[list[str], set[str], set[str], set[str], set[str], int]:
     """What a translation keeps of ``text``: fenced blocks, code spans, links, math, a check
     message's placeholders, headings."""
-    fences = [m.group(0) for m in _FENCE.finditer(text)]
+    fences = [_code_of(m.group(0)) for m in _FENCE.finditer(text)]
     prose = _FENCE.sub("", text)
     spans = {m.group(2).strip() for m in _SPAN.finditer(prose)}
     without_spans = _SPAN.sub("", prose)
@@ -78,20 +79,32 @@ def code_parts(text: str) -> tuple[list[str], set[str], set[str], set[str], set[
     return fences, spans, links, math, placeholders, len(_HEADING.findall(prose))
 
 
+_COMMENT = re.compile(r"(?:^|(?<=\s))#(?: .*)?$", re.M)
+
+
+def _code_of(fence: str) -> str:
+    """A fenced block as a translation must keep it: its comments may be translated."""
+    return "\n".join(_COMMENT.sub("", line).rstrip() for line in fence.split("\n"))
+
+
 def _inflection(placeholder: str) -> bool:
     """An f-string expression that only inflects the English (``{'s' if n > 1 else ''}``): a
     language without that inflection may leave it out."""
     return "'" in placeholder or '"' in placeholder
 
 
-def lint(english: str, translation: str, glossary=()) -> list[str]:
-    """What is wrong with ``translation`` of ``english``; [] when nothing is."""
+def lint(english: str, translation: str, glossary=(), lang: str = "") -> list[str]:
+    """What is wrong with ``translation`` of ``english``; [] when nothing is. With ``lang``, a
+    code span that quotes what the course shows (``○ ... not done yet``) may show it as a
+    reader of ``lang`` sees it."""
     problems = []
     en, tr = code_parts(english), code_parts(translation)
     names = ("fenced code blocks", "code spans", "link targets", "math", "placeholders", "headings")
     for name, a, b in zip(names, en, tr, strict=True):
         if name == "placeholders":
             a = {p for p in a if p in b or not _inflection(p)}
+        if name == "code spans" and lang:
+            a = {_shown(span, b, lang) for span in a}
         if a == b:
             continue
         if isinstance(a, set):
@@ -154,31 +167,49 @@ def english_problems(text: str) -> list[str]:
 
 def ui_problems(text: str, lang: str) -> list[str]:
     """Where ``text`` names what the course shows in English (a check's ``not done yet``, a
-    widget's button) though a reader of ``lang`` sees it in ``lang``."""
+    widget's button) though a reader of ``lang`` sees it in ``lang``. A widget's words inside
+    a code span may quote what the library prints, which stays English (a trace's rows)."""
     problems = []
-    for english, translated in _ui_words(lang):
-        if re.search(rf"(?<![\w-]){re.escape(english)}(?![\w-])", text):
+    prose = _SPAN.sub(" ", _FENCE.sub(" ", text))
+    for english, translated, course in _ui_words(lang):
+        if _names(english, text if course else prose):
             problems.append(f"names {english!r}, which a {lang} reader sees as {translated!r}")
     return problems
 
 
-def _ui_words(lang: str) -> list[tuple[str, str]]:
-    """(English, ``lang``) of every label the course and its widgets show that is more than a
-    word: what a text must name as its reader sees it."""
+def _names(phrase: str, text: str) -> bool:
+    return re.search(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", text) is not None
+
+
+def _shown(span: str, translated_spans: set[str], lang: str) -> str:
+    """A code span of the English, or its words as a reader of ``lang`` sees them when the
+    translation quotes it so."""
+    if span in translated_spans:
+        return span
+    for english, translated, _ in _ui_words(lang):
+        if _names(english, span) and span.replace(english, translated) in translated_spans:
+            return span.replace(english, translated)
+    return span
+
+
+@functools.cache
+def _ui_words(lang: str) -> tuple[tuple[str, str, bool], ...]:
+    """(English, ``lang``, from the course's own messages) for every label the course and its
+    widgets show that is more than a word: what a text must name as its reader sees it."""
     from ...widgets.messages import table as widget_table
     from ..wording import table as wording_table
 
     found = []
-    for english, translated in (
-        (wording_table("en"), wording_table(lang)),
-        (widget_table("en"), widget_table(lang)),
+    for english, translated, course in (
+        (wording_table("en"), wording_table(lang), True),
+        (widget_table("en"), widget_table(lang), False),
     ):
         for key, text in english.items():
             said = translated.get(key, text)
             plain = "{" not in text and len(text.split()) >= 2 and text != said
             if plain and len(text) >= 8 and not text.startswith(("(", "…")):
-                found.append((text.rstrip(".:"), said))
-    return found
+                found.append((text.rstrip(".:"), said.rstrip(".:"), course))
+    return tuple(found)
 
 
 def first_use_problems(texts: list[str], glossary: Glossary) -> list[str]:

@@ -203,7 +203,7 @@ def lint_report(root: Path, lang: str) -> tuple[list[str], list[str]]:
         found = []
         for key, entry in entries.items():
             if entry.text.strip():
-                said = lint(entry.en, entry.text, glossary)
+                said = lint(entry.en, entry.text, glossary, lang)
                 if entry.text != entry.en:  # an English name kept as it is is not a slip
                     said += english_problems(entry.text)
                 said += ui_problems(entry.text, lang)
