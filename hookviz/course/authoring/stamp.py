@@ -298,7 +298,7 @@ def notebook_content(
 
         found = content_strings(content, lang, list(hints), list(predictions), english)
         strings = {lang: found}
-        if not hints and not predictions and not found.get("figures"):
+        if not hints and not predictions and not found.get("figures") and not found["messages"]:
             return None
     elif not hints and not predictions:
         return None

@@ -90,9 +90,9 @@ def content_strings(
     content: Any, lang: str, assignments: list[str], keys: list[str], english: str = ""
 ) -> dict:
     """The translations a notebook packs beside its English content: its assignments' hints
-    and its predictions (dotted key -> text), only where they follow today's English, and the
-    words of the figures its code draws (English -> text) when ``english`` names the English
-    notebook it is made from."""
+    and its predictions (dotted key -> text), only where they follow today's English, and, when
+    ``english`` names the English notebook it is made from, the words of the figures its code
+    draws and the messages of the checks a walkthrough runs itself (English -> text)."""
     from .units import MESSAGES, table_units
 
     def file_strings(path: Path) -> dict[str, str]:
@@ -106,12 +106,14 @@ def content_strings(
     for path in sorted(content.predictions.glob("*.toml")) if keys else []:
         predictions.update({k: t for k, t in file_strings(path).items() if k.startswith(wanted)})
     messages = {}
-    for assignment in assignments:
+    walkthrough = Path(english).stem if english.startswith("notebooks/") else None
+    # a walkthrough's own checks (no assignment): their messages under ""
+    for assignment in [*assignments, *([walkthrough] if walkthrough else [])]:
         path = content.root / TRANSLATIONS / lang / MESSAGES / f"{assignment}.toml"
         entries = read_translation(path, lang)
         found = {e.en: e.text for e in entries.values() if e.text.strip() and e.honest}
         if found:
-            messages[assignment] = found
+            messages["" if assignment == walkthrough else assignment] = found
     found = {
         "hints": {a: s for a, s in hints.items() if s},
         "predictions": predictions,

@@ -72,7 +72,8 @@ def cell_messages(source: str) -> list[str]:
     skip: set[int] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.keyword) and node.arg in NAME_KEYWORDS:
-            skip.update(id(n) for n in ast.walk(node.value))
+            if not isinstance(node.value, ast.Call):  # a key; hint=checks.Hint("…") has words
+                skip.update(id(n) for n in ast.walk(node.value))
         if isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.Module)) and node.body:
             first = node.body[0]
             if isinstance(first, ast.Expr):
@@ -117,12 +118,14 @@ def _columns(tree: ast.AST) -> set[int]:
 
 
 def notebook_messages(notebook: Any) -> dict[str, str]:
-    """The messages of a notebook's check cells and of the locked cells that hold the checks'
-    own tools (a helper that words a problem, ``raised(error)``), by key (a hash of the
-    message)."""
+    """The messages of a notebook's check cells, of the locked cells that hold the checks' own
+    tools (a helper that words a problem, ``raised(error)``) and of any cell that runs a check
+    of its own (a walkthrough showing how checks answer), by key (a hash of the message)."""
     units: dict[str, str] = {}
     for cell in notebook.cells:
-        if is_check(cell) or (cell.cell_type == "code" and nbgrader(cell).get("locked") is True):
+        code = cell.cell_type == "code"
+        locked = code and nbgrader(cell).get("locked") is True
+        if is_check(cell) or locked or (code and "checks.Check(" in cell.source):
             for text in cell_messages(cell.source):
                 units.setdefault(message_key(text), text)
     return units

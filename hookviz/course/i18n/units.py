@@ -116,8 +116,9 @@ def course_sources(root: Path) -> list[Source]:
             relative = path.relative_to(root).as_posix()
             notebook = read_notebook(path)
             sources.append(Source(relative, notebook_units(notebook, relative)))
-            if folder == "solutions":
-                sources.append(Source(relative, notebook_messages(notebook), MESSAGES))
+            messages = notebook_messages(notebook)
+            if folder == "solutions" or messages:  # a walkthrough that runs checks of its own
+                sources.append(Source(relative, messages, MESSAGES))
     for folder in content_folders(root):
         for path in sorted(folder.glob("*.toml")) if folder.is_dir() else []:
             relative = path.relative_to(root).as_posix()
