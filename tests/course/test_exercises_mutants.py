@@ -33,6 +33,7 @@ import pytest
 from hookviz.course.checks import FAILED, NOT_DONE, PASSED
 from hookviz.course.conventions import HIDDEN_TEST_FAILED, outputs_text
 from hookviz.course.format import regions
+from hookviz.course.i18n.english import english_phrases
 from tests.answers import Answer
 from tests.helpers import notebook_runner
 
@@ -499,3 +500,12 @@ def test_answer_gets_the_same_verdict_in_korean(kernels, name: str, answer: Answ
     for key in shown:  # the Korean card shows the Korean hint, not the English one
         if ko_hints[key].nudge != en_hints[key].nudge:
             assert en_hints[key].nudge not in korean.stdout, where
+    english_left = english_phrases(card_lines(korean.stdout))
+    assert not english_left, f"English in the Korean card: {english_left}{where}"
+
+
+def card_lines(printed: str) -> str:
+    """What a check's card says: its ✓ ✗ ○ lines and the lines under them (what the student's
+    own code printed while the check ran is theirs, in any language)."""
+    marks = (f"{PASSED} ", f"{FAILED} ", f"{NOT_DONE} ", "    ")
+    return "\n".join(line for line in printed.splitlines() if line.startswith(marks))

@@ -178,3 +178,42 @@ avoid = ["full 역전파 훅"]
         "English where the translation has words: 'set up'",
         "English where the translation has words: 'then open the course'",
     ]
+
+
+def test_the_catalogue_translates_what_placeholders_hold() -> None:
+    """A line's values are messages too: a template's line, a list of them, problems joined by
+    '; ', and two f-strings added into one line."""
+    table = {
+        "{name} computes it for {what}": "{name} 모델이 {what}에 대해 계산합니다",
+        "one sample of shape (1, {size})": "모양이 (1, {size})인 샘플 하나",
+        "the root": "루트 모듈",
+        "not a Function: {names}": "Function 모듈이 아닌 것: {names}",
+        "{path} is off": "{path} 항목이 어긋납니다",
+        "e.g. {a}{b if c else ''}": "예: {a}{b if c else ''}",
+        " holding {b}": " (안에 든 값: {b})",
+    }
+    assert translate("a 3×3 model computes it for one sample of shape (1, 3)", table) == (
+        "a 3×3 model 모델이 모양이 (1, 3)인 샘플 하나에 대해 계산합니다"
+    )
+    assert translate("not a Function: the root, ab, cd", table) == (
+        "Function 모듈이 아닌 것: 루트 모듈, ab, cd"
+    )
+    assert (
+        translate("0.w is off; 2.w is off", table) == "0.w 항목이 어긋납니다; 2.w 항목이 어긋납니다"
+    )
+    assert translate("e.g. a tuple holding a Tensor", table) == "예: a tuple (안에 든 값: a Tensor)"
+    assert translate("e.g. a tuple", table) == "예: a tuple"
+
+
+def test_a_check_cells_words_are_found_where_a_sentence_puts_them() -> None:
+    from hookviz.course.i18n.messages import cell_messages
+
+    source = """\
+for column, what in ((0, "mean"), (1, "standard deviation")):
+    check.true(ok, f"the {what} of each layer ({name})")
+check.true(ok, "it runs", problem=f"{p}.grad {'was None and is now set' if new else 'changed'}")
+check.true(ok, "it holds floats", problem=f"e.g. {a}" + (f" holding {b}" if c else ""))
+"""
+    found = cell_messages(source)
+    assert {"mean", "standard deviation", "changed", "was None and is now set"} <= set(found)
+    assert "e.g. {a}{f' holding (b)' if c else ''}" in found
