@@ -16,7 +16,13 @@ import copy
 from pathlib import Path
 from typing import Any
 
-from ..format.notebooks import NotebookError, read_notebook, stamp_role
+from ..format.notebooks import (
+    OUTPUTS_SOURCE_KEY,
+    NotebookError,
+    read_notebook,
+    source_sha256,
+    stamp_role,
+)
 from ..format.steps import speak_guards
 from ..i18n.apply import strings_for, translate_notebook
 from ..i18n.code import code_only
@@ -57,13 +63,13 @@ def _keep_outputs(notebook: Any, target: Path) -> None:
         if cell.cell_type != "code":
             continue
         before = cells.get(cell.get("id"))
-        if (
-            before is not None
-            and before.cell_type == "code"
-            and _same_code(before, cell)
-        ):
+        if before is not None and before.cell_type == "code" and _same_code(before, cell):
             cell.outputs = before.outputs
             cell.execution_count = before.execution_count
+            own = cell.metadata.get("hookviz")
+            if isinstance(own, dict) and OUTPUTS_SOURCE_KEY in own:
+                # the stored run was of this code: its output is this cell's, comments aside
+                own[OUTPUTS_SOURCE_KEY] = source_sha256(cell.source)
         else:
             cell.outputs, cell.execution_count = [], None
     widgets = old.metadata.get("widgets") if old is not None else None
