@@ -39,7 +39,8 @@ def _pattern(template: str) -> tuple[re.Pattern[str], tuple[str, ...], int]:
 
 def translate(text: str, table: dict[str, str]) -> str:
     """``text`` in the table's language when a template of ``table`` (English -> translation)
-    made it; else ``text`` as it is."""
+    made it (the one with the most literal text, then the most placeholders); else ``text`` as
+    it is."""
     if not table or not text:
         return text
     if text in table:
@@ -55,8 +56,9 @@ def translate(text: str, table: dict[str, str]) -> str:
             continue
         pattern, names, literal = _pattern(english)
         found = pattern.fullmatch(text)
-        if found and (best is None or literal > best[0]):
-            best = (literal, names, found.groups(), translated)
+        rank = (literal, len(names))  # the most literal text; then the finer template
+        if found and (best is None or rank > best[0]):
+            best = (rank, names, found.groups(), translated)
     if best is None:
         return text
     _, names, values, translated = best
