@@ -473,8 +473,9 @@ def test_the_korean_edition_has_every_assignment():
         ], f"{name}: the Korean code cells must be the English ones"
         for cell in assignment.cells:
             opening = bool(grading(cell).get("grade"))  # a check cell: what it opens with
-            for unit in prose(cell.source, opening_only=opening):
-                assert has_hangul(unit.text), f"{name}: English prose in code: {unit.text!r}"
+            for unit in prose(cell.source, opening_only=opening):  # names alone are code
+                english = not has_hangul(unit.text) and english_phrases(unit.text)
+                assert not english, f"{name}: English prose in code: {unit.text!r}"
 
 
 @pytest.mark.parametrize(("name", "answer"), CASES, ids=[f"{n}: {a.id}" for n, a in CASES])

@@ -117,9 +117,15 @@ def test_a_figure_is_drawn_with_the_translated_words(monkeypatch, tmp_path) -> N
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.text import Text
 
     from hookviz.course import figure_words
 
+    # what translate_figures changes for this kernel, put back for the other tests of this one
+    monkeypatch.setattr(Text, "set_text", Text.set_text)
+    monkeypatch.setitem(matplotlib.rcParams, "font.family", matplotlib.rcParams["font.family"])
+    monkeypatch.setattr(figure_words, "_installed", False)
+    monkeypatch.setattr(figure_words, "_table", {})
     figure_words.translate_figures({"step": "단계", "{n} runs": "실행 {n}번"})
     fig, ax = plt.subplots()
     ax.set_xlabel("step")
