@@ -67,7 +67,8 @@ def _keep_outputs(notebook: Any, target: Path) -> None:
             cell.outputs = before.outputs
             cell.execution_count = before.execution_count
             own = cell.metadata.get("hookviz")
-            if isinstance(own, dict) and OUTPUTS_SOURCE_KEY in own:
+            ran = before.execution_count is not None
+            if ran and isinstance(own, dict) and OUTPUTS_SOURCE_KEY in own:
                 # the stored run was of this code: its output is this cell's, comments aside
                 own[OUTPUTS_SOURCE_KEY] = source_sha256(cell.source)
         else:
