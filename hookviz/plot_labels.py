@@ -17,6 +17,10 @@ ENGLISH = {
     "monitor_mean": "output mean ± std (latest)",
     "monitor_norm": "norm of the gradient w.r.t. the output (latest, log scale)",
     "monitor_title": "{title} · {steps} steps",
+    # a flagged gradient norm, as the HookMonitor widget shows it (messages/en.json monitor.flag_*)
+    "flag_vanishing": "▼ vanishing",
+    "flag_exploding": "▲ exploding",
+    "flag_nan/inf": "⚠ NaN/Inf",
     "heatmap_value_output": "output value",
     "heatmap_value_gradient": "gradient value",
     "heatmap_step": "step",
@@ -43,6 +47,9 @@ KOREAN = {
     "monitor_mean": "출력의 평균 ± 표준편차 (최근)",
     "monitor_norm": "출력에 대한 변화도의 노름 (최근, 로그 눈금)",
     "monitor_title": "{title} · {steps}단계",
+    "flag_vanishing": "▼ 소실",
+    "flag_exploding": "▲ 폭발",
+    "flag_nan/inf": "⚠ NaN/Inf",
     "heatmap_value_output": "출력값",
     "heatmap_value_gradient": "변화도 값",
     "heatmap_step": "단계",
@@ -58,6 +65,7 @@ KOREAN = {
 }
 
 LABELS = {"en": ENGLISH, "ko": KOREAN}
+LABEL_KEYS = frozenset(ENGLISH)
 
 
 def label(key: str, **values: object) -> str:

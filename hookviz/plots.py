@@ -20,7 +20,7 @@ from matplotlib.ticker import NullFormatter
 from .fonts import hangul_fallback, with_fallback
 from .histogram_history import signal_or_kind
 from .hook_kinds import BACKWARD, CIRCLE, DIAMOND, KINDS, SQUARE, TORCH
-from .plot_labels import label
+from .plot_labels import LABEL_KEYS, label
 from .timeline import HookTrace
 from .tracing import ApplyTrace
 from .tree import TreeNode, module_tree, preorder
@@ -209,7 +209,9 @@ def monitor(snapshot: dict[str, Any], modules: list[dict], *, title: str = "Hook
             flagged = bool(row.get("flag"))
             right.barh(y, norm, color=VERMILLION if flagged else BLUE)
             if flagged:
-                right.text(norm, y, f"  {row['flag']}", va="center", color=VERMILLION, fontsize=9)
+                flag = row["flag"]
+                said = label(f"flag_{flag}") if f"flag_{flag}" in LABEL_KEYS else flag
+                right.text(norm, y, f"  {said}", va="center", color=VERMILLION, fontsize=9)
     left.set_yticks(positions, labels, fontsize=9)
     left.set_xlabel(label("monitor_mean"))
     left.axvline(0, color=GREY, linewidth=0.8)

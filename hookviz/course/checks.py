@@ -130,6 +130,16 @@ def assignment(name: str) -> None:
     _KERNEL.assignment = name
 
 
+def _own_messages() -> dict[str, str]:
+    """The translations of the checks a translated walkthrough runs itself (no assignment)."""
+    lang = language.current_language()
+    if lang == language.ENGLISH:
+        return {}
+    from .i18n.runtime import message_strings
+
+    return message_strings("", lang)
+
+
 def hint(name: str | None = None, lang: str | None = None) -> None:
     """Print every level of help for answer ``name``: for the checks that failed, or all of them;
     in ``lang`` when given (``lang="en"`` shows a translated notebook's hints in English)."""
@@ -265,6 +275,8 @@ class Check(ModelChecks):
                 "Check needs the names of the functions it checks, e.g. Check('print_module')."
             )
         _KERNEL.cell_checks.append(self)  # sentinel() asks it how it went
+        if not _KERNEL.assignment and not _KERNEL.messages:
+            _KERNEL.messages = _own_messages()  # a walkthrough's own checks, in its language
         self.answer = answers[0]
         self.lines = Lines(self.answer, _KERNEL)  # what it prints, and the counts
         self.names = sys._getframe(1).f_globals  # the notebook's variables

@@ -70,8 +70,8 @@ class CourseContent:
 _loaded_hints: dict[str, str] = {}
 _loaded_predictions: dict[str, dict[str, Any]] = {}
 # lang -> {"hints": {assignment: {dotted key: text}}, "predictions": {dotted key: text},
-# "messages": {assignment: {English message: text}}}: the translations a translated notebook
-# carries (only those that follow its English).
+# "messages": {assignment: {English message: text}}, "figures": {English word: text}}: the
+# translations a translated notebook carries (only those that follow its English).
 _loaded_strings: dict[str, dict[str, dict[str, Any]]] = {}
 
 
@@ -142,16 +142,23 @@ def load(packed: str, lang: str | None = None) -> None:
     _loaded_hints.update(data["hints"])
     _loaded_predictions.update(data["predictions"])
     for code, strings in data.get("strings", {}).items():
-        mine = _loaded_strings.setdefault(code, {"hints": {}, "predictions": {}, "messages": {}})
+        mine = _loaded_strings.setdefault(
+            code, {"hints": {}, "predictions": {}, "messages": {}, "figures": {}}
+        )
         for kind in mine:
             mine[kind].update(strings.get(kind, {}))
     if lang is not None:
         language.set_language(lang)
+        figures = packed_strings(lang, "figures")
+        if figures:  # the notebook draws figures of its own: their words in its language
+            from . import figure_words
+
+            figure_words.translate_figures(figures)
 
 
 def packed_strings(lang: str, kind: str) -> dict[str, Any]:
     """What the notebooks of this kernel packed of their translations into ``lang``: ``kind``
-    is "hints" (by assignment), "predictions" or "messages" (by assignment)."""
+    is "hints" (by assignment), "predictions", "messages" (by assignment) or "figures"."""
     return _loaded_strings.get(lang, {}).get(kind, {})
 
 

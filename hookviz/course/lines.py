@@ -9,6 +9,7 @@ last check ended). Nothing here runs an answer: ``checks.Check`` does, and repor
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -68,8 +69,14 @@ class Lines:
         self._hints_shown: set[str] = set()  # a hint printed once in a run is not printed again
 
     def resolve(self, hint: str | Hint) -> Hint:
-        if isinstance(hint, Hint):
-            return hint
+        if isinstance(hint, Hint):  # written in the cell: its words are the cell's messages
+            said = self.kernel.translated
+            return dataclasses.replace(
+                hint,
+                nudge=said(hint.nudge),
+                more=said(hint.more) if hint.more else "",
+                why=said(hint.why) if hint.why else "",
+            )
         if type(hint) is not str:
             raise TypeError(
                 f"hint must be a key of the assignment's hints file or a checks.Hint, got {hint!r}."

@@ -59,13 +59,13 @@ LABELS: dict[str, dict[str, str]] = {
     "ko": {
         "skip": "본문으로 건너뛰기",
         "contents": "목차",
-        "search_label": "강의 검색",
-        "search_placeholder": "강의 검색 (/)",
+        "search_label": "강좌 검색",
+        "search_placeholder": "강좌 검색 (/)",
         "search": "검색",
-        "nav_course": "강의",
+        "nav_course": "강좌",
         "start": "시작",
         "home": "처음",
-        "walkthrough": "따라 읽기",
+        "walkthrough": "해설 노트북",
         "assignments": "과제",
         "reference": "참고 자료 (영어)",
         "package_reference": "패키지 레퍼런스",
@@ -89,9 +89,9 @@ LABELS: dict[str, dict[str, str]] = {
         "language": "언어",
         "anchor": "이 절로 가는 링크:",
         "footer": "PyTorch의 <code>nn.Module</code> 훅과 <code>Module.apply</code> 메소드를 다루는 "
-        "강의입니다. 강의 노트북으로 만들었으며, 모든 위젯은 노트북을 실행할 때 기록한 상태로 "
+        "강좌입니다. 강좌 노트북으로 만들었으며, 모든 위젯은 노트북을 실행할 때 기록한 상태로 "
         "커널 없이 이 페이지에서 재생됩니다.",
-        "search_title": "강의 검색",
+        "search_title": "강좌 검색",
         "search_words": "찾을 낱말",
         "search_empty": "낱말을 몇 개 입력하고 Enter 키를 누르세요.",
         "search_found_one": "“{query}”에 맞는 절이 {count}개 있습니다",

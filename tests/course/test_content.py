@@ -15,8 +15,7 @@ from pathlib import Path
 import pytest
 
 from hookviz.course import content
-from hookviz.course.authoring.stamp import CONTENT_FIRST_LINE
-from hookviz.course.format.notebooks import CONTENT, stamp_role
+from hookviz.course.format.notebooks import CONTENT, CONTENT_FIRST_LINE, stamp_role
 
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted(

@@ -33,6 +33,7 @@ import pytest
 from hookviz.course.checks import FAILED, NOT_DONE, PASSED
 from hookviz.course.conventions import HIDDEN_TEST_FAILED, outputs_text
 from hookviz.course.format import regions
+from hookviz.course.i18n.english import english_phrases
 from tests.answers import Answer
 from tests.helpers import notebook_runner
 
@@ -455,12 +456,26 @@ def hints_shown(printed: str, hints: dict) -> set[str]:
 
 
 def test_the_korean_edition_has_every_assignment():
+    """The Korean code cells are the English ones, their comments and docstrings set aside
+    (those are translated); the prose of the answer cells and helpers a student reads is Korean."""
+    from hookviz.course.i18n.code import code_only, prose
+    from hookviz.course.i18n.english import has_hangul
+
     assert sorted(KOREAN) == sorted(ASSIGNMENTS)
     for name, assignment in KOREAN.items():
         english = ASSIGNMENTS[name]
-        assert [c.source for c in assignment.cells if "hookviz.course.content" not in c.source] == [
-            c.source for c in english.cells if "hookviz.course.content" not in c.source
+        assert [
+            code_only(c.source)
+            for c in assignment.cells
+            if "hookviz.course.content" not in c.source
+        ] == [
+            code_only(c.source) for c in english.cells if "hookviz.course.content" not in c.source
         ], f"{name}: the Korean code cells must be the English ones"
+        for cell in assignment.cells:
+            opening = bool(grading(cell).get("grade"))  # a check cell: what it opens with
+            for unit in prose(cell.source, opening_only=opening):  # names alone are code
+                english = not has_hangul(unit.text) and english_phrases(unit.text)
+                assert not english, f"{name}: English prose in code: {unit.text!r}"
 
 
 @pytest.mark.parametrize(("name", "answer"), CASES, ids=[f"{n}: {a.id}" for n, a in CASES])
@@ -486,3 +501,12 @@ def test_answer_gets_the_same_verdict_in_korean(kernels, name: str, answer: Answ
     for key in shown:  # the Korean card shows the Korean hint, not the English one
         if ko_hints[key].nudge != en_hints[key].nudge:
             assert en_hints[key].nudge not in korean.stdout, where
+    english_left = english_phrases(card_lines(korean.stdout))
+    assert not english_left, f"English in the Korean card: {english_left}{where}"
+
+
+def card_lines(printed: str) -> str:
+    """What a check's card says: its ✓ ✗ ○ lines and the lines under them (what the student's
+    own code printed while the check ran is theirs, in any language)."""
+    marks = (f"{PASSED} ", f"{FAILED} ", f"{NOT_DONE} ", "    ")
+    return "\n".join(line for line in printed.splitlines() if line.startswith(marks))

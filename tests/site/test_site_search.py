@@ -150,12 +150,14 @@ def test_one_tokeniser_for_words_identifiers_and_hangul(site_tab):
             const index = s.buildIndex([
                 {url: 'ko.html#a', page: '훅', title: '역전파 훅', text: '훅을 등록합니다. 훅은 역전파 중에 실행됩니다.'},
                 {url: 'en.html#b', page: 'hooks', title: 'Backward', text: 'call register_full_backward_hook(fn) first'},
+                {url: 'list.html#c', page: '목록', title: '노트북 목록', text: '훅 위생: 훅 위생, 훅 위생, 또 훅 위생'},
+                {url: 'hygiene.html#d', page: '과제 4: 훅 위생', title: '뒷정리', text: '핸들을 제거합니다'},
             ]);
             const first = (q) => (s.search(index, q).results[0] || {doc: {}}).doc.url || null;
             return {
                 identifier: terms('register_full_backward_hook'),
                 hangul: terms('훅을'),
-                found: ['등록', '역전파', '훅은', 'backward hook', 'full_backward', '"hook first"', 'nothing']
+                found: ['등록', '역전파', '훅은', 'backward hook', 'full_backward', '"hook first"', 'nothing', '훅 위생']
                     .map((q) => [q, first(q)]),
             };
         }"""
@@ -176,4 +178,5 @@ def test_one_tokeniser_for_words_identifiers_and_hangul(site_tab):
         "full_backward": "en.html#b",
         '"hook first"': None,  # a phrase: "hook(fn) first" has a word between
         "nothing": None,
+        "훅 위생": "hygiene.html#d",  # the page named for it, before a section that says it often
     }

@@ -264,7 +264,7 @@ def build_course(root: Path, *, check: bool = False) -> BuildReport:
 def _plan_language(root: Path, config: CourseConfig, lang: str, planned: dict, report) -> list:
     """Add the ``lang`` version of every English notebook planned to ``planned``; return the
     translated notebooks whose English is gone, and note what is not translated yet."""
-    from ..i18n.status import UP_TO_DATE, course_status
+    from ..i18n.status import course_status
     from .translate import translated_notebook, translated_orphans
 
     exercises = []
@@ -285,7 +285,7 @@ def _plan_language(root: Path, config: CourseConfig, lang: str, planned: dict, r
         add_checksums(notebook, None)  # a translated locked cell has a checksum of its own
     states: dict[str, int] = {}
     for unit in course_status(root, lang):
-        if unit.state != UP_TO_DATE:
+        if unit.pending:  # prose in code left for later ([i18n] later) is listed, not stale
             states[unit.state] = states.get(unit.state, 0) + 1
     if states:
         counts = ", ".join(f"{n} {state}" for state, n in sorted(states.items()))

@@ -26,11 +26,11 @@ from ..content import COURSE_FILE, ContentError, CourseContent, content_of, pack
 from ..format.notebooks import (
     BADGE,
     CONTENT,
-    CONTENT_FIRST_LINE,
     INSTALL,
-    INSTALL_FIRST_LINE,
     STAMP_KEY,
     NotebookError,
+    content_first_line,
+    install_first_line,
     nbformat_module,
     stamp_role,
 )
@@ -234,7 +234,7 @@ def badge_source(config: CourseConfig, relative_path: str) -> str:
     return f"[![Open In Colab]({BADGE_IMAGE})]({config.colab_url(relative_path)})"
 
 
-def install_source(config: CourseConfig) -> str:
+def install_source(config: CourseConfig, lang: str = "en") -> str:
     """The install cell: pip-installs hookviz only when it is missing, and prints nothing otherwise.
 
     A plain ``pip install`` keeps every requirement that is already satisfied, so Colab's
@@ -242,7 +242,7 @@ def install_source(config: CourseConfig) -> str:
     """
     return "\n".join(
         [
-            INSTALL_FIRST_LINE,
+            install_first_line(lang),
             "import importlib, importlib.util, subprocess, sys",
             'if importlib.util.find_spec("hookviz") is None:',
             "    subprocess.run(",
@@ -260,16 +260,19 @@ def content_source(packed: str, lang: str = "en") -> str:
     says = "" if lang == "en" else f', lang="{lang}"'
     return "\n".join(
         [
-            CONTENT_FIRST_LINE,
+            content_first_line(lang),
             f'import hookviz.course.content; hookviz.course.content.load("{packed}"{says})',
         ]
     )
 
 
-def notebook_content(notebook: Any, content: CourseContent | None, lang: str = "en") -> str | None:
+def notebook_content(
+    notebook: Any, content: CourseContent | None, lang: str = "en", english: str = ""
+) -> str | None:
     """What ``notebook`` reads of the course, packed: the hints of the assignment its cells name
     (``checks.assignment("...")``) and the predictions they show, with their translations into
-    ``lang``; None when it reads none."""
+    ``lang`` (and the words of its figures, for a translation of the English notebook
+    ``english``); None when it reads none."""
     if content is None:
         return None
     sources = [c.source for c in notebook.cells if c.cell_type == "code" and not stamp_role(c)]
@@ -289,13 +292,16 @@ def notebook_content(notebook: Any, content: CourseContent | None, lang: str = "
         except ContentError as error:
             raise NotebookError(str(error)) from None
         predictions = {key: tables[key][0] for key in keys if key in tables}
-    if not hints and not predictions:
-        return None
     strings = None
     if lang != "en":
         from ..i18n.apply import content_strings
 
-        strings = {lang: content_strings(content, lang, list(hints), list(predictions))}
+        found = content_strings(content, lang, list(hints), list(predictions), english)
+        strings = {lang: found}
+        if not hints and not predictions and not found.get("figures") and not found["messages"]:
+            return None
+    elif not hints and not predictions:
+        return None
     return pack(hints, predictions, strings)
 
 
@@ -311,10 +317,10 @@ def stamp_notebook(
     old = {stamp_role(c): c for c in notebook.cells if stamp_role(c)}
     cells = [c for c in notebook.cells if not stamp_role(c)]
     notebook.cells = cells
-    packed = notebook_content(notebook, config.content, lang)
+    packed = notebook_content(notebook, config.content, lang, _english_of(relative_path, lang))
     wanted = []  # the code cells to put before the first code cell, in order
     if config.colab:
-        wanted.append(_stamped(old.get(INSTALL), "code", install_source(config), INSTALL))
+        wanted.append(_stamped(old.get(INSTALL), "code", install_source(config, lang), INSTALL))
     if packed is not None or lang != "en":  # a translated notebook says its language there
         source = content_source(packed or "", lang)
         cell = _stamped(old.get(CONTENT), "code", source, CONTENT)
@@ -327,6 +333,15 @@ def stamp_notebook(
         cells.insert(0, badge)
     notebook.cells = cells
     _stable_ids(notebook)
+
+
+def _english_of(relative_path: str, lang: str) -> str:
+    """The English notebook a translated one is made from (``ko/exercises/x`` ->
+    ``solutions/x``), or "" for an English notebook."""
+    if lang == "en" or not relative_path.startswith(f"{lang}/"):
+        return ""
+    folder, _, rest = relative_path[len(lang) + 1 :].partition("/")
+    return f"solutions/{rest}" if folder == "exercises" else f"{folder}/{rest}"
 
 
 def _stamped(old: Any, cell_type: str, source: str, role: str) -> Any:

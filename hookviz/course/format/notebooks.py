@@ -14,19 +14,31 @@ from pathlib import Path
 from typing import Any
 
 from ..conventions import shorten
+from ..wording import every_language, words
 
 SCHEMA_VERSION = 3
 OUTPUTS_SOURCE_KEY = "outputs_source_sha256"  # in a check cell's metadata.hookviz
 CHECKSUM_KEY = "checksum"  # hookviz's sha256 of a handed-out cell, in its metadata.hookviz
-# The first line of the cell `hookviz build` stamps into every notebook (authoring/stamp.py), by
-# which the grader also knows it.
-INSTALL_FIRST_LINE = (
-    "# Installs hookviz when it is missing (on Colab, say); silent when it is already installed."
+
+
+def install_first_line(lang: str = "en") -> str:
+    """The first line of the install cell `hookviz build` stamps (authoring/stamp.py), a comment
+    in the notebook's language."""
+    return "# " + words("stamp.install", lang)
+
+
+def content_first_line(lang: str = "en") -> str:
+    """The first line of the content cell `hookviz build` stamps, in the notebook's language."""
+    return "# " + words("stamp.content", lang)
+
+
+# The first lines of the cells `hookviz build` stamps, by which the grader also knows them, in
+# every language a notebook can be handed out in.
+INSTALL_FIRST_LINE = install_first_line()
+CONTENT_FIRST_LINE = content_first_line()
+STAMPED_FIRST_LINES = tuple(
+    "# " + text for key in ("stamp.install", "stamp.content") for text in every_language(key)
 )
-CONTENT_FIRST_LINE = (
-    "# This notebook's hints and predictions, packed by `hookviz build`: run it, nothing to read."
-)
-STAMPED_FIRST_LINES = (INSTALL_FIRST_LINE, CONTENT_FIRST_LINE)
 # The roles of the cells `hookviz build` stamps, in their metadata.hookviz.stamp
 STAMP_KEY = "stamp"
 BADGE, INSTALL, CONTENT = "colab-badge", "install", "content"

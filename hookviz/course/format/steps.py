@@ -305,7 +305,15 @@ def remove_hidden_tests(notebook: Any, context: Context) -> None:
             cell.source = regions.remove_hidden_tests(cell.source)
 
 
-SETUP_GUARD = "from hookviz.course import checks  # a fresh kernel gets a note, not a NameError"
+SETUP_IMPORT = "from hookviz.course import checks"
+
+
+def setup_guard(lang: str = "en") -> str:
+    """The guard's first line: the import, and why it is there in the notebook's language."""
+    return f"{SETUP_IMPORT}  # {words('steps.guard_note', lang)}"
+
+
+SETUP_GUARD = setup_guard()
 
 
 _ASSIGNMENT_CALL = re.compile(r"""checks\.assignment\(\s*["']([^"']+)["']\s*\)""")
@@ -344,7 +352,7 @@ def guard_check_cells(notebook: Any, context: Context) -> None:
         lines = cell.source.split("\n")
         at = next((i for i, line in enumerate(lines) if not line.startswith("#")), len(lines))
         # after the cell's opening comment, all of it: the student reads it above the spec
-        guard = [SETUP_GUARD, f"checks.setup_ran({', '.join(arguments)})"]
+        guard = [setup_guard(), f"checks.setup_ran({', '.join(arguments)})"]
         cell.source = "\n".join(lines[:at] + guard + lines[at:])
     speak_guards(notebook, notebook_language(notebook))
 
@@ -367,9 +375,12 @@ def speak_guards(notebook: Any, lang: str) -> None:
 
 
 def spoken_guard(source: str, lang: str) -> str:
-    """``source`` with its ``checks.setup_ran(...)`` line naming ``lang`` (none for English)."""
+    """``source`` with its ``checks.setup_ran(...)`` line naming ``lang`` (none for English)
+    and its import's comment in ``lang``."""
     lines = source.split("\n")
     for number, line in enumerate(lines):
+        if line.startswith(f"{SETUP_IMPORT}  # "):
+            lines[number] = setup_guard(lang)
         call = _GUARD_CALL.match(line)
         if call:
             arguments = [a for a in [call.group("arguments")] if a]
@@ -438,7 +449,7 @@ def pack_check_cells(notebook: Any, context: Context) -> None:
         while lines and lines[0].startswith("#"):
             comment.append(lines.pop(0))
         guard = []
-        while lines and lines[0].startswith((SETUP_GUARD, "checks.setup_ran(")):
+        while lines and lines[0].startswith((SETUP_IMPORT, "checks.setup_ran(")):
             guard.append(lines.pop(0))
         spec = _specification(outputs_text(cell.get("outputs", [])), notebook_language(notebook))
         code = "\n".join(lines).strip("\n")
@@ -464,7 +475,7 @@ def specify_in(exercise: Any, solution: Any, lang: str) -> None:
         rest = [
             line
             for line in cell.source.split("\n")
-            if line.startswith((SETUP_GUARD, "checks.setup_ran(", RUN_CHECK))
+            if line.startswith((SETUP_IMPORT, "checks.setup_ran(", RUN_CHECK))
         ]
         cell.source = "\n".join([*comment, *spec, *rest])
 

@@ -21,6 +21,8 @@ def _pattern(template: str) -> tuple[re.Pattern[str], tuple[str, ...], int]:
     parts, names, literal, last = [], [], 0, 0
     for match in _PLACEHOLDER.finditer(template):
         text = template[last : match.start()]
+        if not text and match.group(1) is not None and names and parts[-1] == "(.*?)":
+            names.append(names.pop() + "\x00")  # right after another: see _adjacent
         parts.append(re.escape(text))
         literal += len(text)
         if match.group(1) is None:  # an escaped brace
@@ -37,27 +39,66 @@ def _pattern(template: str) -> tuple[re.Pattern[str], tuple[str, ...], int]:
 
 def translate(text: str, table: dict[str, str]) -> str:
     """``text`` in the table's language when a template of ``table`` (English -> translation)
-    made it; else ``text`` as it is."""
+    made it (the one with the most literal text, then the most placeholders); else ``text`` as
+    it is."""
     if not table or not text:
         return text
     if text in table:
         return _plain(table[text])
+    if "; " in text:  # problems joined into one line: each in its own words
+        parts = text.split("; ")
+        said = [translate(part, table) for part in parts]
+        if all(a != b for a, b in zip(said, parts, strict=True)):
+            return "; ".join(said)
     best = None
     for english, translated in table.items():
         if "{" not in english:
             continue
         pattern, names, literal = _pattern(english)
         found = pattern.fullmatch(text)
-        if found and (best is None or literal > best[0]):
-            best = (literal, names, found.groups(), translated)
+        rank = (literal, len(names))  # the most literal text; then the finer template
+        if found and (best is None or rank > best[0]):
+            best = (rank, names, found.groups(), translated)
     if best is None:
         return text
     _, names, values, translated = best
-    filled = dict(zip(names, (table.get(v, v) for v in values), strict=True))
+    values = _adjacent(names, list(values), table)
+    names = [name.rstrip("\x00") for name in names]
+    filled = dict(zip(names, (_value(v, text, table) for v in values), strict=True))
     return _PLACEHOLDER.sub(
         lambda m: m.group(0)[0] if m.group(1) is None else filled.get(m.group(1), m.group(0)),
         translated,
     )
+
+
+def _adjacent(names: list[str], values: list[str], table: dict[str, str]) -> list[str]:
+    """Two placeholders with no text between them (``{a}{b}``) matched as "" and all the rest:
+    cut their text where the second part is a message of the table (`` holding …``)."""
+    for i, name in enumerate(names[:-1]):
+        if not name.endswith("\x00"):
+            continue
+        both = values[i] + values[i + 1]
+        for cut in range(1, len(both)):
+            rest = both[cut:]
+            if translate(rest, table) != rest:
+                values[i], values[i + 1] = both[:cut], rest
+                break
+    return values
+
+
+def _value(value: str, text: str, table: dict[str, str]) -> str:
+    """What a placeholder held, in the table's language when it is a message too: itself, a
+    line a template made (a figure's title inside another), or a list of them (``a, b``)."""
+    if value in table:
+        return _plain(table[value])
+    if value and value != text:
+        said = translate(value, table)
+        if said != value:
+            return said
+    items = value.split(", ")
+    if len(items) > 1 and any(item in table for item in items):
+        return ", ".join(_plain(table[item]) if item in table else item for item in items)
+    return value
 
 
 def _plain(template: str) -> str:

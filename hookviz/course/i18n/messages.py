@@ -1,6 +1,6 @@
 """The messages a check cell prints, found in its code: what a check's translation follows.
 
-Every string of a check cell that reads as a sentence (a space in it) is a message: the claims
+Every string of a check cell (or of a locked cell of the checks' tools) that reads as a sentence (a space in it) is a message: the claims
 of its ✓ and ✗ lines, the problems under them, the names of the models it runs on. An f-string
 is kept as a template whose placeholders are its expressions, as written (``{name}``,
 ``{len(calls)}``): the translation keeps them, and ``catalogue`` fills them from the printed
@@ -14,16 +14,29 @@ import hashlib
 import re
 from typing import Any
 
-from ..format.notebooks import is_check
+from ..format.notebooks import is_check, nbgrader
 from ..format.regions import strip_solution_markers
 
 NAME_KEYWORDS = frozenset({"hint", "why"})
+
+
+def _expression(node: ast.AST) -> str:
+    """A placeholder for an expression, its own braces (an f-string inside) made parentheses."""
+    return "{" + ast.unparse(node).replace("{", "(").replace("}", ")") + "}"
 
 
 def template(node: ast.AST) -> str | None:
     """The message of a string or f-string node, or None when it is not one."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        # f"e.g. {a}" + (f" holding {b}" if c else ""): one line, one template
+        left, right = template(node.left), template(node.right)
+        if left is None and right is None:
+            return None
+        return (left if left is not None else _expression(node.left)) + (
+            right if right is not None else _expression(node.right)
+        )
     if not isinstance(node, ast.JoinedStr):
         return None
     parts = []
@@ -59,7 +72,8 @@ def cell_messages(source: str) -> list[str]:
     skip: set[int] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.keyword) and node.arg in NAME_KEYWORDS:
-            skip.update(id(n) for n in ast.walk(node.value))
+            if not isinstance(node.value, ast.Call):  # a key; hint=checks.Hint("…") has words
+                skip.update(id(n) for n in ast.walk(node.value))
         if isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.Module)) and node.body:
             first = node.body[0]
             if isinstance(first, ast.Expr):
@@ -70,20 +84,48 @@ def cell_messages(source: str) -> list[str]:
                 if isinstance(value, ast.FormattedValue) and value.format_spec is not None:
                     skip.update(id(n) for n in ast.walk(value.format_spec))
     found: list[str] = []
+    words = _columns(tree)
     for node in ast.walk(tree):
         if id(node) in skip:
             continue
         text = template(node)
-        if text is not None and is_message(text) and text not in found:
+        if text is not None and (is_message(text) or id(node) in words) and text not in found:
             found.append(text)
     return found
 
 
+def _columns(tree: ast.AST) -> set[int]:
+    """The strings of a table written as tuples (``for column, what in ((0, "mean"), (1,
+    "standard deviation"))``) in a column that holds a message, and both branches of an
+    if-else one of which is a message: a word there ("mean", "changed") is put into a
+    sentence like its neighbour, so it is a message too."""
+    found: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.IfExp):  # 'was None and is now set' if ... else 'changed'
+            branches = [(b, template(b)) for b in (node.body, node.orelse)]
+            if all(t is not None for _, t in branches) and any(is_message(t) for _, t in branches):
+                found.update(id(b) for b, t in branches if any(c.isalpha() for c in t))
+        if not isinstance(node, (ast.Tuple, ast.List)) or len(node.elts) < 2:
+            continue
+        rows = [row.elts for row in node.elts if isinstance(row, (ast.Tuple, ast.List))]
+        if len(rows) != len(node.elts) or len({len(row) for row in rows}) != 1:
+            continue
+        for column in zip(*rows, strict=True):
+            texts = [(cell, template(cell)) for cell in column]
+            if all(t is not None for _, t in texts) and any(is_message(t) for _, t in texts):
+                found.update(id(cell) for cell, t in texts if any(c.isalpha() for c in t))
+    return found
+
+
 def notebook_messages(notebook: Any) -> dict[str, str]:
-    """The messages of a notebook's check cells, by key (a hash of the message)."""
+    """The messages of a notebook's check cells, of the locked cells that hold the checks' own
+    tools (a helper that words a problem, ``raised(error)``) and of any cell that runs a check
+    of its own (a walkthrough showing how checks answer), by key (a hash of the message)."""
     units: dict[str, str] = {}
     for cell in notebook.cells:
-        if is_check(cell):
+        code = cell.cell_type == "code"
+        locked = code and nbgrader(cell).get("locked") is True
+        if is_check(cell) or locked or (code and "checks.Check(" in cell.source):
             for text in cell_messages(cell.source):
                 units.setdefault(message_key(text), text)
     return units

@@ -1,8 +1,11 @@
 """The English units of a course a translation follows, each with a stable key.
 
 A notebook's units are its markdown cells (by cell id; the Colab badge `hookviz build` stamps
-is left out: it is generated); a hints or predictions file's are its strings (by dotted key,
-``answer.key.nudge``, ``prediction.choices.0``), code left out: code stays as it is.
+is left out: it is generated) and the prose of its code cells, comments and docstrings (by
+cell id and line, ``cell-id:3``: ``code``) and the words of the figures its code draws (by
+hash, ``f-…``: ``figures``); a hints or predictions file's are its strings (by
+dotted key, ``answer.key.nudge``, ``prediction.choices.0``) and the prose of its code
+(``answer.key.code:2``). Code itself stays as it is.
 """
 
 from __future__ import annotations
@@ -12,7 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from ..content import COURSE_FILE
-from ..format.notebooks import NotebookError, read_notebook, stamp_role
+from ..format.notebooks import NotebookError, is_check, read_notebook, stamp_role
+from .code import code_units
+from .figures import notebook_figures
 from .messages import notebook_messages
 
 try:  # Python 3.11+
@@ -42,10 +47,18 @@ class Source:
 
 
 def notebook_units(notebook: Any, where: str) -> dict[str, str]:
-    """A notebook's markdown cells by id; an error names cells whose id is missing or repeated."""
+    """A notebook's markdown cells by id, then the prose of its code cells by id and line (of a
+    check cell only its opening comment: the rest is packed out of a student's sight), then
+    the words of the figures it draws by hash; an error names cells whose id is missing or
+    repeated."""
     units: dict[str, str] = {}
+    code: dict[str, str] = {}
     for index, cell in enumerate(notebook.cells):
-        if cell.cell_type != "markdown" or stamp_role(cell):
+        if stamp_role(cell):
+            continue
+        if cell.cell_type == "code" and cell.get("id"):
+            code.update(code_units(cell.source, cell["id"], opening_only=is_check(cell)))
+        if cell.cell_type != "markdown":
             continue
         cell_id = cell.get("id")
         if not cell_id:
@@ -59,7 +72,7 @@ def notebook_units(notebook: Any, where: str) -> dict[str, str]:
                 "know which it follows. Give one of them a new id in its JSON."
             )
         units[cell_id] = cell.source
-    return units
+    return units | code | notebook_figures(notebook)
 
 
 def table_units(data: Any, prefix: str = "") -> dict[str, str]:
@@ -72,9 +85,11 @@ def table_units(data: Any, prefix: str = "") -> dict[str, str]:
     else:
         return units
     for key, value in items:
+        dotted = f"{prefix}.{key}" if prefix else str(key)
+        if key == "code" and isinstance(value, str):
+            units.update(code_units(value, dotted))  # its comments: code stays as it is
         if key in UNTRANSLATED_KEYS:
             continue
-        dotted = f"{prefix}.{key}" if prefix else str(key)
         if isinstance(value, str):
             if value.strip():
                 units[dotted] = value
@@ -101,8 +116,9 @@ def course_sources(root: Path) -> list[Source]:
             relative = path.relative_to(root).as_posix()
             notebook = read_notebook(path)
             sources.append(Source(relative, notebook_units(notebook, relative)))
-            if folder == "solutions":
-                sources.append(Source(relative, notebook_messages(notebook), MESSAGES))
+            messages = notebook_messages(notebook)
+            if folder == "solutions" or messages:  # a walkthrough that runs checks of its own
+                sources.append(Source(relative, messages, MESSAGES))
     for folder in content_folders(root):
         for path in sorted(folder.glob("*.toml")) if folder.is_dir() else []:
             relative = path.relative_to(root).as_posix()

@@ -256,6 +256,26 @@ WORDS: dict[str, str] = {
     "feedback.advice.tampered": "The grader's tools were changed while this check ran; the check counts for nothing.",
     "feedback.advice.grader-error": "The grader could not run this check; ask your instructor.",
     "feedback.advice.skipped": "This check was skipped.",
+    # -- detail: why a check or a submission ended as it did (grading/run/scoring.py); the
+    # plugin in the sandbox writes detail.already_dead and detail.died_while itself, in English
+    "detail.out_of_time_before": "the whole submission ran out of time ({seconds} s) before this check",
+    "detail.died_before": "the kernel had died before this check",
+    "detail.crashed_before": "grading stopped before this check (the notebook run crashed)",
+    "detail.check_timeout": "the check ran longer than {seconds} s",
+    "detail.not_written": "an answer this check uses is not written yet (NotImplementedError)",
+    "detail.already_dead": "the kernel had already died",
+    "detail.died_while": "the kernel died while this cell ran (os._exit, a crash, or a resource limit)",
+    "detail.did_not_finish": "the check did not run to its end",
+    "detail.stderr": "the test cell wrote to stderr ({line}); nbgrader scores a test cell that writes anything to stderr 0, and so does hookviz grade",
+    "detail.above_points": "the test cell's last expression shows {value}, more than its points; nbgrader stops autograding the notebook there ('partial credit cannot be greater than maximum points for cell'): the instructor must fix the cell",
+    "detail.partial": "the test cell's last expression shows {value}, the points it earns (as in nbgrader)",
+    "status.ran_too_long": "the submission ran longer than {seconds} s and was stopped",
+    "status.died_in": "the kernel died in {where}",
+    "status.code_cell": "code cell {index}",
+    "status.stopped": "the grading run stopped unexpectedly (exit code {code})",
+    "status.nothing_ran": "no cell of the notebook ran (pytest exited with code {code})",
+    "status.cell_timeout": "a cell ran longer than {seconds} s",
+    "feedback.answer_failed": "Your answer cell {grade_id} failed when it ran: {line}",
     # -- outcome: a check's outcome (or a submission's status) in words; conventions.py owns the English
     # a status that shares an outcome's name (error, timeout) reads as the outcome, as in_words does
     **{f"outcome.{kind.value}": kind.words for kind in (*Status, *Outcome)},
@@ -272,6 +292,11 @@ WORDS: dict[str, str] = {
     "merge.check_edited": "You edited the check cell {grade_id}; the original was used.",
     "merge.points_changed": "The points of {grade_id} were changed to {claimed} in your notebook; it is worth {points}.",
     "merge.checks_reordered": "Your check cells were in another order; the original order was used.",
+    # -- stamp: the comments of the cells `hookviz build` stamps and writes (format/notebooks.py,
+    # format/steps.py); the grader knows a stamped cell by its first line in every language
+    "stamp.install": "Installs hookviz when it is missing (on Colab, say); silent when it is already installed.",
+    "stamp.content": "This notebook's hints and predictions, packed by `hookviz build`: run it, nothing to read.",
+    "steps.guard_note": "a fresh kernel gets a note, not a NameError",
     # -- spec: the heading of a check cell's specification in the student's copy (format/steps.py)
     "spec.what": "What it checks:",
     "spec.on": "What it checks, on {models}:",

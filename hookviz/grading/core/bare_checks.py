@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from ...course.conventions import ends_with_sentinel, outputs_text, sentinel_line, shorten
 from ...course.format import regions
 from ...course.format.steps import with_sentinel
+from ...course.wording import words
 
 
 def _quiet(source: str) -> bool:
@@ -70,20 +71,13 @@ class CellScore:
     def detail(self) -> str:
         """The reason in words ("" for full points)."""
         if not self.ran_to_end:
-            return "the check did not run to its end"
+            return words("detail.did_not_finish", "en")
         if self.stderr:
-            return (
-                f"the test cell wrote to stderr ({self.stderr}); nbgrader scores a test cell "
-                "that writes anything to stderr 0, and so does hookviz grade"
-            )
+            return words("detail.stderr", "en", line=self.stderr)
         if self.above_points:
-            return (
-                f"the test cell's last expression shows {self.value}, more than its points; "
-                "nbgrader stops autograding the notebook there ('partial credit cannot be "
-                "greater than maximum points for cell'): the instructor must fix the cell"
-            )
+            return words("detail.above_points", "en", value=self.value)
         if self.value is not None:
-            return f"the test cell's last expression shows {self.value}, the points it earns (as in nbgrader)"
+            return words("detail.partial", "en", value=self.value)
         return ""
 
 

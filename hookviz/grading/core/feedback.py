@@ -17,6 +17,7 @@ from ...course.conventions import (
     shorten_middle,
 )
 from ...course.wording import every_language, has, words
+from ...course.wording import table as wording_table
 from .results import SubmissionResult, points_text
 
 FEEDBACK_OUTPUT_LIMIT = 4_000
@@ -57,11 +58,33 @@ def _header(result: SubmissionResult, title: str) -> list[str]:
     lines = [f"# {title}", "", f"**{score}**"]
     if result.status != Status.OK:
         status = words("feedback.status", lang, status=f"**{result.status}**")
-        lines += ["", status + (f": {result.detail}" if result.detail else ".")]
+        detail = detail_words(result.detail, lang)
+        lines += ["", status + (f": {detail}" if detail else ".")]
     if result.notes:
         lines += ["", f"## {words('feedback.notes', lang)}", ""]
         lines += [f"- {note}" for note in result.notes]
     return lines
+
+
+def detail_words(detail: str, lang: str, outcome: object = None) -> str:
+    """The grader's reason (English, as the instructor reads it) in the student's language:
+    through the wording's ``detail.*`` and ``status.*`` templates. An error's own text stays
+    as Python wrote it; the integrity probe's findings, which only an instructor can act on,
+    are not repeated to a student in another language (the outcome says what happened)."""
+    if lang == "en" or not detail:
+        return detail
+    from ...course.i18n.catalogue import translate
+
+    english, translated = wording_table("en"), wording_table(lang)
+    templates = {
+        english[key]: translated[key]
+        for key in english
+        if key.startswith(("detail.", "status.")) and key in translated
+    }
+    said = translate(detail, templates)
+    if said == detail and outcome == Outcome.TAMPERED:
+        return ""
+    return said
 
 
 def _check_heading(check, lang: str) -> str:
@@ -79,7 +102,7 @@ def _what_happened(check, lang: str) -> list[str]:
     raised = check.error if check.outcome == Outcome.ERROR else ""
     if raised.startswith(HIDDEN_TEST_FAILED):
         raised = ""  # the feedback explains a hidden test below
-    why = check.detail or raised
+    why = detail_words(check.detail, lang, check.outcome) or raised
     what = outcome_words(check.outcome, lang)
     if why:
         return ["", words("feedback.what_happened", lang, what=what, why=why.rstrip("."))]
@@ -91,7 +114,8 @@ def _what_happened(check, lang: str) -> list[str]:
 def _partial_credit(check, lang: str) -> list[str]:
     """Why a check that ran through earned less than its points (an nbgrader test cell's number)."""
     if check.points < check.max_points and check.detail:
-        return ["", words("feedback.partial_credit", lang, why=check.detail.rstrip("."))]
+        why = detail_words(check.detail, lang).rstrip(".")
+        return ["", words("feedback.partial_credit", lang, why=why)]
     return []
 
 

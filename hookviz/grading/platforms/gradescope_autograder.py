@@ -26,7 +26,7 @@ from ... import __version__
 from ...course.conventions import Outcome, Status
 from ...course.format.notebooks import NotebookError, atomic_write_text
 from ...course.wording import words
-from ..core.feedback import feedback_markdown
+from ..core.feedback import detail_words, feedback_markdown
 from ..core.gradebook import apply_manual_grades
 from ..core.merge import Assignment, load_assignment
 from ..core.results import CheckResult, SubmissionResult
@@ -95,7 +95,8 @@ def overall_output(result: SubmissionResult, delayed: list[str], visibility: str
     lang, lines = result.lang, []
     if result.status != Status.OK:
         status = words("feedback.status", lang, status=result.status)
-        lines.append(f"**{status}**" + (f": {result.detail}." if result.detail else "."))
+        detail = detail_words(result.detail, lang)
+        lines.append(f"**{status}**" + (f": {detail}." if detail else "."))
     if result.notes:
         lines += ["", words("feedback.notes", lang) + ":", ""]
         lines += [f"- {note}" for note in result.notes]

@@ -79,18 +79,25 @@ def score(
             Outcome.KERNEL_DIED,
         ):
             notes.append(
-                f"Your answer cell {answer.grade_id} failed when it ran: {_failure_line(record)}"
+                words(
+                    "feedback.answer_failed",
+                    notebook_language(assignment.notebook),
+                    grade_id=answer.grade_id,
+                    line=_failure_line(record),
+                )
             )
     for check in assignment.checks:
         record = cells.get(check.index)
         result = CheckResult(check.grade_id, check.points, expected=check.expected)
         if record is None:
             if child.timed_out:
-                result.detail = f"the whole submission ran out of time ({limits.submission_timeout:g} s) before this check"
+                result.detail = words(
+                    "detail.out_of_time_before", "en", seconds=f"{limits.submission_timeout:g}"
+                )
             elif died_in is not None:
-                result.detail = "the kernel had died before this check"
+                result.detail = words("detail.died_before", "en")
             else:
-                result.detail = "grading stopped before this check (the notebook run crashed)"
+                result.detail = words("detail.crashed_before", "en")
             checks.append(result)
             continue
         result.actual = outputs_text(record.get("outputs", []))
@@ -103,9 +110,9 @@ def score(
             result.outcome = Outcome.PASSED  # a correct earlier answer stood in: said, not graded
         result.detail = str(record.get("detail") or "")
         if result.outcome == Outcome.TIMEOUT:
-            result.detail = f"the check ran longer than {limits.cell_timeout:g} s"
+            result.detail = words("detail.check_timeout", "en", seconds=f"{limits.cell_timeout:g}")
         elif result.outcome == Outcome.ERROR and "NotImplementedError" in result.error:
-            result.detail = "an answer this check uses is not written yet (NotImplementedError)"
+            result.detail = words("detail.not_written", "en")
         earned = check.points
         if check.ran_to_end and result.outcome == Outcome.PASSED:
             # a bare check's output is not compared: it scores as nbgrader scores a test cell
@@ -158,23 +165,21 @@ def _status(
     if child.timed_out:
         return (
             Status.TIMEOUT,
-            f"the submission ran longer than {limits.submission_timeout:g} s and was stopped",
+            words("status.ran_too_long", "en", seconds=f"{limits.submission_timeout:g}"),
         )
     if died_in is not None:
-        where = died_in.get("grade_id") or f"code cell {died_in.get('index')}"
-        return Status.CRASHED, f"the kernel died in {where}"
+        where = died_in.get("grade_id") or words(
+            "status.code_cell", "en", index=died_in.get("index")
+        )
+        return Status.CRASHED, words("status.died_in", "en", where=where)
     if not done:
-        return (
-            Status.CRASHED,
-            f"the grading run stopped unexpectedly (exit code {child.returncode})",
-        )
+        return Status.CRASHED, words("status.stopped", "en", code=child.returncode)
     if not ran:  # the run finished but ran no cell: pytest could not collect the notebook
-        return (
-            Status.ERROR,
-            f"no cell of the notebook ran (pytest exited with code {child.returncode})",
-        )
+        return Status.ERROR, words("status.nothing_ran", "en", code=child.returncode)
     if Outcome.TIMEOUT in outcomes:
-        return Status.TIMEOUT, f"a cell ran longer than {limits.cell_timeout:g} s"
+        return Status.TIMEOUT, words(
+            "status.cell_timeout", "en", seconds=f"{limits.cell_timeout:g}"
+        )
     return Status.OK, ""
 
 

@@ -206,9 +206,11 @@
   }
 
   /** Sections where every unit matches (in the section's title, its page's title or its
-   *  text), best first: whole words in the title, then parts of identifiers in the title, the
-   *  page's title, the words close together in the text, how often, then the site's order.
-   *  One result per section. */
+   *  text), best first: sections whose heading holds every unit, then those whose heading or
+   *  page title does (the page that teaches a term names it), then the rest; within each,
+   *  whole words in the title, then parts of identifiers in the title, the page's title, the
+   *  words close together in the text, how often, then the site's order. One result per
+   *  section. */
   function search(index, query) {
     const units = parseQuery(query);
     if (!units.length) return { units, results: [] };
@@ -219,6 +221,8 @@
       if (wanted && !wanted.has(order)) return;
       const fields = fieldsOf(entry);
       let score = 0;
+      let headed = 0; // units in the section's heading
+      let named = 0; // units in the heading or the page's title
       const marks = [];
       const firstInBody = []; // each unit's occurrences in the text
       for (const unit of units) {
@@ -226,6 +230,8 @@
         const inPage = occurrences(fields.page, unit.terms, unit.quoted);
         const inBody = occurrences(fields.body, unit.terms, unit.quoted);
         if (!inTitle.length && !inPage.length && !inBody.length) return;
+        if (inTitle.length) headed += 1;
+        if (inTitle.length || inPage.length) named += 1;
         if (inTitle.length) score += inTitle.some((o) => o.whole) ? 100 : 60;
         if (inTitle.some((o) => o.exact && o.whole)) score += 20;
         if (inPage.length) score += 30;
@@ -239,16 +245,20 @@
       if (seen.has(entry.doc.url)) return;
       seen.add(entry.doc.url);
       const titles = titleMarks(fields, units);
+      // the page that teaches a term names it: every word in the heading, then in the heading
+      // or the page's title, before sections that only mention it, however often
+      const tier = headed === units.length ? 2 : named === units.length ? 1 : 0;
       results.push({
         doc: entry.doc,
         score,
+        tier,
         order,
         marks,
         byUnit: firstInBody,
         titleMarks: titles,
       });
     });
-    results.sort((a, b) => b.score - a.score || a.order - b.order);
+    results.sort((a, b) => b.tier - a.tier || b.score - a.score || a.order - b.order);
     return { units, results };
   }
 

@@ -20,8 +20,12 @@ GLOSSARY = REPO / "translations" / "ko" / "glossary.toml"
 
 
 def test_every_unit_is_translated_and_follows_todays_english() -> None:
-    behind = [u.line() for u in course_status(REPO, "ko") if u.state != UP_TO_DATE]
+    """Every unit, the prose in code included; course.toml's [i18n] later may leave only the
+    comments and docstrings of the notebooks another change is rewriting (issue 42)."""
+    behind = [u.line() for u in course_status(REPO, "ko") if u.pending]
     assert not behind, "run `hookviz i18n status`:\n" + "\n".join(behind[:20])
+    later = [u for u in course_status(REPO, "ko") if u.later]
+    assert all(u.state != UP_TO_DATE for u in later)
 
 
 def test_translations_keep_code_links_and_the_glossarys_words() -> None:

@@ -14,7 +14,9 @@ import pytest
 from hookviz import language
 from hookviz.cli import EXIT_OK, EXIT_STALE, main
 from hookviz.course import content
+from hookviz.course.format.steps import spoken_guard
 from hookviz.course.hint_files import load_hints
+from hookviz.course.i18n.code import code_only, prose
 from hookviz.course.i18n.files import read_translation, write_translation
 from hookviz.course.i18n.status import MISSING, ORPHAN, STALE, UP_TO_DATE, course_status, header
 from hookviz.course.i18n.units import Source
@@ -97,17 +99,16 @@ def test_build_writes_the_language_with_code_as_it_is_and_prose_translated(cours
         for en, ko in zip(english, korean, strict=True):
             if en["cell_type"] == "code":
                 role = en["metadata"].get("hookviz", {}).get("stamp")
-                guard = [line for line in en["source"] if line.startswith("checks.setup_ran(")]
+                english, korean = "".join(en["source"]), "".join(ko["source"])
                 if role == "content":  # the stamped cell that says the language
-                    assert 'lang="ko"' in "".join(ko["source"])
-                    assert 'lang="ko"' not in "".join(en["source"])
-                elif guard:  # a check's guard says it too: nothing has set it in a fresh kernel
-                    spoken = guard[0].replace(")\n", ', lang="ko")\n')
-                    assert ko["source"] == [
-                        spoken if line in guard else line for line in en["source"]
-                    ]
-                else:
-                    assert ko["source"] == en["source"]
+                    assert 'lang="ko"' in korean
+                    assert 'lang="ko"' not in english
+                    continue
+                # a check's guard says it too: nothing has set it in a fresh kernel
+                assert code_only(korean) == code_only(spoken_guard(english, "ko"))
+                said = prose(korean)
+                if role is None and said:  # its comments and docstrings, translated
+                    assert said[0].text.startswith("번역: "), korean
             elif en["source"] and "YOUR ANSWER HERE" not in "".join(en["source"]):
                 assert "".join(ko["source"]) == "번역: " + "".join(en["source"])
     assert hookviz("build", "--check", "--root", str(course))[0] == EXIT_OK

@@ -172,3 +172,39 @@ def test_a_check_that_ran_with_a_correct_earlier_answer_scores_and_says_so(assig
         other = mismatched(assignment, check.grade_id, printed)
         found = next(c for c in other.checks if c.grade_id == check.grade_id)
         assert found.outcome == Outcome.MISMATCH and found.points == 0
+
+
+def test_the_graders_reasons_are_in_the_students_language(assignment) -> None:
+    """A time limit, a dead kernel: the gradebook keeps the English reason, a Korean student's
+    feedback says it in Korean (the instructor's review stays English)."""
+    import dataclasses
+    from pathlib import Path
+
+    from hookviz.grading.core.feedback import detail_words
+
+    records = [
+        {
+            "event": "cell",
+            "index": check.index,
+            "grade_id": check.grade_id,
+            "outcome": Outcome.TIMEOUT.value,
+            "outputs": [],
+        }
+        for check in assignment.checks
+    ]
+    child = ChildResult(0, False, 1.0, [*records, {"event": "done"}])
+    result = score(assignment, child, Limits(cell_timeout=30))
+    assert result.checks[0].detail == "the check ran longer than 30 s"
+    korean = dataclasses.replace(result, lang="ko")
+    page = feedback_markdown(korean)
+    assert "검사가 30초 넘게 실행되었습니다" in page and "ran longer" not in page
+    assert "the check ran longer than 30 s" in review_markdown(korean)
+    assert detail_words("the kernel died in code cell 4", "ko") == "커널이 멈춘 곳: 코드 셀 4"
+    assert detail_words("RuntimeError: boom", "ko") == "RuntimeError: boom"  # Python's own text
+    # the sandboxed plugin imports no hookviz: it writes these two reasons in English itself
+    from hookviz.course.wording import words
+
+    plugin = Path(__file__).resolve().parents[3] / "hookviz/grading/run/plugin"
+    source = (plugin / "hookviz_grading_plugin.py").read_text(encoding="utf-8")
+    for key in ("detail.already_dead", "detail.died_while"):
+        assert f'"{words(key, "en")}"' in source, key
