@@ -63,6 +63,7 @@ class Session:
 
 def open_notebook(chromium, server, name: str, ui: str = "lab") -> Session:
     """A new browser context with ``name`` open (fresh kernel) and its traffic watched."""
+    server.reset_settings()  # the light theme, whatever the test before switched to
     context = chromium.new_context(viewport=VIEWPORT, device_scale_factor=1)
     page = context.new_page()
     session = Session(NotebookPage(page, server, name, ui))

@@ -89,6 +89,15 @@ class JupyterServer:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
+    def reset_settings(self) -> None:
+        """Write the user settings afresh: a test that switched the theme saved it on the server,
+        and the next page opened would start dark. The server reads these files per request."""
+        settings = Path(jupyter_env(self.home)["JUPYTER_CONFIG_DIR"]) / "lab" / "user-settings"
+        for name, values in USER_SETTINGS.items():
+            path = settings / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(values))
+
     def start(self, timeout: float = 60.0) -> JupyterServer:
         """Copy the notebooks, write the settings, start the server and wait for /api/status."""
         script = "jupyter-lab" if self.app == "jupyterlab" else "jupyter-notebook"
@@ -101,11 +110,7 @@ class JupyterServer:
         for notebook in NOTEBOOKS.glob("*.ipynb"):
             shutil.copy(notebook, self.root / notebook.name)
         env = jupyter_env(self.home)
-        settings = Path(env["JUPYTER_CONFIG_DIR"]) / "lab" / "user-settings"
-        for name, values in USER_SETTINGS.items():
-            path = settings / name
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(values))
+        self.reset_settings()
         log = (self.home / "server.log").open("w")
         self.process = subprocess.Popen(
             [
