@@ -266,7 +266,7 @@ WORDS: dict[str, str] = {
     "detail.already_dead": "the kernel had already died",
     "detail.died_while": "the kernel died while this cell ran (os._exit, a crash, or a resource limit)",
     "detail.did_not_finish": "the check did not run to its end",
-    "detail.stderr": "the test cell wrote to stderr ({line}); nbgrader scores a test cell that writes anything to stderr 0, and so does hookviz grade",
+    "detail.stderr": "the test cell wrote to stderr ({line}); nbgrader scores 0 a test cell that writes to stderr before its result (or shows none), and hookviz grade scores any stderr 0, since a warning's text may reach the notebook after the result",
     "detail.above_points": "the test cell's last expression shows {value}, more than its points; nbgrader stops autograding the notebook there ('partial credit cannot be greater than maximum points for cell'): the instructor must fix the cell",
     "detail.partial": "the test cell's last expression shows {value}, the points it earns (as in nbgrader)",
     "status.ran_too_long": "the submission ran longer than {seconds} s and was stopped",

@@ -263,7 +263,7 @@ WORDS: dict[str, str] = {
     "detail.already_dead": "커널이 이미 멈춰 있었습니다",
     "detail.died_while": "이 셀이 실행되는 동안 커널이 멈췄습니다(os._exit, 충돌, 또는 자원 제한)",
     "detail.did_not_finish": "검사가 끝까지 실행되지 않았습니다",
-    "detail.stderr": "테스트 셀이 stderr에 출력했습니다({line}). nbgrader는 stderr에 무엇이든 출력하는 테스트 셀에 0점을 주며, `hookviz grade` 명령도 마찬가지입니다",
+    "detail.stderr": "테스트 셀이 stderr에 출력했습니다({line}). nbgrader는 결과보다 먼저 stderr에 출력하는(또는 결과를 보이지 않는) 테스트 셀에 0점을 주고, `hookviz grade` 명령은 경고 문구가 결과보다 늦게 노트북에 도착할 수 있으므로 stderr 출력이 있으면 언제나 0점을 줍니다",
     "detail.above_points": "테스트 셀의 마지막 식이 보이는 값({value})이 배점보다 큽니다. nbgrader는 거기서 이 노트북의 자동 채점을 멈추므로('partial credit cannot be greater than maximum points for cell') 강사가 셀을 고쳐야 합니다",
     "detail.partial": "테스트 셀의 마지막 식이 보이는 값({value})만큼 점수를 얻습니다(nbgrader와 같습니다)",
     "status.ran_too_long": "제출물이 {seconds}초 넘게 실행되어 중단되었습니다",

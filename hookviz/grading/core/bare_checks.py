@@ -1,7 +1,8 @@
 """nbgrader's test cells (bare asserts, no sentinel) as the grader runs and scores them.
 
 nbgrader scores a test cell by its outputs (``nbgrader.utils.determine_grade``): 0 when it
-raised or wrote to stderr; the number its last expression shows, when it shows one
+raised, or wrote to stderr before its result (hookviz: anywhere, as the order is a race); the
+number its last expression shows, when it shows one
 (``get_partial_grade``: a negative number, or text that is no number, gives full points, and
 a number above the cell's points stops nbgrader's autograde of the notebook); otherwise full
 points. The grader appends the sentinel line to prove the cell ran to its end, so here the
