@@ -69,6 +69,8 @@ def grade(root: Path, name: str, students: dict[str, nbformat.NotebookNode]) -> 
     summary = grade_folder(
         root / name / "submitted", course / "solutions" / f"{name}.ipynb", out, OPTIONS
     )
+    for result in summary.results:  # a grader failure shows its traceback, not a bare 0 points
+        assert result.status != "error", f"{result.student}: {result.detail}\n{result.notes}"
     return {
         result.student: (
             {c.grade_id: c for c in result.checks},
