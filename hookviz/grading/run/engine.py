@@ -11,7 +11,7 @@ import time
 import traceback
 from pathlib import Path
 
-from ...course.conventions import Flag, Status
+from ...course.conventions import Flag, Status, shorten
 from ...course.format.steps import notebook_language
 from ..core.languages import assignment_in, submission_language
 from ..core.merge import Assignment, merge
@@ -41,15 +41,19 @@ def grade_submission(
 ) -> SubmissionResult:
     """Grade one submission; never raises for anything the submission does."""
     started = time.monotonic()
-    try:
-        result = _grade(submission, assignment, sandbox, settings, slot, scratch)
-    except Exception:  # a grader bug must not stop the batch; the row says what happened
-        result = empty_result(
-            submission,
-            assignment,
-            Status.ERROR,
-            "the grader failed: " + traceback.format_exc(limit=6)[-3000:],
-        )
+    failed = ""
+    for _attempt in range(2):  # once more after a failure of ours: a passing one is flagged
+        try:
+            result = _grade(submission, assignment, sandbox, settings, slot, scratch)
+        except Exception as error:  # a grader bug must not stop the batch; the row says so
+            failed = failed or traceback.format_exc(limit=6)[-3000:]
+            reason = shorten(f"{type(error).__name__}: {error}", 200)
+            continue
+        if failed:
+            result.flags = sorted({*result.flags, str(Flag("graded-twice", reason))})
+        break
+    else:
+        result = empty_result(submission, assignment, Status.ERROR, "the grader failed: " + failed)
     result.seconds = round(time.monotonic() - started, 3)
     result.sandbox = sandbox.kind
     return result
