@@ -36,6 +36,7 @@ FPS_BUDGET = 30.0
 FIRST_KEY = {
     "apply_traversal": "ArrowRight",
     "hook_timeline": "ArrowRight",
+    "compiled_timeline": "ArrowRight",
     "hook_monitor": "ArrowDown",
     "hook_inventory": "ArrowDown",
     "prediction": "ArrowDown",

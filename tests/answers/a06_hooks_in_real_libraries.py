@@ -913,3 +913,141 @@ ANSWERS += [
         "still part of the model's autograd graph",
     ),
 ]
+
+# -- issue 43: a capture hook that compiles -----------------------------------------------------
+_CAPTURE = """
+def capture_latest(model, path):
+    kept = {start}
+
+    def keep(module, inputs, output):
+{keep}
+
+    handle = model.get_submodule(path).register_forward_hook(keep)
+    return handle, lambda: {latest}
+"""
+
+
+def capture(
+    start='{"output": None}',
+    keep='        kept["output"] = output.detach().clone()',
+    latest='kept["output"]',
+):
+    return _CAPTURE.format(start=start, keep=keep, latest=latest)
+
+
+ANSWERS += [
+    wrong(
+        "capture_latest",
+        "the naive hook: every output appended to a list",
+        "global state shared across calls or modules",
+        capture(start="[]", keep="        kept.append(output.detach().clone())", latest="kept[-1]"),
+        "✗ compiled, no recompile in 10 steps (a CNN, its first convolution)",
+        "recompiles: 8; the first guard that failed: 'not kept'",
+        "The hook still changes the length of a list",
+        "✗ dynamo traced the hook into its graph at every step",
+        "it ran eagerly at steps (8, 9)",
+    ),
+    wrong(
+        "capture_latest",
+        "a dict that gets its key at the first call",
+        "global state shared across calls or modules",
+        capture(start="{}"),
+        "✗ compiled, no recompile in 10 steps (a CNN, its first convolution)",
+        "recompiles: 1; the first guard that failed: 'not kept'",
+        "The store was empty when dynamo compiled",
+    ),
+    wrong(
+        "capture_latest",
+        "the output kept as it is",
+        "values kept without .detach().clone()",
+        capture(keep='        kept["output"] = output'),
+        "✗ latest() gives the submodule's output after every step, eagerly and compiled (a CNN, its first convolution)",
+        "latest() gives a tensor that still requires grad",
+    ),
+    wrong(
+        "capture_latest",
+        "the output detached, not cloned",
+        "values kept without .detach().clone()",
+        capture(keep='        kept["output"] = output.detach()'),
+        "✗ latest() gives the submodule's output after every step, eagerly and compiled (a CNN, its first convolution)",
+        "after step 0 of the eager run",
+        "ReLU(inplace=True) wrote its result into it",
+    ),
+    wrong(
+        "capture_latest",
+        "kept on the first call only",
+        "wrong place",
+        capture(
+            keep='        if kept["output"] is None:\n            kept["output"] = output.detach().clone()'
+        ),
+        "✗ latest() gives the submodule's output after every step, eagerly and compiled (a CNN, its first convolution)",
+        "after step 1 of the eager run",
+        "latest() still gives the first step's output",
+    ),
+    wrong(
+        "capture_latest",
+        "the hook returns its copy",
+        "a hook's return value ignored",
+        capture(
+            keep='        kept["output"] = output.detach().clone()\n        return kept["output"]'
+        ),
+        "✗ the hook changes nothing the model computes: the same output and gradients as without it (a CNN, its first convolution)",
+        "A forward hook that returns something replaces the module's output",
+    ),
+    wrong(
+        "capture_latest",
+        "the list hook with torch.compiler.disable",
+        "wrong place",
+        """
+def capture_latest(model, path):
+    outputs = []
+
+    @torch.compiler.disable
+    def keep(module, inputs, output):
+        outputs.append(output.detach().clone())
+
+    handle = model.get_submodule(path).register_forward_hook(keep)
+    return handle, lambda: outputs[-1]
+""",
+        "✗ compiled, no graph break (a CNN, its first convolution)",
+        "torch.compiler.disable keeps dynamo out of the hook",
+        "✗ dynamo traced the hook into its graph at every step (a CNN, its first convolution)",
+    ),
+    wrong(
+        "capture_latest",
+        "nothing kept while compiling",
+        "wrong place",
+        capture(
+            start="[]",
+            keep="        if not torch.compiler.is_compiling():\n            kept.append(output.detach().clone())",
+            latest="kept[-1]",
+        ),
+        "✗ latest() gives the submodule's output after every step, eagerly and compiled (a CNN, its first convolution)",
+        "after step 0 of the compiled run latest() gave an IndexError",
+        "kept nothing while dynamo compiled it",
+    ),
+    correct("capture_latest", "a dict that holds its key from the start", capture()),
+    correct(
+        "capture_latest",
+        "a callable object keeping an attribute",
+        """
+class Latest:
+    def __init__(self):
+        self.value = None
+
+    def __call__(self, module, inputs, output):
+        self.value = output.detach().clone()
+
+
+def capture_latest(model, path):
+    latest = Latest()
+    handle = model.get_submodule(path).register_forward_hook(latest)
+    return handle, lambda: latest.value
+""",
+    ),
+    correct(
+        "capture_latest",
+        "a one-slot list written in place",
+        capture(start="[None]", keep="        kept[0] = output.detach().clone()", latest="kept[0]"),
+    ),
+]

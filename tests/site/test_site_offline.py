@@ -7,7 +7,14 @@ import pytest
 
 pytestmark = pytest.mark.browser
 
-WIDGET_NAMES = {"apply_traversal", "hook_timeline", "hook_monitor", "hook_inventory", "prediction"}
+WIDGET_NAMES = {
+    "apply_traversal",
+    "hook_timeline",
+    "hook_monitor",
+    "hook_inventory",
+    "prediction",
+    "compiled_timeline",
+}
 
 
 def test_the_guard_counts_a_request_outside_the_site(site_tab):

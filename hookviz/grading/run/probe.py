@@ -265,12 +265,11 @@ def _verify_pinned(pinned: tuple, problems: list[str]) -> str | None:
 
 
 def _library_wrapper(current: object, original: object, library: tuple, types, os) -> bool:
-    """torch wraps some of its functions when a submodule loads (torch._dynamo wraps manual_seed):
-    a function from torch's own files that closes over the original is not a student's patch."""
-    if (
-        type(current) is not types.FunctionType
-        or getattr(current, "__wrapped__", None) is not original
-    ):
+    """torch wraps some of its functions when a submodule loads (torch._dynamo wraps manual_seed),
+    and nn.Module's __init__ and __setstate__ the first time it runs a compiled frame (its
+    generation tagging, with no __wrapped__): a function from torch's own files that closes over
+    the original is not a student's patch."""
+    if type(current) is not types.FunctionType:
         return False
     filename = os.path.realpath(current.__code__.co_filename)
     if not filename.startswith(library):

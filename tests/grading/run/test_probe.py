@@ -188,6 +188,8 @@ def test_the_identity_snapshot_pins_what_checks_rely_on_and_names_what_was_rebou
         "'hookviz.course.checks.Check.equal', 'torch.Tensor.backward'})))\n"
         "before = json.loads(probe.probe(config))\n"
         "import torch._dynamo  # torch wraps torch.manual_seed itself: not a student's patch\n"
+        "torch.compile(nn.Linear(2, 2), backend='eager')(torch.ones(1, 2))  # torch patches\n"
+        "assert nn.Module.__init__.__module__ == 'torch._dynamo.mutation_guard'  # Module.__init__\n"
         "after_dynamo = json.loads(probe.probe(config))\n"
         "torch.equal, builtins.all = torch.is_same_size, bool\n"
         "nn.Module.modules = nn.Module.children\n"
