@@ -144,7 +144,7 @@ def test_the_hidden_test_error_is_named_by_one_owner() -> None:
 
 # -- shortening: between words, never inside one -------------------------------------------------
 
-from hypothesis import given  # noqa: E402
+from hypothesis import example, given  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from hookviz.course.conventions import shorten, shorten_middle  # noqa: E402
@@ -172,6 +172,7 @@ def test_shorten_keeps_whole_words(words, separator, limit):
 
 
 @given(WORDS, SEPARATORS, st.integers(40, 400))
+@example(["a"] * 10 + ["a" * 12, "a", "a" * 6], " ", 40)  # the only space that fits keeps a third
 def test_shorten_middle_keeps_whole_words_at_both_ends(words, separator, limit):
     text = _joined(words, separator)
     short = shorten_middle(text, limit, gap="<{count}>")
