@@ -358,6 +358,23 @@ def test_a_list_appending_hook_recompiles_until_the_limit_then_runs_eagerly():
     assert any("recompile_limit" in w for w in report.warnings)
 
 
+def test_torchs_words_name_no_path_that_changes_from_run_to_run():
+    # A hook written in a notebook cell: its file is named by the kernel's process id.
+    cell: dict = {}
+    source = "def keep(module, inputs, output):\n    kept.append(output.detach())\n"
+    exec(compile(source, "/tmp/ipykernel_4242/2718281828.py", "exec"), {"kept": []}, cell)
+    model = TwoLayers()
+    model.a.register_forward_hook(cell["keep"])
+    report = hv.compare_compiled(model, torch.randn(5, 4), steps=3)
+    texts = [r.reason for r in report.recompiles] + [c.text for h in report.hooks for c in h.causes]
+    assert texts and any("<cell>" in t for t in texts), texts
+    for text in texts:
+        assert "ipykernel_" not in text and "site-packages" not in text, text
+        assert hv.compiled.__file__.rsplit("hookviz", 1)[0] not in text, text
+    # the guard still points at the hook, from torch's unshortened words
+    assert [c.kind for c in report.hook("a", "forward").causes] == ["recompile", "recompile"]
+
+
 def grad_cam() -> Case:
     kept: dict[str, torch.Tensor] = {}
     case = Case(conv_net(), (torch.randn(2, 1, 6, 6),))

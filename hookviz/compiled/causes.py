@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +39,11 @@ from .runs import Firing, Plan, Run, Spec, in_code
 
 _TORCH_FILES = ("/torch/", "\\torch\\")
 _PACKAGE = str(Path(__file__).resolve().parents[1])  # hookviz: frames above the model's call
+# Paths in torch's words that say nothing to a reader, or change from run to run: an installed
+# package's folder, hookviz's own, and a notebook cell's file (named by the kernel's process id;
+# torch's short form can cut its first characters: "mp/ipykernel_41/2.py").
+_INSTALLED = re.compile(r"""[^\s"'#]*[/\\]site-packages[/\\]""")
+_CELL_FILE = re.compile(r"""[^\s"'#]*ipykernel_\d+[/\\]\d+\.py|<ipython-input-\d+-[0-9a-f]+>""")
 _GUARD_REF = re.compile(r"#\s*(?P<file>[^\s#]+):(?P<line>\d+) in (?P<function>\S+)\s*$", re.M)
 # A guard on the length of a module's hook dict (not on one hook in it), as dynamo writes it.
 _HOOK_DICT = re.compile(
@@ -63,15 +69,18 @@ def assemble(
             c.compile_id,
             c.function,
             _short(c.file, c.line),
-            (c.fail_reason.splitlines()[0] if c.hit_recompile_limit else c.recompile_reason),
+            readable(
+                c.fail_reason.splitlines()[0] if c.hit_recompile_limit else c.recompile_reason
+            ),
             c.hit_recompile_limit,
         )
         for c in compiles
         if c.attempt > 0 or c.hit_recompile_limit
     ]
-    limit_reasons = {c.compile_id: c.recompile_reason for c in compiles if c.hit_recompile_limit}
+    # torch's own words, paths unshortened, for finding the hook a failed guard points at
+    guard_reasons = {c.compile_id: c.recompile_reason for c in compiles}
     hooks, places = _hooks(
-        plan, eager, compiled, graph_breaks, recompiles, limit_reasons, breaks, config
+        plan, eager, compiled, graph_breaks, recompiles, guard_reasons, breaks, config
     )
     outputs_equal = [
         _compare(a, b).equal for a, b in zip(eager.outputs, compiled.outputs, strict=False)
@@ -103,7 +112,7 @@ def _graph_break(record: dynamo_reading.BreakRecord) -> GraphBreak:
     frames = tuple(f"{_short(f.file, f.line)} in {f.function}" for f in record.frames)
     return GraphBreak(
         0,
-        record.reason,
+        readable(record.reason),
         record.gb_id,
         _short(record.file, record.line),
         _user_frame(record.frames),
@@ -122,6 +131,15 @@ def _user_frame(frames) -> str:
         if not any(part in f.file for part in _TORCH_FILES):
             return _short(f.file, f.line)
     return ""
+
+
+def readable(text: str) -> str:
+    """torch's words with their paths as a person reads them (see `_short`), the same on every
+    run: an installed package's file from its package (`torch/...`), hookviz's from `hookviz/`,
+    a notebook cell's as `<cell>`."""
+    text = _CELL_FILE.sub("<cell>", text)
+    text = _INSTALLED.sub("", text)
+    return text.replace(str(Path(_PACKAGE).parent) + os.sep, "")
 
 
 def _short(file: str, line: int) -> str:
@@ -165,11 +183,11 @@ def _rows(plan: Plan, eager: Run, compiled: Run) -> list[_Row]:
     return rows
 
 
-def _hooks(plan, eager, compiled, breaks, recompiles, limit_reasons, raw_breaks, config):
+def _hooks(plan, eager, compiled, breaks, recompiles, guard_reasons, raw_breaks, config):
     rows = _rows(plan, eager, compiled)
     ranked = sorted({id(r.spec): r.spec for r in rows}.values(), key=lambda s: s.handle_id)
     order = {id(spec): i + 1 for i, spec in enumerate(ranked)}
-    context = _Context(compiled, breaks, recompiles, raw_breaks, limit_reasons, config)
+    context = _Context(compiled, breaks, recompiles, raw_breaks, guard_reasons, config)
     hooks = []
     for row in rows:
         h = _hook_row(row.place, row.path, row.spec, order[id(row.spec)], eager, compiled, plan)
@@ -244,11 +262,11 @@ def _compare(a: list[torch.Tensor], b: list[torch.Tensor], step: int = 0) -> Val
 class _Context:
     """Gives each hook the causes torch's records point at."""
 
-    def __init__(self, compiled, breaks, recompiles, raw_breaks, limit_reasons, config):
+    def __init__(self, compiled, breaks, recompiles, raw_breaks, guard_reasons, config):
         self.compiled, self.config = compiled, config
         self.breaks, self.recompiles = breaks, recompiles
         self.raw_breaks = raw_breaks
-        self.limit_reasons = limit_reasons  # compile id -> the guard failure it was refused for
+        self.guard_reasons = guard_reasons  # compile id -> the guard that failed, in torch's words
 
     def causes(self, h: HookComparison, spec: Spec) -> list[Cause]:
         found = self._own(h, spec)
@@ -299,7 +317,7 @@ class _Context:
                 where = b.user_frame or b.where
                 found.append(Cause("graph_break", b.step, b.reason, where, "graph_breaks log"))
         for r in self.recompiles:
-            text = self.limit_reasons.get(r.compile_id, "") if r.limit_hit else r.reason
+            text = self.guard_reasons.get(r.compile_id, "")
             if self._guard_points_at(text, spec, h):
                 kind = "recompile_limit" if r.limit_hit else "recompile"
                 found.append(Cause(kind, r.step, r.reason, r.where, "compilation metrics"))
