@@ -17,20 +17,26 @@ _PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([^{}]+)\}")
 
 @lru_cache(maxsize=4096)
 def _pattern(template: str) -> tuple[re.Pattern[str], tuple[str, ...], int]:
-    """The regex of a template, its placeholders in order, and how much literal text it has."""
+    """The regex of a template, its placeholders in order (each once), and how much literal text
+    it has. A placeholder written twice (``a {n}, for {n}``) matches the same text twice."""
     parts, names, literal, last = [], [], 0, 0
+    groups: dict[str, int] = {}  # a placeholder's group number, by its expression
     for match in _PLACEHOLDER.finditer(template):
         text = template[last : match.start()]
-        if not text and match.group(1) is not None and names and parts[-1] == "(.*?)":
+        name = match.group(1)
+        if not text and name is not None and name not in groups and names and parts[-1] == "(.*?)":
             names.append(names.pop() + "\x00")  # right after another: see _adjacent
         parts.append(re.escape(text))
         literal += len(text)
-        if match.group(1) is None:  # an escaped brace
+        if name is None:  # an escaped brace
             parts.append(re.escape(match.group(0)[0]))
             literal += 1
+        elif name in groups:  # the same expression again: the same text again
+            parts.append(f"(?:\\{groups[name]})")
         else:
             parts.append("(.*?)")  # a value may be empty: {'s' if many else ''}
-            names.append(match.group(1))
+            names.append(name)
+            groups[name] = len(names)
         last = match.end()
     parts.append(re.escape(template[last:]))
     literal += len(template) - last

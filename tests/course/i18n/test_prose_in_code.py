@@ -211,6 +211,19 @@ def test_the_catalogue_translates_what_placeholders_hold() -> None:
     assert translate("e.g. a tuple", table) == "예: a tuple"
 
 
+def test_a_placeholder_written_twice_holds_the_same_text_twice() -> None:
+    """Walkthrough 08's figure titles: "a 3, for 3: digit" is '{title}: {name}' holding
+    "a 3, for 3", not 'a {n}, for {n}' with n both "3" and "3: digit"."""
+    table = {
+        "{title}: {name}": "{title}: {name}",
+        "a {n}, for {n}": "숫자 {n}, 클래스 {n} 기준",
+        "digit": "숫자 이미지",
+    }
+    assert translate("a 3, for 3: digit", table) == "숫자 3, 클래스 3 기준: 숫자 이미지"
+    assert translate("a 3, for 3", table) == "숫자 3, 클래스 3 기준"
+    assert translate("a 3, for 4", table) == "a 3, for 4"
+
+
 def test_a_check_cells_words_are_found_where_a_sentence_puts_them() -> None:
     from hookviz.course.i18n.messages import cell_messages
 

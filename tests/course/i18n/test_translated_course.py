@@ -16,7 +16,7 @@ from hookviz.cli import EXIT_OK, EXIT_STALE, main
 from hookviz.course import content
 from hookviz.course.format.steps import spoken_guard
 from hookviz.course.hint_files import load_hints
-from hookviz.course.i18n.code import code_only, prose
+from hookviz.course.i18n.code import code_only, is_code_key, prose
 from hookviz.course.i18n.files import read_translation, write_translation
 from hookviz.course.i18n.status import MISSING, ORPHAN, STALE, UP_TO_DATE, course_status, header
 from hookviz.course.i18n.units import Source
@@ -157,6 +157,36 @@ def test_a_deleted_english_cell_leaves_an_orphan(course: Path) -> None:
     assert [(u.state, u.key) for u in course_status(course, KO) if u.state != UP_TO_DATE] == [
         (ORPHAN, gone["id"])
     ]
+
+
+def test_prose_in_code_left_for_later_passes_the_check_until_the_list_is_emptied(
+    course: Path,
+) -> None:
+    """course.toml's [i18n] later: a file's comments still MISSING are listed and let `build
+    --check` pass; with the list empty, or gone, they fail it like any other unit."""
+    english = "solutions/01-first-steps.ipynb"
+    path = course / "translations" / KO / "solutions" / "01-first-steps.toml"
+    entries = read_translation(path, KO)
+    in_code = [key for key in entries if is_code_key(key)]
+    assert in_code  # the starter assignment has comments to translate
+    entries = {
+        k: e.__class__(e.en_sha, e.en, "" if k in in_code else e.text) for k, e in entries.items()
+    }
+    write_translation(path, KO, entries, header(Source(english, {}), KO))
+    toml = course / "course.toml"
+    base = toml.read_text(encoding="utf-8")
+    toml.write_text(base + f'later = ["{english}"]\n', encoding="utf-8")
+
+    later = [u for u in course_status(course, KO) if u.later]
+    assert sorted(u.key for u in later) == sorted(in_code)
+    assert {u.state for u in later} == {MISSING}
+    assert hookviz("build", "--root", str(course))[0] == EXIT_OK
+    assert hookviz("build", "--check", "--root", str(course))[0] == EXIT_OK
+    for listed in ("later = []\n", ""):
+        toml.write_text(base + listed, encoding="utf-8")
+        assert not any(u.later for u in course_status(course, KO))
+        assert hookviz("i18n", "status", "--root", str(course))[0] == EXIT_STALE
+        assert hookviz("build", "--check", "--root", str(course))[0] == EXIT_STALE
 
 
 def test_an_edited_copy_of_the_english_is_caught(course: Path) -> None:
