@@ -199,7 +199,7 @@ WORDS: dict[str, str] = {
     "hint.recursive_parameters.nudge": "module.parameters()는 모듈 자신의 매개변수와 모든 하위 모듈의 매개변수를 내놓습니다. apply 메소드가 이미 모든 모듈에 여러분의 함수를 호출하므로, 각 매개변수는 조상 모듈마다 다시 방문됩니다. torch 문서에서 Module.parameters의 recurse 인자를 보세요.",
     "hint.recursive_parameters.more": "각 모듈에는 그 모듈이 직접 가진 매개변수만 요청하세요.",
     # -- hint.through_data
-    "hint.through_data.nudge": "param.data는 Autograd의 기록 정보를 떼어 낸 매개변수의 저장 공간입니다. 이것을 거친 변경은 Autograd에게 보이지 않으므로, 역전파가 낡은 값을 조용히 쓸 수 있습니다. Autograd를 끈 채(torch.no_grad) 매개변수 자체를 바꾸세요.",
+    "hint.through_data.nudge": "param.data는 Autograd의 기록 정보를 뺀 매개변수의 저장 공간입니다. 이것을 거친 변경은 Autograd에게 보이지 않으므로, 역전파가 낡은 값을 조용히 쓸 수 있습니다. Autograd를 끈 채(torch.no_grad) 매개변수 자체를 바꾸세요.",
     # -- hint.new_parameter_objects
     "hint.new_parameter_objects.nudge": "새 nn.Parameter를 대입하면 옵티마이저가 이미 가지고 있는 객체가 바뀌므로, 옵티마이저는 계속 옛 객체를 학습시킵니다. 기존 매개변수의 값을 제자리에서 바꾸세요(fill_이나 copy_처럼 _로 끝나는 메소드).",
     # -- hint.gradient_changed_in_place
@@ -214,7 +214,7 @@ WORDS: dict[str, str] = {
     # -- hint.unregistered_parameter
     "hint.unregistered_parameter.nudge": "모듈은 Parameter가 속성으로 대입될 때(module.name = nn.Parameter(...)) nn.Module.__setattr__를 거쳐 그 Parameter를 등록합니다. module.__dict__에 직접 쓰거나 object.__setattr__를 쓰면 이 단계를 건너뜁니다. 속성은 생기지만, parameters(), state_dict(), 그리고 모든 옵티마이저가 그 매개변수를 놓칩니다.",
     # -- hint.gradient_changed_through_data
-    "hint.gradient_changed_through_data.nudge": "grad.data를 제자리에서 바꾸면 변화도 Tensor 자체가 바뀝니다. .data는 같은 저장 공간에서 Autograd의 기록 정보(와 버전 카운터)만 떼어 낸 것이라서, 그 변경은 드러나지 않습니다. 같은 변화도 Tensor가 다른 Tensor로도 흘러갈 수 있어서(x + y는 변화도 객체 하나를 x와 y 모두에 넘깁니다) 그쪽도 함께 바뀝니다. 대신 새 Tensor를 반환하세요. torch 문서의 Tensor.register_hook 항목을 보세요.",
+    "hint.gradient_changed_through_data.nudge": "grad.data를 제자리에서 바꾸면 변화도 Tensor 자체가 바뀝니다. .data는 같은 저장 공간에서 Autograd의 기록 정보(와 버전 카운터)만 뺀 것이라서, 그 변경은 드러나지 않습니다. 같은 변화도 Tensor가 다른 Tensor로도 흘러갈 수 있어서(x + y는 변화도 객체 하나를 x와 y 모두에 넘깁니다) 그쪽도 함께 바뀝니다. 대신 새 Tensor를 반환하세요. torch 문서의 Tensor.register_hook 항목을 보세요.",
     "hint.gradient_changed_through_data.more": "grad 자체에 제자리가 아닌 연산(grad.data.mul_(factor)가 아니라 grad * factor)을 써서 결과를 만들고 반환하세요. Tensor 훅이 반환하는 값이 변화도를 대신합니다.",
     # -- hint.parameters_missed
     "hint.parameters_missed.nudge": "apply 메소드는 모든 모듈에 여러분의 함수를 한 번씩 호출합니다. 각 호출은 그 모듈이 가진 매개변수를 처리해야 합니다. 빠진 매개변수를 어느 모듈이 가지고 있는지 살펴보세요.",
