@@ -99,28 +99,27 @@ _SPACE = re.compile(r"\s")
 
 
 def word_end(text: str, limit: int) -> int:
-    """Where to cut ``text`` to keep at most ``limit`` characters: at the last line break or
-    space that leaves at least half of them (a line break first), else at the last space that
-    leaves any, else at ``limit`` (one word longer than that has no boundary to keep)."""
+    """Where to cut ``text`` to keep at most ``limit`` characters: at the last line break that
+    leaves at least half of them, else at the last space that leaves any, else at ``limit``
+    (one word longer than that has no boundary to keep)."""
     if len(text) <= limit:
         return len(text)
-    for boundary, least in (("\n", limit // 2), (None, limit // 2), (None, 1)):
-        at = text.rfind("\n", 0, limit + 1) if boundary else _last_space(text, limit)
-        if at >= least:
-            return at
-    return max(limit, 0)
+    line_break = text.rfind("\n", 0, limit + 1)
+    if line_break >= max(limit // 2, 1):
+        return line_break
+    space = _last_space(text, limit)
+    return space if space >= 1 else max(limit, 0)
 
 
 def word_start(text: str, start: int) -> int:
     """Where to begin keeping ``text`` to keep at most its last ``len(text) - start``
-    characters: just after the first line break or space that keeps at least half of them (a
-    line break first), else after the first space that keeps any, else at ``start``."""
+    characters: just after the first line break that keeps at least half of them, else after
+    the first space that keeps any, else at ``start``."""
     if start <= 0:
         return 0
-    keep = len(text) - start
-    for boundary, least in (("\n", keep // 2), (None, keep // 2), (None, 1)):
-        found = text.find("\n", start - 1) if boundary else _first_space(text, start - 1)
-        if found != -1 and len(text) - (found + 1) >= max(least, 1):
+    least = max((len(text) - start) // 2, 1)
+    for found, keeps in ((text.find("\n", start - 1), least), (_first_space(text, start - 1), 1)):
+        if found != -1 and len(text) - (found + 1) >= keeps:
             return found + 1
     return start
 
